@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName, collectionSchema, metadataObject } from '../src/schemas.ts';
+import { createCollection } from '../src/services/collections.ts';
+
+export default defineProcedure({
+  name: 'collections.create',
+  summary: 'Create a collection (409 if the name exists)',
+  rest: { method: 'POST', path: '/v1/memory/collections', status: 201 },
+  access: 'write',
+  input: z.object({ name: collectionName, description: z.string().max(2000).nullable().optional(), metadata: metadataObject.optional() }),
+  output: collectionSchema,
+  handler: (ctx, input) => createCollection(ctx, input),
+});

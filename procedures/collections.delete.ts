@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName, noContent } from '../src/schemas.ts';
+import { deleteCollection } from '../src/services/collections.ts';
+
+export default defineProcedure({
+  name: 'collections.delete',
+  summary: 'Delete a collection with all its memories and files',
+  rest: { method: 'DELETE', path: '/v1/memory/collections/{name}', status: 204 },
+  access: 'write',
+  collection: { field: 'name', permission: 'write' },
+  input: z.object({ name: collectionName }),
+  output: noContent,
+  handler: async (ctx, input) => {
+    await deleteCollection(ctx, input.name);
+    return null;
+  },
+});

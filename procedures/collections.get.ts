@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName, collectionSchema } from '../src/schemas.ts';
+import { getCollection } from '../src/services/collections.ts';
+
+export default defineProcedure({
+  name: 'collections.get',
+  summary: 'Get one collection',
+  rest: { method: 'GET', path: '/v1/memory/collections/{name}', status: 200 },
+  access: 'read',
+  collection: { field: 'name', permission: 'read' },
+  input: z.object({ name: collectionName }),
+  output: collectionSchema,
+  handler: (ctx, input) => getCollection(ctx.app.db, ctx.tenant.id, input.name),
+});

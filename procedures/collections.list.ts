@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionSchema } from '../src/schemas.ts';
+import { listCollections } from '../src/services/collections.ts';
+
+export default defineProcedure({
+  name: 'collections.list',
+  summary: 'List collections with their memory counts',
+  rest: { method: 'GET', path: '/v1/memory/collections', status: 200 },
+  access: 'read',
+  mcp: { tool: 'list_collections', description: 'List the memory collections this agent can see, with memory counts.' },
+  input: z.object({}),
+  output: z.array(collectionSchema),
+  handler: (ctx) => listCollections(ctx),
+});

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName, collectionSchema, metadataObject } from '../src/schemas.ts';
+import { updateCollection } from '../src/services/collections.ts';
+
+export default defineProcedure({
+  name: 'collections.update',
+  summary: "Update a collection's description and metadata (only supplied fields change)",
+  rest: { method: 'PUT', path: '/v1/memory/collections/{name}', status: 200 },
+  access: 'write',
+  collection: { field: 'name', permission: 'write' },
+  input: z.object({ name: collectionName, description: z.string().max(2000).nullable().optional(), metadata: metadataObject.optional() }),
+  output: collectionSchema,
+  handler: (ctx, input) => updateCollection(ctx, input),
+});

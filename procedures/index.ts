@@ -1,0 +1,55 @@
+import type { AnyProcedure } from '../src/procedure.ts';
+import adminCreateTenant from './admin.create-tenant.ts';
+import adminMe from './admin.me.ts';
+import adminRotateKey from './admin.rotate-key.ts';
+import collectionsCreate from './collections.create.ts';
+import collectionsDelete from './collections.delete.ts';
+import collectionsGet from './collections.get.ts';
+import collectionsList from './collections.list.ts';
+import collectionsUpdate from './collections.update.ts';
+import keysCreate from './keys.create.ts';
+import keysList from './keys.list.ts';
+import keysRevoke from './keys.revoke.ts';
+import memoriesArchive from './memories.archive.ts';
+import memoriesBulk from './memories.bulk.ts';
+import memoriesCreate from './memories.create.ts';
+import memoriesDelete from './memories.delete.ts';
+import memoriesGet from './memories.get.ts';
+import memoriesList from './memories.list.ts';
+import memoriesMove from './memories.move.ts';
+import memoriesPin from './memories.pin.ts';
+import memoriesUpdate from './memories.update.ts';
+import systemHealth from './system.health.ts';
+import systemPulse from './system.pulse.ts';
+import systemStatus from './system.status.ts';
+import systemTrack from './system.track.ts';
+
+/**
+ * The catalogue: every operation of the service, grouped as `resource.verb`. The grouping is
+ * the tRPC router's shape; `procedures` is the flat list the other front ends walk.
+ */
+export const catalogue = {
+  collections: {
+    list: collectionsList,
+    create: collectionsCreate,
+    get: collectionsGet,
+    update: collectionsUpdate,
+    delete: collectionsDelete,
+  },
+  memories: {
+    create: memoriesCreate,
+    bulk: memoriesBulk,
+    list: memoriesList,
+    get: memoriesGet,
+    update: memoriesUpdate,
+    delete: memoriesDelete,
+    move: memoriesMove,
+    pin: memoriesPin,
+    archive: memoriesArchive,
+  },
+  keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
+  admin: { me: adminMe, rotateKey: adminRotateKey, createTenant: adminCreateTenant },
+  system: { health: systemHealth, status: systemStatus, pulse: systemPulse, track: systemTrack },
+} as const;
+
+export const procedures: AnyProcedure[] = Object.values(catalogue).flatMap((group) => Object.values(group) as AnyProcedure[]);

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { noContent } from '../src/schemas.ts';
+import { revokeKey } from '../src/services/keys.ts';
+
+export default defineProcedure({
+  name: 'keys.revoke',
+  summary: 'Revoke an API key (soft); the last active key cannot be revoked (400)',
+  rest: { method: 'DELETE', path: '/v1/memory/keys/{key_id}', status: 204 },
+  access: 'write',
+  input: z.object({ key_id: z.string() }),
+  output: noContent,
+  handler: async (ctx, input) => {
+    await revokeKey(ctx.app, ctx.tenant.id, input.key_id);
+    return null;
+  },
+});

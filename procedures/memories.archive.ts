@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { memorySchema } from '../src/schemas.ts';
+import { updateMemory } from '../src/services/memories.ts';
+import { C, memoryPath } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.archive',
+  summary: 'Archive (soft delete) or restore a memory; archived memories leave default listing and search',
+  rest: { method: 'POST', path: `${C}/memories/{id}/archive`, status: 200 },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  input: z.object({ ...memoryPath, archived: z.boolean() }),
+  output: memorySchema,
+  handler: (ctx, input) => updateMemory(ctx, input.collection, input.id, { archived: input.archived }),
+});

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { memoryCreate, memorySchema } from '../src/schemas.ts';
+import { createMemories } from '../src/services/memories.ts';
+import { C, inCollection } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.create',
+  summary: 'Store a memory (the collection is created on first write); searchable as soon as this returns',
+  rest: { method: 'POST', path: `${C}/memories`, status: 201 },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  mcp: { tool: 'store_memory', description: 'Store a memory (a fact, preference, note...) in a collection so it can be searched later.' },
+  input: z.object({ ...inCollection, ...memoryCreate.shape }),
+  output: memorySchema,
+  handler: async (ctx, { collection, ...item }) => (await createMemories(ctx, collection, [item]))[0]!,
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { noContent } from '../src/schemas.ts';
+import { deleteMemory } from '../src/services/memories.ts';
+import { C, memoryPath } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.delete',
+  summary: 'Delete a memory and its stored files',
+  rest: { method: 'DELETE', path: `${C}/memories/{id}`, status: 204 },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  input: z.object(memoryPath),
+  output: noContent,
+  handler: async (ctx, input) => {
+    await deleteMemory(ctx, input.collection, input.id);
+    return null;
+  },
+});

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { memorySchema } from '../src/schemas.ts';
+import { findMemory, memoryView } from '../src/services/memories.ts';
+import { C, memoryPath } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.get',
+  summary: 'Get one memory',
+  rest: { method: 'GET', path: `${C}/memories/{id}`, status: 200 },
+  access: 'read',
+  collection: { field: 'collection', permission: 'read' },
+  mcp: { tool: 'get_memory', description: 'Fetch one memory by its id from a collection.' },
+  input: z.object(memoryPath),
+  output: memorySchema,
+  handler: async (ctx, input) => memoryView(await findMemory(ctx.app.db, ctx, input.collection, input.id)),
+});

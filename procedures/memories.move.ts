@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName, memorySchema } from '../src/schemas.ts';
+import { moveMemory } from '../src/services/memories.ts';
+import { C, memoryPath } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.move',
+  summary: 'Move a memory to another collection (created if needed); answers the memory as it now stands',
+  rest: { method: 'POST', path: `${C}/memories/{id}/move`, status: 200 },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write', alsoWrite: 'to_collection' },
+  input: z.object({ ...memoryPath, to_collection: collectionName }),
+  output: memorySchema,
+  handler: (ctx, input) => moveMemory(ctx, input.collection, input.id, input.to_collection),
+});

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { memorySchema } from '../src/schemas.ts';
+import { updateMemory } from '../src/services/memories.ts';
+import { C, memoryPath } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.pin',
+  summary: 'Pin or unpin a memory (pinned memories list first and are never removed by dedup)',
+  rest: { method: 'POST', path: `${C}/memories/{id}/pin`, status: 200 },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  input: z.object({ ...memoryPath, pinned: z.boolean() }),
+  output: memorySchema,
+  handler: (ctx, input) => updateMemory(ctx, input.collection, input.id, { pinned: input.pinned }),
+});

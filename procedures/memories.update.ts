@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { category, importance, memorySchema, memoryText, metadataObject } from '../src/schemas.ts';
+import { updateMemory } from '../src/services/memories.ts';
+import { C, memoryPath } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.update',
+  summary: 'Change a memory; only supplied fields change and a new text is re-embedded',
+  rest: { method: 'PATCH', path: `${C}/memories/{id}`, status: 200 },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  input: z.object({
+    ...memoryPath,
+    text: memoryText.optional(),
+    importance: importance.optional(),
+    category: category.optional(),
+    metadata: metadataObject.optional(),
+  }),
+  output: memorySchema,
+  handler: (ctx, { collection, id, ...patch }) => updateMemory(ctx, collection, id, patch),
+});

@@ -1,0 +1,82 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { procedures } from '../procedures/index.ts';
+import type { AnyProcedure } from '../src/procedure.ts';
+import '../src/schemas.ts';
+import { pathParams } from './routes.ts';
+
+const errorBody = z
+  .object({
+    detail: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('Present on 422: one entry per invalid field'),
+  })
+  .openapi('Error');
+
+const errorResponses = (proc: AnyProcedure) => {
+  const r: Record<number, string> = {};
+  if (!proc.rest.tolerant) {
+    r[400] = 'The request cannot be read (malformed JSON, wrong content type) or is semantically impossible';
+    r[422] = 'The request failed schema validation';
+  }
+  if (proc.access !== 'public') {
+    r[401] = 'Missing, unknown, revoked or rotated API key';
+    r[403] = proc.access === 'admin' ? 'The tenant is not an operator (admin) tenant' : 'Read-only key on a write, or a restricted collection the key is not granted on';
+  }
+  if (pathParams(proc.rest.path).length) r[404] = 'Not found (resources of other tenants are not found either)';
+  return Object.fromEntries(
+    Object.entries(r).map(([code, description]) => [code, { description, content: { 'application/json': { schema: errorBody } } }]),
+  );
+};
+
+function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
+  const { method, path, status, bodyField, queryFields = [] } = proc.rest;
+  const shape = proc.input.shape as Record<string, z.ZodType>;
+  const params = pathParams(path);
+  const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(shape).filter((k) => !params.includes(k)) : queryFields;
+  const inBody = Object.keys(shape).filter((k) => !params.includes(k) && !inQuery.includes(k));
+  const pick = (keys: string[]) => z.object(Object.fromEntries(keys.map((k) => [k, shape[k]!])));
+  const bodySchema = bodyField ? shape[bodyField]! : pick(inBody);
+  registry.registerPath({
+    method: method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete',
+    path,
+    operationId: proc.name,
+    summary: proc.summary,
+    description: proc.description,
+    tags: [proc.name.split('.')[0]!],
+    security: proc.access === 'public' ? [] : [{ bearer: [] }],
+    request: {
+      params: params.length ? pick(params) : undefined,
+      query: inQuery.length ? pick(inQuery) : undefined,
+      body: inBody.length ? { required: true, content: { 'application/json': { schema: bodySchema } } } : undefined,
+    },
+    responses: {
+      [status]:
+        status === 204
+          ? { description: 'No content' }
+          : { description: 'Success', content: { 'application/json': { schema: proc.output } } },
+      ...errorResponses(proc),
+    },
+  });
+}
+
+/** The OpenAPI 3.1 document, generated from the catalogue; served at /openapi.json. */
+export function openApiDocument() {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: `Authorization: Bearer mv_...`',
+  });
+  for (const proc of procedures) register(registry, proc);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'orgmem',
+      version: '0.1.0',
+      description:
+        'Multi-tenant memory service for AI agents. Errors are `{detail}` (422 adds `errors[]`). ' +
+        'Unknown JSON fields are ignored. Ids are UUIDs; timestamps are ISO 8601 UTC.',
+    },
+    servers: [{ url: '/' }],
+  });
+}

@@ -1,0 +1,43 @@
+import { pino, type Logger } from 'pino';
+import { crontab, tasks } from '../worker/tasks.ts';
+import type { Config } from './config.ts';
+import type { App } from './context.ts';
+import { migrate } from './migrate.ts';
+import type { Db } from './ports/db/db.ts';
+import { openPglite } from './ports/db/pglite.ts';
+import { openPostgres } from './ports/db/postgres.ts';
+import type { Embedder } from './ports/embedder/embedder.ts';
+import { makeEmbedder } from './ports/embedder/index.ts';
+import { embeddedQueue } from './ports/jobs/embedded.ts';
+import { graphileQueue } from './ports/jobs/graphile.ts';
+
+export interface AppOptions {
+  embedder?: Embedder;
+  log?: Logger;
+}
+
+/** Opens the database (migrating it), the embedder and the job queue: the ports every entry point needs. */
+export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const log = opts.log ?? pino({ level: config.logLevel });
+  const embedder = opts.embedder ?? makeEmbedder(config.embedder);
+  const db: Db = config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool) : await openPglite(config.dataDir);
+  try {
+    await migrate(db, embedder.dimensions);
+    const jobs = config.databaseUrl
+      ? await graphileQueue(config.databaseUrl, config.workerConcurrency, log)
+      : embeddedQueue(db, config.workerConcurrency);
+    return { config, db, embedder, jobs, log };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+export async function startWorker(app: App): Promise<void> {
+  await app.jobs.start(app, tasks, crontab);
+}
+
+export async function closeApp(app: App): Promise<void> {
+  await app.jobs.stop();
+  await app.db.close();
+}

@@ -1,0 +1,133 @@
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { pino } from 'pino';
+import { buildMcpServer } from '../mcp/server.ts';
+import { closeApp, createApp, startWorker } from './app.ts';
+import { loadConfig } from './config.ts';
+import type { App } from './context.ts';
+import { buildServer } from './server.ts';
+import { authenticate } from './services/keys.ts';
+import { countTenants, createTenant } from './services/tenants.ts';
+
+const USAGE = `Usage: orgmem <command>
+
+  serve [--no-worker] [--host H] [--port P]   API (and, by default, the worker) in one process
+  worker                                      background jobs only (PostgreSQL deployments)
+  migrate                                     apply database migrations and exit
+  mcp                                         MCP over stdio; the key comes from ORGMEM_API_KEY
+  admin create-tenant --name N --email E [--admin] [--tier T]
+                                              create a tenant and print its key once
+`;
+
+function onShutdown(fn: () => Promise<void>) {
+  let closing = false;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      if (closing) return;
+      closing = true;
+      fn().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+/** An empty embedded database gets an admin tenant on first start, so the service is usable at once. */
+async function bootstrapAdmin(app: App, url: string) {
+  if (app.config.databaseUrl || (await countTenants(app)) > 0) return;
+  const { api_key } = await createTenant(app, { name: 'admin', email: 'admin@localhost', tier: 'enterprise', is_admin: true });
+  process.stdout.write(
+    `\nCreated the admin tenant. Its API key is shown only this once:\n\n  ${api_key}\n\n` +
+      `Use it as a bearer token, for example:\n  curl -H "Authorization: Bearer ${api_key}" ${url}/v1/memory/collections\n\n`,
+  );
+}
+
+async function serve(args: string[]) {
+  const { values } = parseArgs({ args, options: { 'no-worker': { type: 'boolean' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const config = loadConfig();
+  const app = await createApp(config);
+  const server = await buildServer(app);
+  const host = values.host ?? config.host;
+  const port = values.port ? Number(values.port) : config.port;
+  await server.listen({ host, port });
+  const address = server.addresses()[0] as import('node:net').AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  await bootstrapAdmin(app, url);
+  if (!values['no-worker']) await startWorker(app);
+  app.log.info(`orgmem listening on ${url} (${app.db.kind}, embedder: ${app.embedder.name}${values['no-worker'] ? ', no worker' : ''})`);
+  onShutdown(async () => {
+    await server.close();
+    await closeApp(app);
+  });
+}
+
+async function worker() {
+  const app = await createApp(loadConfig());
+  await startWorker(app);
+  app.log.info('orgmem worker running');
+  onShutdown(() => closeApp(app));
+}
+
+async function mcpStdio() {
+  const key = process.env.ORGMEM_API_KEY;
+  if (!key) throw new Error('orgmem mcp needs ORGMEM_API_KEY (an API key of the tenant whose memories the agent uses)');
+  // stdout carries the protocol, so logs go to stderr.
+  const config = loadConfig();
+  const app = await createApp(config, { log: pino({ level: config.logLevel }, pino.destination(2)) });
+  const authorization = `Bearer ${key}`;
+  await authenticate(app, authorization);
+  // Embedded mode has no other process to run jobs; with PostgreSQL a separate worker does.
+  if (app.db.kind === 'pglite') await startWorker(app);
+  const server = buildMcpServer(app, { authorization });
+  await server.connect(new StdioServerTransport());
+  onShutdown(async () => {
+    await server.close();
+    await closeApp(app);
+  });
+  process.stdin.on('close', () => process.kill(process.pid, 'SIGTERM'));
+}
+
+async function admin(args: string[]) {
+  const [sub, ...rest] = args;
+  if (sub !== 'create-tenant') throw new Error(USAGE);
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, email: { type: 'string' }, admin: { type: 'boolean' }, tier: { type: 'string' } },
+  });
+  if (!values.name || !values.email) throw new Error('create-tenant needs --name and --email');
+  const app = await createApp(loadConfig(), { log: pino({ level: 'warn' }) });
+  try {
+    const { tenant, api_key } = await createTenant(app, { name: values.name, email: values.email, tier: values.tier, is_admin: values.admin });
+    process.stdout.write(`Created tenant ${tenant.name} (${tenant.id}, tier ${tenant.tier}${tenant.is_admin ? ', admin' : ''}).\nAPI key (shown only now): ${api_key}\n`);
+  } finally {
+    await closeApp(app);
+  }
+}
+
+async function main(argv: string[]) {
+  const [command, ...args] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(args);
+    case 'worker':
+      return worker();
+    case 'migrate': {
+      const app = await createApp(loadConfig());
+      await closeApp(app);
+      return void process.stdout.write('Migrations applied.\n');
+    }
+    case 'mcp':
+      return mcpStdio();
+    case 'admin':
+      return admin(args);
+    default:
+      process.stdout.write(USAGE);
+      if (command && command !== 'help' && command !== '--help') process.exitCode = 1;
+  }
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  process.stderr.write(`orgmem: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * Every environment variable the service reads, in one place. The README's configuration
+ * table is written from this list; keep them together.
+ */
+const tierLimits = z.object({
+  rate_limit_per_minute: z.number().int().positive(),
+  max_memories: z.number().int().positive().nullable(),
+  max_collections: z.number().int().positive().nullable(),
+  max_storage_bytes: z.number().int().positive().nullable(),
+});
+export type TierLimits = z.infer<typeof tierLimits>;
+
+export const DEFAULT_TIERS: Record<string, TierLimits> = {
+  free: { rate_limit_per_minute: 60, max_memories: 10_000, max_collections: 100, max_storage_bytes: 1_073_741_824 },
+  pro: { rate_limit_per_minute: 600, max_memories: 1_000_000, max_collections: 10_000, max_storage_bytes: 107_374_182_400 },
+  enterprise: { rate_limit_per_minute: 3_000, max_memories: null, max_collections: null, max_storage_bytes: null },
+};
+
+const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+const env = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATABASE_URL: z.string().optional(),
+  ORGMEM_DATA_DIR: z.string().default('./.orgmem'),
+  ORGMEM_DB_POOL: z.coerce.number().int().positive().default(10),
+  ORGMEM_EMBEDDER: z.enum(['local', 'openai', 'hash']).optional(),
+  ORGMEM_EMBEDDINGS_BASE_URL: z.string().url().optional(),
+  ORGMEM_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  ORGMEM_EMBEDDINGS_API_KEY: z.string().default(''),
+  ORGMEM_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().positive().default(512),
+  ORGMEM_PUBLIC_URL: z.string().url().optional(),
+  ORGMEM_TIERS: z.string().optional(),
+  ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ORGMEM_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  ORGMEM_PRODUCTION: bool.default(false),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(source: Record<string, string | undefined> = process.env) {
+  const parsed = env.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const tiers = e.ORGMEM_TIERS
+    ? { ...DEFAULT_TIERS, ...z.record(z.string(), tierLimits).parse(JSON.parse(e.ORGMEM_TIERS)) }
+    : DEFAULT_TIERS;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.ORGMEM_DATA_DIR,
+    dbPool: e.ORGMEM_DB_POOL,
+    embedder: {
+      kind: e.ORGMEM_EMBEDDER ?? (e.ORGMEM_EMBEDDINGS_BASE_URL ? 'openai' : 'local'),
+      baseUrl: e.ORGMEM_EMBEDDINGS_BASE_URL,
+      model: e.ORGMEM_EMBEDDINGS_MODEL,
+      apiKey: e.ORGMEM_EMBEDDINGS_API_KEY,
+      dimensions: e.ORGMEM_EMBEDDINGS_DIMENSIONS,
+    },
+    publicUrl: e.ORGMEM_PUBLIC_URL,
+    tiers,
+    logLevel: e.ORGMEM_LOG_LEVEL,
+    workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
+    production: e.ORGMEM_PRODUCTION,
+  };
+}

@@ -1,0 +1,45 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './ports/db/db.ts';
+import type { Embedder } from './ports/embedder/embedder.ts';
+import type { JobQueue } from './ports/jobs/jobs.ts';
+import type { TierLimits } from './config.ts';
+
+/** The long-lived parts of a running service, shared by every request and job. */
+export interface App {
+  config: Config;
+  db: Db;
+  embedder: Embedder;
+  jobs: JobQueue;
+  log: Logger;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  email: string;
+  tier: string;
+  limits: TierLimits;
+  is_admin: boolean;
+  created_at: string;
+}
+
+/** The API key a request authenticated with: each key is an agent identity. */
+export interface Agent {
+  id: string;
+  label: string;
+  read_only: boolean;
+}
+
+export interface PublicCtx {
+  app: App;
+  requestId: string;
+  ip?: string;
+  /** Headers the front end adds to its response (rate limits, downloads). */
+  responseHeaders: Record<string, string>;
+}
+
+export interface AuthedCtx extends PublicCtx {
+  tenant: Tenant;
+  agent: Agent;
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { App, AuthedCtx, PublicCtx } from './context.ts';
+import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
+import { isRead, type AnyProcedure } from './procedure.ts';
+import { authenticate } from './services/keys.ts';
+
+export interface Caller {
+  /** The raw Authorization header, if any. */
+  authorization?: string;
+  ip?: string;
+}
+
+export interface InvokeResult {
+  output: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * The one pipeline every front end calls: authenticate -> access -> parse -> handler ->
+ * output check -> error mapping. Access rules live here and nowhere else.
+ */
+export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawInput: unknown): Promise<InvokeResult> {
+  const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip, responseHeaders: {} };
+  try {
+    let ctx: PublicCtx | AuthedCtx = base;
+    if (proc.access === 'internal') throw unauthorized('This endpoint is internal');
+    if (proc.access !== 'public') {
+      const auth = await authenticate(app, caller.authorization);
+      ctx = { ...base, ...auth };
+      if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
+      if (auth.agent.read_only && !isRead(proc)) throw forbidden('This API key is read-only');
+    }
+    const parsed = proc.input.safeParse(rawInput ?? {});
+    if (!parsed.success) throw validationError(parsed.error, proc.rest.bodyField);
+    const result = await proc.handler(ctx as AuthedCtx, parsed.data);
+    const output = proc.output.parse(result);
+    return { output, headers: ctx.responseHeaders };
+  } catch (err) {
+    throw toAppError(app, proc, err, base);
+  }
+}
+
+function toAppError(app: App, proc: AnyProcedure, err: unknown, ctx: PublicCtx): AppError {
+  if (err instanceof AppError) {
+    // Headers gathered before the failure (rate limits) go out on the error response too.
+    return new AppError(err.code, err.detail, err.errors, { ...ctx.responseHeaders, ...err.headers });
+  }
+  // A unique-constraint race lost to a concurrent request is a conflict, not a crash.
+  if ((err as { code?: string })?.code === '23505') return new AppError('CONFLICT', 'The resource already exists');
+  app.log.error({ err, procedure: proc.name, requestId: ctx.requestId }, 'unhandled error');
+  return new AppError('INTERNAL_SERVER_ERROR', `Internal error (request ${ctx.requestId})`);
+}

@@ -1,0 +1,41 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import type { Db, Queryable, Row } from './db.ts';
+import { acquireDirLock } from './dir-lock.ts';
+
+/** Embedded PostgreSQL (WASM) in a data directory, or in memory for `memory://`. */
+export async function openPglite(dataDir: string): Promise<Db> {
+  const inMemory = dataDir.startsWith('memory://');
+  let release = () => {};
+  if (!inMemory) {
+    mkdirSync(dataDir, { recursive: true });
+    release = acquireDirLock(dataDir);
+  }
+  let pg: PGlite;
+  try {
+    pg = await PGlite.create(inMemory ? dataDir : `${dataDir}/pgdata`, { extensions: { vector } });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const wrap = (s: PGlite | Transaction): Queryable => ({
+    async query<T = Row>(text: string, params: unknown[] = []) {
+      return (await s.query<T>(text, params)).rows;
+    },
+    async exec(text: string) {
+      await s.exec(text);
+    },
+  });
+  const root = wrap(pg);
+  return {
+    kind: 'pglite',
+    query: root.query,
+    exec: root.exec,
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    async close() {
+      await pg.close();
+      release();
+    },
+  };
+}

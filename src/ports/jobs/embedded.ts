@@ -1,0 +1,117 @@
+import { parseCronItems } from 'graphile-worker';
+import type { App } from '../../context.ts';
+import type { Db } from '../db/db.ts';
+import { backoffSeconds, type JobQueue, type TaskDef } from './jobs.ts';
+
+const POLL_MS = 200;
+
+interface JobRow {
+  id: number;
+  task: string;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+}
+
+/**
+ * The embedded mode's job runner: graphile-worker cannot run over PGlite (one shared session,
+ * no cross-connection LISTEN), so this polls the `jobs` table in-process with the same task
+ * definitions, the same retry curve and the same cron patterns.
+ */
+export function embeddedQueue(db: Db, concurrency: number): JobQueue {
+  let timers: NodeJS.Timeout[] = [];
+  let running = 0;
+  let stopped = true;
+  const inFlight = new Set<Promise<void>>();
+
+  const queue: JobQueue = {
+    async enqueue(q, task, payload, opts = {}) {
+      await q.query('insert into jobs (task, payload, run_at, max_attempts) values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4)', [
+        task,
+        payload,
+        opts.runAt ?? null,
+        opts.maxAttempts ?? 3,
+      ]);
+    },
+    async start(app, tasks, crontab) {
+      stopped = false;
+      const byName = new Map(tasks.map((t) => [t.name, t]));
+      const poll = async () => {
+        while (!stopped && running < concurrency) {
+          const [job] = await db.query<JobRow>(
+            `update jobs set locked_at = now(), attempts = attempts + 1
+             where id = (select id from jobs where locked_at is null and run_at <= now() order by run_at, id limit 1)
+             returning id, task, payload, attempts, max_attempts`,
+          );
+          if (!job) return;
+          running++;
+          const p = execute(app, db, byName.get(job.task), job).finally(() => {
+            running--;
+            inFlight.delete(p);
+          });
+          inFlight.add(p);
+        }
+      };
+      const tick = () => {
+        if (stopped) return;
+        poll()
+          .catch((err) => app.log.error({ err }, 'job poll failed'))
+          .finally(() => {
+            if (!stopped) timers.push(setTimeout(tick, POLL_MS));
+          });
+      };
+      tick();
+      const cron = parseCronItems(crontab.map((c) => ({ task: c.task, match: c.match })));
+      const scheduleMinute = () => {
+        const now = new Date();
+        const wait = 60_000 - (now.getTime() % 60_000);
+        timers.push(
+          setTimeout(async () => {
+            if (stopped) return;
+            const at = new Date(Math.round(Date.now() / 60_000) * 60_000);
+            const digest = { min: at.getUTCMinutes(), hour: at.getUTCHours(), date: at.getUTCDate(), month: at.getUTCMonth() + 1, dow: at.getUTCDay() };
+            for (const item of cron) {
+              if (item.match(digest)) {
+                await queue.enqueue(db, item.task, { _cron: { ts: at.toISOString() } }).catch((err) =>
+                  app.log.error({ err, task: item.task }, 'cron enqueue failed'),
+                );
+              }
+            }
+            scheduleMinute();
+          }, wait),
+        );
+      };
+      scheduleMinute();
+    },
+    async stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers = [];
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+  return queue;
+}
+
+async function execute(app: App, db: Db, def: TaskDef | undefined, job: JobRow): Promise<void> {
+  try {
+    if (!def) throw new Error(`unknown task ${job.task}`);
+    const payload = def.payload.safeParse(job.payload);
+    if (!payload.success) {
+      app.log.error({ task: def.name, issues: payload.error.issues }, 'invalid job payload dropped');
+    } else {
+      await def.run(app, payload.data, { attempt: job.attempts, maxAttempts: job.max_attempts });
+    }
+    await db.query('delete from jobs where id = $1', [job.id]);
+  } catch (err) {
+    const final = job.attempts >= job.max_attempts;
+    app.log.warn({ err, task: job.task, attempt: job.attempts, final }, 'job failed');
+    // A job out of tries is kept, never run again, like graphile-worker's permanently failed jobs.
+    await db.query(
+      `update jobs set locked_at = null, last_error = $2,
+         run_at = case when $3 then 'infinity'::timestamptz else now() + make_interval(secs => $4) end
+       where id = $1`,
+      [job.id, String((err as Error)?.message ?? err), final, backoffSeconds(job.attempts)],
+    );
+  }
+}

@@ -1,0 +1,53 @@
+import { parseCronItems, run, runMigrations, type Runner, type Task } from 'graphile-worker';
+import type { Logger } from 'pino';
+import { Logger as GraphileLogger } from 'graphile-worker';
+import type { JobQueue, TaskDef } from './jobs.ts';
+
+/** graphile-worker on PostgreSQL: LISTEN/NOTIFY wake-ups, retries with backoff, cron. */
+export async function graphileQueue(connectionString: string, concurrency: number, log: Logger): Promise<JobQueue> {
+  const logger = new GraphileLogger(() => (level, message) => {
+    if (level === 'error') log.error(message);
+    else if (level === 'warning') log.warn(message);
+    else log.debug(message);
+  });
+  // The API enqueues through graphile_worker.add_job even when no worker runs in this process.
+  await runMigrations({ connectionString, logger });
+  let runner: Runner | undefined;
+  return {
+    async enqueue(q, task, payload, opts = {}) {
+      await q.query(
+        'select graphile_worker.add_job($1, $2::json, run_at => $3::timestamptz, max_attempts => $4)',
+        [task, payload, opts.runAt ?? null, opts.maxAttempts ?? 3],
+      );
+    },
+    async start(app, tasks, crontab) {
+      const taskList: Record<string, Task> = {};
+      for (const def of tasks) taskList[def.name] = graphileTask(app, def);
+      runner = await run({
+        connectionString,
+        concurrency,
+        taskList,
+        parsedCronItems: parseCronItems(crontab.map((c) => ({ task: c.task, match: c.match }))),
+        noHandleSignals: true,
+        logger,
+        pollInterval: 2000,
+      });
+    },
+    async stop() {
+      await runner?.stop();
+      runner = undefined;
+    },
+  };
+}
+
+function graphileTask(app: Parameters<TaskDef['run']>[0], def: TaskDef): Task {
+  return async (raw, helpers) => {
+    const payload = def.payload.safeParse(raw);
+    if (!payload.success) {
+      // A malformed payload never becomes valid; log it and drop the job instead of retrying.
+      app.log.error({ task: def.name, issues: payload.error.issues }, 'invalid job payload dropped');
+      return;
+    }
+    await def.run(app, payload.data, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts });
+  };
+}

@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import type { AuthedCtx, PublicCtx } from './context.ts';
+
+export type Access = 'public' | 'read' | 'write' | 'admin' | 'internal';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * One operation of the service, as plain data. REST + OpenAPI, tRPC and MCP are walked from
+ * these fields; nothing else describes an endpoint.
+ */
+export interface Procedure<
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodType = z.ZodType,
+  A extends Access = Access,
+  M extends HttpMethod = HttpMethod,
+> {
+  /** `resource.verb`, also the tRPC path. */
+  name: string;
+  summary: string;
+  description?: string;
+  rest: {
+    method: M;
+    /** OpenAPI-style path; `{param}`s are fields of `input`. */
+    path: string;
+    status: number;
+    /** The JSON body is this one input field (a bare array body such as bulk create). */
+    bodyField?: string;
+    /** Input fields read from the query string on a POST/PUT/PATCH (e.g. remember's `sync`). */
+    queryFields?: string[];
+    /** Answers `status` whatever the body and outcome (the pageview beacon). */
+    tolerant?: boolean;
+  };
+  /** `read`/`write`: any authenticated key, writes refused to read-only keys. */
+  access: A;
+  /**
+   * The input field naming a collection whose grants apply, and the permission it needs.
+   * Procedures touching a second collection (move) name that field in `alsoWrite`.
+   */
+  collection?: { field: string; permission: 'read' | 'write'; alsoWrite?: string };
+  /** Exposed as an MCP tool under this name. */
+  mcp?: { tool: string; description?: string };
+  input: I;
+  output: O;
+  handler: (ctx: A extends 'public' ? PublicCtx : AuthedCtx, input: z.output<I>) => Promise<z.input<O>>;
+}
+
+// Procedures are stored together in the catalogue, so their generic parameters are erased there.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyProcedure = Procedure<any, any, any, any>;
+
+/** Identity helper that keeps a procedure's literal types for the tRPC router type. */
+export function defineProcedure<I extends z.ZodObject, O extends z.ZodType, A extends Access, M extends HttpMethod>(
+  p: Procedure<I, O, A, M>,
+): Procedure<I, O, A, M> {
+  return p;
+}
+
+/**
+ * A read procedure never changes state: a query in tRPC, allowed for read-only keys.
+ * (`trpc/router.ts` mirrors this rule at the type level.)
+ */
+export const isRead = (p: AnyProcedure) => p.access === 'read' || (p.access === 'public' && p.rest.method === 'GET');

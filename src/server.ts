@@ -1,0 +1,70 @@
+import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerMcpHttp } from '../mcp/http.ts';
+import { openApiDocument } from '../rest-adapter/openapi.ts';
+import { registerRestRoutes, sendError, UNREADABLE_BODY } from '../rest-adapter/routes.ts';
+import { appRouter } from '../trpc/router.ts';
+import type { App } from './context.ts';
+import { AppError } from './errors.ts';
+
+// Bulk create carries up to 100 texts of 10,000 characters plus metadata.
+const BODY_LIMIT = 8 * 1024 * 1024;
+
+/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc and MCP at /v1/mcp. */
+export async function buildServer(app: App): Promise<FastifyInstance> {
+  const server: FastifyInstance = Fastify({
+    loggerInstance: app.log as FastifyBaseLogger,
+    // Per-request lines would drown everything else; metrics cover request counts.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+  });
+
+  // Our own JSON parser so a malformed body is a 400 {detail} like every other error.
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (!body) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new AppError('BAD_REQUEST', 'Malformed JSON body'), undefined);
+    }
+  });
+  // text/plain is what navigator.sendBeacon sends; a JSON text inside is read as JSON.
+  server.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(null, body);
+    }
+  });
+
+  // Any other content type reaches the route marked unreadable; only the beacon accepts it.
+  server.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, UNREADABLE_BODY));
+
+  server.setErrorHandler((err, req, reply) => {
+    if (err instanceof AppError) return sendError(reply, err);
+    const status = (err as { statusCode?: number }).statusCode ?? 500;
+    if (status === 413) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${BODY_LIMIT} bytes`));
+    if (status >= 400 && status < 500) return sendError(reply, new AppError('BAD_REQUEST', (err as Error).message));
+    req.log.error({ err }, 'unhandled error');
+    return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
+  });
+  server.setNotFoundHandler((req, reply) =>
+    sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
+  );
+
+  registerRestRoutes(server, app);
+  const openapi = openApiDocument();
+  server.get('/openapi.json', async () => openapi);
+  await server.register(fastifyTRPCPlugin, {
+    prefix: '/trpc',
+    trpcOptions: {
+      router: appRouter,
+      createContext: ({ req }: { req: import('fastify').FastifyRequest }) => ({
+        app,
+        caller: { authorization: req.headers.authorization, ip: req.ip },
+      }),
+    },
+  });
+  registerMcpHttp(server, app);
+  return server;
+}

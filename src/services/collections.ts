@@ -1,0 +1,84 @@
+import type { AuthedCtx } from '../context.ts';
+import { conflict, notFound } from '../errors.ts';
+import { iso } from '../ids.ts';
+import type { Queryable } from '../ports/db/db.ts';
+
+interface CollectionRow {
+  name: string;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  memory_count: number;
+  restricted: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const SELECT = `select name, description, metadata, memory_count::int as memory_count, false as restricted, created_at, updated_at
+                  from collections`;
+
+const view = (r: CollectionRow) => ({
+  name: r.name,
+  description: r.description,
+  metadata: r.metadata,
+  memory_count: r.memory_count,
+  restricted: r.restricted,
+  created_at: iso(r.created_at)!,
+  updated_at: iso(r.updated_at)!,
+});
+
+/**
+ * Every write to a collection's memories goes through here: it creates the collection on
+ * first write, keeps its memory count, and bumps the version that search caches key on.
+ */
+export async function touchCollection(q: Queryable, tenantId: string, name: string, countDelta: number): Promise<void> {
+  await q.query(
+    `insert into collections (tenant_id, name, memory_count, version) values ($1, $2, greatest($3::int, 0), 1)
+     on conflict (tenant_id, name) do update
+       set memory_count = collections.memory_count + $3::int, version = collections.version + 1`,
+    [tenantId, name, countDelta],
+  );
+}
+
+export async function listCollections(ctx: AuthedCtx) {
+  const rows = await ctx.app.db.query<CollectionRow>(`${SELECT} where tenant_id = $1 order by name`, [ctx.tenant.id]);
+  return rows.map(view);
+}
+
+export async function getCollection(q: Queryable, tenantId: string, name: string) {
+  const [row] = await q.query<CollectionRow>(`${SELECT} where tenant_id = $1 and name = $2`, [tenantId, name]);
+  if (!row) throw notFound(`Collection "${name}" not found`);
+  return view(row);
+}
+
+export async function createCollection(
+  ctx: AuthedCtx,
+  input: { name: string; description?: string | null; metadata?: Record<string, unknown> },
+) {
+  const rows = await ctx.app.db.query(
+    `insert into collections (tenant_id, name, description, metadata) values ($1, $2, $3, $4::jsonb)
+     on conflict (tenant_id, name) do nothing returning name`,
+    [ctx.tenant.id, input.name, input.description ?? null, input.metadata ?? {}],
+  );
+  if (!rows.length) throw conflict(`Collection "${input.name}" already exists`);
+  return getCollection(ctx.app.db, ctx.tenant.id, input.name);
+}
+
+export async function updateCollection(
+  ctx: AuthedCtx,
+  input: { name: string; description?: string | null; metadata?: Record<string, unknown> },
+) {
+  const rows = await ctx.app.db.query(
+    `update collections set description = case when $3 then $4 else description end,
+                            metadata = coalesce($5::jsonb, metadata), updated_at = now()
+      where tenant_id = $1 and name = $2 returning name`,
+    [ctx.tenant.id, input.name, input.description !== undefined, input.description ?? null, input.metadata ?? null],
+  );
+  if (!rows.length) throw notFound(`Collection "${input.name}" not found`);
+  return getCollection(ctx.app.db, ctx.tenant.id, input.name);
+}
+
+/** Deletes the collection and, by cascade, every memory in it. */
+export async function deleteCollection(ctx: AuthedCtx, name: string): Promise<void> {
+  const rows = await ctx.app.db.query('delete from collections where tenant_id = $1 and name = $2 returning name', [ctx.tenant.id, name]);
+  if (!rows.length) throw notFound(`Collection "${name}" not found`);
+}

@@ -1,0 +1,171 @@
+import type { AuthedCtx } from '../context.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { iso, isUuid, newId } from '../ids.ts';
+import { toVectorLiteral, type Queryable } from '../ports/db/db.ts';
+import type { Memory, MemoryCreate } from '../schemas.ts';
+import { getCollection, touchCollection } from './collections.ts';
+
+export interface MemoryRow {
+  id: string;
+  collection: string;
+  text: string;
+  importance: number;
+  category: string;
+  source: string;
+  metadata: Record<string, unknown>;
+  container_tag: string | null;
+  images: Array<Omit<Memory['images'][number], 'url'> & { key?: string }>;
+  created_by_id: string | null;
+  created_by_label: string | null;
+  pinned: boolean;
+  archived: boolean;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Columns of a memory as the API shows it (never the embedding). */
+export const MEMORY_COLUMNS = `id, collection, text, importance, category, source, metadata, container_tag, images,
+  created_by_id, created_by_label, pinned, archived, expires_at, created_at, updated_at`;
+
+export function memoryView(r: MemoryRow): Memory {
+  return {
+    id: r.id,
+    collection: r.collection,
+    text: r.text,
+    importance: r.importance,
+    category: r.category,
+    source: r.source,
+    metadata: r.metadata,
+    container_tag: r.container_tag,
+    images: r.images.map(({ key: _key, ...img }) => ({ ...img, url: null })),
+    created_by: { id: r.created_by_id, label: r.created_by_label },
+    pinned: r.pinned,
+    archived: r.archived,
+    expires_at: iso(r.expires_at),
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+  };
+}
+
+export interface NewMemory extends MemoryCreate {
+  expires_at?: string | null;
+}
+
+/**
+ * Inserts memories with their embeddings in the caller's transaction. The embeddings are
+ * computed by the caller before the transaction opens, so no transaction waits on a model.
+ */
+export async function insertMemories(
+  q: Queryable,
+  ctx: AuthedCtx,
+  collection: string,
+  items: NewMemory[],
+  embeddings: number[][],
+): Promise<Memory[]> {
+  if (!items.length) return [];
+  await touchCollection(q, ctx.tenant.id, collection, items.length);
+  const cols = 13;
+  const values: unknown[] = [];
+  const tuples = items.map((m, i) => {
+    values.push(
+      ctx.tenant.id, newId(), collection, m.text, m.importance, m.category, m.source, m.metadata,
+      m.container_tag, ctx.agent.id, ctx.agent.label, toVectorLiteral(embeddings[i]!), m.expires_at ?? null,
+    );
+    const p = (k: number) => `$${i * cols + k}`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz)`;
+  });
+  const rows = await q.query<MemoryRow>(
+    `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
+                           created_by_id, created_by_label, embedding, expires_at)
+     values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
+    values,
+  );
+  return rows.map(memoryView);
+}
+
+export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {
+  const embeddings = await ctx.app.embedder.embed(items.map((m) => m.text));
+  return ctx.app.db.transaction((tx) => insertMemories(tx, ctx, collection, items, embeddings));
+}
+
+/** A memory of this tenant in this collection, or 404 (other tenants' ids look the same as missing ones). */
+export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: string, id: string): Promise<MemoryRow> {
+  const row = isUuid(id)
+    ? (
+        await q.query<MemoryRow>(`select ${MEMORY_COLUMNS} from memories where tenant_id = $1 and id = $2 and collection = $3`, [
+          ctx.tenant.id,
+          id,
+          collection,
+        ])
+      )[0]
+    : undefined;
+  if (!row) throw notFound(`Memory ${id} not found in collection "${collection}"`);
+  return row;
+}
+
+export async function listMemories(
+  ctx: AuthedCtx,
+  input: { collection: string; limit: number; offset: number; include_archived: boolean },
+): Promise<Memory[]> {
+  await getCollection(ctx.app.db, ctx.tenant.id, input.collection);
+  const rows = await ctx.app.db.query<MemoryRow>(
+    `select ${MEMORY_COLUMNS} from memories
+      where tenant_id = $1 and collection = $2 and ($3 or not archived)
+      order by pinned desc, created_at desc, id desc limit $4 offset $5`,
+    [ctx.tenant.id, input.collection, input.include_archived, input.limit, input.offset],
+  );
+  return rows.map(memoryView);
+}
+
+type Patch = Partial<Pick<MemoryCreate, 'text' | 'importance' | 'category' | 'metadata'>> & {
+  pinned?: boolean;
+  archived?: boolean;
+};
+
+/** Changes only the supplied fields; a new text is re-embedded in the same request. */
+export async function updateMemory(ctx: AuthedCtx, collection: string, id: string, patch: Patch): Promise<Memory> {
+  const embedding = patch.text !== undefined ? toVectorLiteral((await ctx.app.embedder.embed([patch.text]))[0]!) : null;
+  return ctx.app.db.transaction(async (tx) => {
+    await findMemory(tx, ctx, collection, id);
+    const [row] = await tx.query<MemoryRow>(
+      `update memories set
+         text = coalesce($4, text),
+         embedding = coalesce($5::vector, embedding),
+         importance = coalesce($6, importance),
+         category = coalesce($7, category),
+         metadata = coalesce($8::jsonb, metadata),
+         pinned = coalesce($9, pinned),
+         archived = coalesce($10, archived),
+         updated_at = now()
+       where tenant_id = $1 and id = $2 and collection = $3
+       returning ${MEMORY_COLUMNS}`,
+      [ctx.tenant.id, id, collection, patch.text ?? null, embedding, patch.importance ?? null, patch.category ?? null,
+        patch.metadata ?? null, patch.pinned ?? null, patch.archived ?? null],
+    );
+    await touchCollection(tx, ctx.tenant.id, collection, 0);
+    return memoryView(row!);
+  });
+}
+
+export async function deleteMemory(ctx: AuthedCtx, collection: string, id: string): Promise<void> {
+  await ctx.app.db.transaction(async (tx) => {
+    await findMemory(tx, ctx, collection, id);
+    await tx.query('delete from memories where tenant_id = $1 and id = $2', [ctx.tenant.id, id]);
+    await touchCollection(tx, ctx.tenant.id, collection, -1);
+  });
+}
+
+export async function moveMemory(ctx: AuthedCtx, collection: string, id: string, to: string): Promise<Memory> {
+  if (to === collection) throw badRequest('The memory is already in that collection');
+  return ctx.app.db.transaction(async (tx) => {
+    await findMemory(tx, ctx, collection, id);
+    await touchCollection(tx, ctx.tenant.id, to, 1);
+    const [row] = await tx.query<MemoryRow>(
+      `update memories set collection = $3, updated_at = now() where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
+      [ctx.tenant.id, id, to],
+    );
+    await touchCollection(tx, ctx.tenant.id, collection, -1);
+    return memoryView(row!);
+  });
+}

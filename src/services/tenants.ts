@@ -1,0 +1,50 @@
+import type { App, Tenant } from '../context.ts';
+import type { TierLimits } from '../config.ts';
+import { conflict } from '../errors.ts';
+import { iso, newId } from '../ids.ts';
+import { insertKey } from './keys.ts';
+
+export interface TenantRow {
+  id: string;
+  name: string;
+  email: string;
+  tier: string;
+  limits: Partial<TierLimits>;
+  is_admin: boolean;
+  created_at: Date;
+}
+
+/** Effective limits are the tier's, overridden per tenant where the operator set one. */
+export function tenantView(row: TenantRow, tiers: Record<string, TierLimits>): Tenant {
+  const base = tiers[row.tier] ?? tiers.free!;
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    tier: row.tier,
+    limits: { ...base, ...row.limits },
+    is_admin: row.is_admin,
+    created_at: iso(row.created_at)!,
+  };
+}
+
+export async function createTenant(
+  app: App,
+  input: { name: string; email: string; tier?: string; is_admin?: boolean },
+): Promise<{ tenant: Tenant; api_key: string }> {
+  return app.db.transaction(async (tx) => {
+    const [existing] = await tx.query('select 1 from tenants where lower(email) = lower($1)', [input.email]);
+    if (existing) throw conflict('A tenant with this email already exists');
+    const [row] = await tx.query<TenantRow>(
+      'insert into tenants (id, name, email, tier, is_admin) values ($1, $2, $3, $4, $5) returning *',
+      [newId(), input.name, input.email, input.tier ?? 'free', input.is_admin ?? false],
+    );
+    const { apiKey } = await insertKey(tx, row!.id, 'default', false);
+    return { tenant: tenantView(row!, app.config.tiers), api_key: apiKey };
+  });
+}
+
+export async function countTenants(app: App): Promise<number> {
+  const [row] = await app.db.query<{ n: number }>('select count(*)::int as n from tenants');
+  return row!.n;
+}

@@ -1,0 +1,66 @@
+import { initTRPC, TRPCError, type TRPCBuiltRouter, type TRPCMutationProcedure, type TRPCQueryProcedure } from '@trpc/server';
+import type { z } from 'zod';
+import { catalogue } from '../procedures/index.ts';
+import type { App } from '../src/context.ts';
+import { AppError } from '../src/errors.ts';
+import { invoke, type Caller } from '../src/invoke.ts';
+import { isRead, type AnyProcedure, type Procedure } from '../src/procedure.ts';
+
+export interface TrpcContext {
+  app: App;
+  caller: Caller;
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter: ({ shape, error }) => ({
+    ...shape,
+    // Same {detail, errors} as REST, so clients read one error shape everywhere.
+    data: { ...shape.data, detail: error.message, errors: error.cause instanceof AppError ? error.cause.errors : undefined },
+  }),
+});
+
+type Def<I extends z.ZodType, O extends z.ZodType> = { input: z.input<I>; output: z.output<O>; meta: object };
+type TrpcProcedureOf<P> =
+  P extends Procedure<infer I, infer O, infer A, infer M>
+    ? A extends 'read'
+      ? TRPCQueryProcedure<Def<I, O>>
+      : A extends 'public'
+        ? M extends 'GET'
+          ? TRPCQueryProcedure<Def<I, O>>
+          : TRPCMutationProcedure<Def<I, O>>
+        : TRPCMutationProcedure<Def<I, O>>
+    : never;
+type RouterOf<G> = { [K in keyof G]: G[K] extends AnyProcedure ? TrpcProcedureOf<G[K]> : RouterOf<G[K]> };
+
+/**
+ * Reads are queries, everything else mutations. Input is handed to `invoke` raw, so tRPC
+ * goes through the same parse, access and error mapping as REST and MCP.
+ */
+function toTrpc(proc: AnyProcedure) {
+  const builder = t.procedure.input((raw: unknown) => raw);
+  const resolve = async ({ ctx, input }: { ctx: TrpcContext; input: unknown }) => {
+    try {
+      return (await invoke(ctx.app, proc, ctx.caller, input)).output;
+    } catch (err) {
+      const e = err as AppError;
+      throw new TRPCError({ code: e.code, message: e.detail, cause: e });
+    }
+  };
+  return isRead(proc) ? builder.query(resolve) : builder.mutation(resolve);
+}
+
+const record = Object.fromEntries(
+  Object.entries(catalogue).map(([group, procs]) => [
+    group,
+    t.router(Object.fromEntries(Object.entries(procs).map(([verb, p]) => [verb, toTrpc(p as AnyProcedure)]))),
+  ]),
+);
+
+// The router is assembled at run time from the catalogue; this type restates what it holds.
+export const appRouter = t.router(record) as unknown as TRPCBuiltRouter<
+  { ctx: TrpcContext; meta: object; errorShape: (typeof t)['_config']['$types']['errorShape']; transformer: false },
+  RouterOf<typeof catalogue>
+>;
+
+/** The type a TypeScript client passes to `createTRPCClient<AppRouter>`. */
+export type AppRouter = typeof appRouter;

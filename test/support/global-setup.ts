@@ -1,0 +1,15 @@
+import type { TestProject } from 'vitest/node';
+import { startServer, type TestServer } from './server.ts';
+
+let server: TestServer | undefined;
+
+/** One server for the files that need no special configuration; each test makes its own tenant. */
+export async function setup(project: TestProject) {
+  server = await startServer();
+  project.provide('baseUrl', server.url);
+  project.provide('adminKey', server.adminKey);
+}
+
+export async function teardown() {
+  await server?.close();
+}

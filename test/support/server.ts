@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import postgres from 'postgres';
+import { pino } from 'pino';
+import { closeApp, createApp, startWorker } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { App } from '../../src/context.ts';
+import { buildServer } from '../../src/server.ts';
+import { createTenant } from '../../src/services/tenants.ts';
+
+export interface TestServer {
+  url: string;
+  app: App;
+  /** Key of an admin tenant created for this server. */
+  adminKey: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real server on an ephemeral port with its own database: an in-memory PGlite, or, when
+ * TEST_DATABASE_URL is set, a fresh PostgreSQL database created for it and dropped after.
+ */
+export async function startServer(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestServer> {
+  const base = process.env.TEST_DATABASE_URL;
+  let dropDb = async () => {};
+  const dbEnv: Record<string, string> = { ORGMEM_DATA_DIR: 'memory://' };
+  if (base) {
+    const name = `orgmem_t_${randomBytes(6).toString('hex')}`;
+    const admin = postgres(base, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    await admin.end();
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    dbEnv.DATABASE_URL = url.toString();
+    dropDb = async () => {
+      const a = postgres(base, { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+      await a.end();
+    };
+  }
+  const config = loadConfig({ ...process.env, ORGMEM_DB_POOL: '8', ...dbEnv, ...env });
+  const app = await createApp(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const server = await buildServer(app);
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  if (opts.worker !== false) await startWorker(app);
+  const { api_key } = await createTenant(app, { name: 'operator', email: `operator-${randomBytes(4).toString('hex')}@test.local`, is_admin: true, tier: 'enterprise' });
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    adminKey: api_key,
+    async close() {
+      await server.close();
+      await closeApp(app);
+      await dropDb();
+    },
+  };
+}

@@ -10,6 +10,7 @@ import type { Embedder } from './ports/embedder/embedder.ts';
 import { makeEmbedder } from './ports/embedder/index.ts';
 import { embeddedQueue } from './ports/jobs/embedded.ts';
 import { graphileQueue } from './ports/jobs/graphile.ts';
+import { aesGcmSecrets, loadMasterKey } from './ports/secrets.ts';
 
 export interface AppOptions {
   embedder?: Embedder;
@@ -26,7 +27,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const jobs = config.databaseUrl
       ? await graphileQueue(config.databaseUrl, config.workerConcurrency, log)
       : embeddedQueue(db, config.workerConcurrency);
-    return { config, db, embedder, jobs, log };
+    const secrets = aesGcmSecrets(loadMasterKey(config.masterKey, config.dataDir));
+    return { config, db, embedder, jobs, secrets, log };
   } catch (err) {
     await db.close();
     throw err;

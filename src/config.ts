@@ -36,6 +36,10 @@ const env = z.object({
   ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ORGMEM_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   ORGMEM_PRODUCTION: bool.default(false),
+  ORGMEM_MASTER_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
+    .optional(),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -68,5 +72,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.ORGMEM_LOG_LEVEL,
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
     production: e.ORGMEM_PRODUCTION,
+    masterKey: e.ORGMEM_MASTER_KEY,
   };
 }

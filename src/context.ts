@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Db } from './ports/db/db.ts';
 import type { Embedder } from './ports/embedder/embedder.ts';
 import type { JobQueue } from './ports/jobs/jobs.ts';
+import type { Secrets } from './ports/secrets.ts';
 import type { TierLimits } from './config.ts';
 
 /** The long-lived parts of a running service, shared by every request and job. */
@@ -11,6 +12,7 @@ export interface App {
   db: Db;
   embedder: Embedder;
   jobs: JobQueue;
+  secrets: Secrets;
   log: Logger;
 }
 

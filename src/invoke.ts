@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { App, AuthedCtx, PublicCtx } from './context.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
+import { assertCollectionAccess } from './services/grants.ts';
 import { authenticate } from './services/keys.ts';
 
 export interface Caller {
@@ -32,12 +33,19 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     }
     const parsed = proc.input.safeParse(rawInput ?? {});
     if (!parsed.success) throw validationError(parsed.error, proc.rest.bodyField);
+    if (proc.collection && 'agent' in ctx) await checkGrants(ctx, proc, parsed.data);
     const result = await proc.handler(ctx as AuthedCtx, parsed.data);
     const output = proc.output.parse(result);
     return { output, headers: ctx.responseHeaders };
   } catch (err) {
     throw toAppError(app, proc, err, base);
   }
+}
+
+async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>) {
+  const { field, permission, alsoWrite } = proc.collection!;
+  await assertCollectionAccess(ctx, input[field] as string, permission);
+  if (alsoWrite) await assertCollectionAccess(ctx, input[alsoWrite] as string, 'write');
 }
 
 function toAppError(app: App, proc: AnyProcedure, err: unknown, ctx: PublicCtx): AppError {

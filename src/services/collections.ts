@@ -2,6 +2,7 @@ import type { AuthedCtx } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import { iso } from '../ids.ts';
 import type { Queryable } from '../ports/db/db.ts';
+import { readableCollectionSql } from './grants.ts';
 
 interface CollectionRow {
   name: string;
@@ -13,8 +14,9 @@ interface CollectionRow {
   updated_at: Date;
 }
 
-const SELECT = `select name, description, metadata, memory_count::int as memory_count, false as restricted, created_at, updated_at
-                  from collections`;
+const SELECT = `select name, description, metadata, memory_count::int as memory_count, created_at, updated_at,
+                       exists (select 1 from collection_grants g where g.tenant_id = c.tenant_id and g.collection = c.name) as restricted
+                  from collections c`;
 
 const view = (r: CollectionRow) => ({
   name: r.name,
@@ -40,7 +42,11 @@ export async function touchCollection(q: Queryable, tenantId: string, name: stri
 }
 
 export async function listCollections(ctx: AuthedCtx) {
-  const rows = await ctx.app.db.query<CollectionRow>(`${SELECT} where tenant_id = $1 order by name`, [ctx.tenant.id]);
+  // Restricted collections the agent may not read are left out of its listing.
+  const rows = await ctx.app.db.query<CollectionRow>(
+    `${SELECT} where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`,
+    [ctx.tenant.id, ctx.agent.id],
+  );
   return rows.map(view);
 }
 

@@ -14,11 +14,15 @@ import memoriesArchive from './memories.archive.ts';
 import memoriesBulk from './memories.bulk.ts';
 import memoriesCreate from './memories.create.ts';
 import memoriesDelete from './memories.delete.ts';
+import memoriesForget from './memories.forget.ts';
 import memoriesGet from './memories.get.ts';
 import memoriesList from './memories.list.ts';
 import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
+import memoriesRelated from './memories.related.ts';
 import memoriesUpdate from './memories.update.ts';
+import searchAll from './search.all.ts';
+import searchCollection from './search.collection.ts';
 import systemHealth from './system.health.ts';
 import systemPulse from './system.pulse.ts';
 import systemStatus from './system.status.ts';
@@ -46,7 +50,10 @@ export const catalogue = {
     move: memoriesMove,
     pin: memoriesPin,
     archive: memoriesArchive,
+    related: memoriesRelated,
+    forget: memoriesForget,
   },
+  search: { collection: searchCollection, all: searchAll },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
   admin: { me: adminMe, rotateKey: adminRotateKey, createTenant: adminCreateTenant },
   system: { health: systemHealth, status: systemStatus, pulse: systemPulse, track: systemTrack },

@@ -36,6 +36,8 @@ const env = z.object({
   ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ORGMEM_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   ORGMEM_PRODUCTION: bool.default(false),
+  ORGMEM_SEARCH_CACHE_MB: z.coerce.number().min(0).default(64),
+  ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_MASTER_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
@@ -73,5 +75,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
     production: e.ORGMEM_PRODUCTION,
     masterKey: e.ORGMEM_MASTER_KEY,
+    search: {
+      /** Exact-repeat search answers kept per process (LRU by size); 0 turns the cache off. */
+      resultCacheBytes: Math.floor(e.ORGMEM_SEARCH_CACHE_MB * 1024 * 1024),
+      /** Query embeddings kept per process (LRU, about 2 KiB each at 512 dimensions); 0 turns it off. */
+      embeddingCacheEntries: e.ORGMEM_QUERY_EMBEDDING_CACHE,
+    },
   };
 }

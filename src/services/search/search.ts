@@ -1,0 +1,110 @@
+import type { AuthedCtx } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { iso } from '../../ids.ts';
+import { toVectorLiteral } from '../../ports/db/db.ts';
+import { readableCollectionSql } from '../grants.ts';
+import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
+import { textCandidates, vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { reciprocalRankFusion } from './fusion.ts';
+import type { SearchInput, SearchResponse, SearchResult } from './schemas.ts';
+import { rerankCandidates, rewriteQuery } from './stages.ts';
+
+/**
+ * Candidates fetched from each side before fusion: enough for rank fusion to matter at small
+ * limits, twice the limit at large ones.
+ */
+export const candidateCount = (limit: number) => Math.max(40, 2 * limit);
+
+interface ResolvedScope extends Scope {
+  /** [collection, version] pairs: the part of the cache key that changes with every write. */
+  versions: Array<[string, string]>;
+}
+
+/**
+ * The collections a search reads with their versions. One collection: it must exist (404),
+ * grants were checked by invoke. All collections: those the caller's key may read.
+ */
+export async function resolveScope(ctx: AuthedCtx, collection: string | null): Promise<ResolvedScope> {
+  const columns = 'name, version::text as version, memory_count::int as memory_count';
+  const rows = await ctx.app.db.query<{ name: string; version: string; memory_count: number }>(
+    collection !== null
+      ? `select ${columns} from collections where tenant_id = $1 and name = $2`
+      : `select ${columns} from collections c where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`,
+    [ctx.tenant.id, collection ?? ctx.agent.id],
+  );
+  if (collection !== null && !rows.length) throw notFound(`Collection "${collection}" not found`);
+  return {
+    tenantId: ctx.tenant.id,
+    collections: rows.map((r) => r.name),
+    memoryCount: rows.reduce((n, r) => n + r.memory_count, 0),
+    versions: rows.map((r) => [r.name, r.version]),
+  };
+}
+
+/** Shapes a candidate as api.md 4.4 shows it; `collection` only on all-collection search. */
+export function toResult(row: CandidateRow, withCollection: boolean): SearchResult {
+  return {
+    id: row.id,
+    text: row.text,
+    category: row.category,
+    importance: row.importance,
+    score: row.score,
+    source: row.source,
+    metadata: row.metadata,
+    images: row.images.map(({ key: _key, ...img }) => ({ ...img, url: null })) as SearchResult['images'],
+    created_at: iso(row.created_at)!,
+    ...(withCollection ? { collection: row.collection } : {}),
+  };
+}
+
+/** Milliseconds until the earliest expiry among the candidates, after which the answer may change. */
+export function expiryTtl(rows: CandidateRow[]): number | undefined {
+  const now = Date.now();
+  const times = rows.filter((r) => r.expires_at).map((r) => new Date(r.expires_at!).getTime() - now);
+  return times.length ? Math.min(...times) : undefined;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const ms = (since: number) => round2(performance.now() - since);
+
+/**
+ * The search pipeline: scope -> cache -> (rewrite) -> embed -> candidates from each side with the
+ * filters inside -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
+ * `collection` null searches every collection the caller may read.
+ */
+export async function search(ctx: AuthedCtx, collection: string | null, input: SearchInput): Promise<SearchResponse> {
+  const started = performance.now();
+  const scope = await resolveScope(ctx, collection);
+  const key = answerKey({ tenantId: ctx.tenant.id, kind: collection === null ? 'search-all' : 'search', scope: scope.versions, request: input });
+  const hit = getAnswer(ctx.app, key);
+  if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: ms(started), cached: true };
+
+  const query = await rewriteQuery(ctx, input.query, input.rewrite);
+  let embeddingMs = 0;
+  let vector: string | undefined;
+  if (input.mode !== 'text') {
+    const embedded = await embedQuery(ctx.app, query);
+    embeddingMs = embedded.ms;
+    vector = toVectorLiteral(embedded.vector);
+  }
+  const k = candidateCount(input.limit);
+  const filters: Filters = input;
+  const [vectorRows, textRows] = scope.collections.length
+    ? await Promise.all([
+        vector !== undefined
+          ? vectorCandidates(ctx.app.db, scope, filters, vector, k).then((rows) => rows.filter((r) => r.score >= input.min_score))
+          : [],
+        input.mode !== 'vector' ? textCandidates(ctx.app.db, scope, filters, query, k) : [],
+      ])
+    : [[], []];
+  const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
+  const final = (await rerankCandidates(ctx, query, ranked, input.rerank)).slice(0, input.limit);
+  const results = final.map((r) => toResult(r, collection === null));
+  putAnswer(ctx.app, key, { results }, expiryTtl([...vectorRows, ...textRows]));
+  return {
+    results,
+    query_embedding_ms: round2(embeddingMs),
+    search_ms: round2(Math.max(0, performance.now() - started - embeddingMs)),
+    cached: false,
+  };
+}

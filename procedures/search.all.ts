@@ -21,5 +21,5 @@ export default defineProcedure({
   },
   input: z.object({ collection: collectionName.optional().describe('Search only this collection'), ...searchFields }),
   output: searchResponse,
-  handler: (ctx, { collection, ...input }) => search(ctx, collection ?? null, input),
+  handler: (ctx, { collection, ...input }) => search(ctx, input, { collection: collection ?? null, nameCollections: true }),
 });

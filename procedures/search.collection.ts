@@ -16,5 +16,5 @@ export default defineProcedure({
   collection: { field: 'collection', permission: 'read' },
   input: z.object({ ...inCollection, ...searchFields }),
   output: searchResponse,
-  handler: (ctx, { collection, ...input }) => search(ctx, collection, input),
+  handler: (ctx, { collection, ...input }) => search(ctx, input, { collection, nameCollections: false }),
 });

@@ -70,12 +70,18 @@ const ms = (since: number) => round2(performance.now() - since);
 /**
  * The search pipeline: scope -> cache -> (rewrite) -> embed -> candidates from each side with the
  * filters inside -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
- * `collection` null searches every collection the caller may read.
+ * `collection` null searches every collection the caller may read; `nameCollections` puts each
+ * result's collection in it (the all-collection endpoint, even when narrowed to one).
  */
-export async function search(ctx: AuthedCtx, collection: string | null, input: SearchInput): Promise<SearchResponse> {
+export async function search(
+  ctx: AuthedCtx,
+  input: SearchInput,
+  target: { collection: string | null; nameCollections: boolean },
+): Promise<SearchResponse> {
+  const { collection, nameCollections } = target;
   const started = performance.now();
   const scope = await resolveScope(ctx, collection);
-  const key = answerKey({ tenantId: ctx.tenant.id, kind: collection === null ? 'search-all' : 'search', scope: scope.versions, request: input });
+  const key = answerKey({ tenantId: ctx.tenant.id, kind: nameCollections ? 'search-all' : 'search', scope: scope.versions, request: input });
   const hit = getAnswer(ctx.app, key);
   if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: ms(started), cached: true };
 
@@ -99,7 +105,7 @@ export async function search(ctx: AuthedCtx, collection: string | null, input: S
     : [[], []];
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
   const final = (await rerankCandidates(ctx, query, ranked, input.rerank)).slice(0, input.limit);
-  const results = final.map((r) => toResult(r, collection === null));
+  const results = final.map((r) => toResult(r, nameCollections));
   putAnswer(ctx.app, key, { results }, expiryTtl([...vectorRows, ...textRows]));
   return {
     results,

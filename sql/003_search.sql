@@ -1,5 +1,5 @@
--- Search: the full-text side (a generated tsvector with a ranked index) and the indexes that let
--- filtered searches find their rows without walking the whole collection.
+-- Search: the full-text side (a generated tsvector with a GIN index), the indexes that let filtered
+-- searches find their rows without walking the whole collection, and inline embeddings.
 --
 -- Text search configuration: 'english'. Search queries are natural language and are matched as an
 -- OR of their words (ranked), so stop words must go or "what did she say about the" would match
@@ -8,25 +8,17 @@
 -- languages is still indexed word by word (lower-cased, rarely stemmed) and found by exact words.
 alter table memories add column tsv tsvector generated always as (to_tsvector('english', text)) stored;
 
--- Ranking every match is what makes text search slow on common words at scale. The rum index
--- (postgresql-15-rum) stores positions and answers "top k by rank" from the index itself; where rum
--- is not installed or may not be created (PGlite, managed PostgreSQL) a GIN index serves the
--- match and the ranking is computed on the matching rows. Search reads which one exists.
-do $$
-begin
-  if exists (select 1 from pg_available_extensions where name = 'rum') then
-    begin
-      create extension if not exists rum;
-    exception when others then
-      raise notice 'rum is installed but could not be created (%); using GIN for full-text search', sqlerrm;
-    end;
-  end if;
-  if exists (select 1 from pg_extension where extname = 'rum') then
-    execute 'create index memories_tsv on memories using rum (tsv rum_tsvector_ops)';
-  else
-    execute 'create index memories_tsv on memories using gin (tsv)';
-  end if;
-end $$;
+-- GIN serves the match; search ranks at most a capped number of matches (ORGMEM_SEARCH_TEXT_CAP)
+-- because ranking every match of a common word is what makes text search slow at scale. A rum
+-- index (postgresql-15-rum) was measured as the alternative and rejected: its rank-ordered scan
+-- still visits every match (docs/search.md), and it is missing on PGlite and managed PostgreSQL.
+create index memories_tsv on memories using gin (tsv);
+
+-- A 512-d embedding (2 KiB) pushes a row over the TOAST threshold, and pgvector's default storage
+-- moves it out of line: every exact distance (filtered fallback, related) then costs a TOAST
+-- lookup. MAIN keeps it in the row whenever it fits a page (pgvector's advice for exact scans);
+-- it still moves out of line for very wide embeddings rather than failing. New rows only.
+alter table memories alter column embedding set storage main;
 
 -- Selective filters (a container tag, a rare category) are served from these, so a filtered
 -- search that the approximate vector index cannot satisfy falls back to an exact scan of only the

@@ -99,27 +99,16 @@ export async function vectorCandidates(db: Db, scope: Scope, filters: Filters, v
   });
 }
 
-/** Whether the full-text index is rum (rank-ordered index scans) or GIN; read once per database. */
-const textIndexKinds = new WeakMap<Db, Promise<'rum' | 'gin'>>();
-function textIndexKind(db: Db): Promise<'rum' | 'gin'> {
-  let kind = textIndexKinds.get(db);
-  if (!kind) {
-    kind = db
-      .query<{ amname: string }>(`select am.amname from pg_class c join pg_am am on am.oid = c.relam where c.relname = 'memories_tsv'`)
-      .then((r) => (r[0]?.amname === 'rum' ? 'rum' : 'gin'));
-    textIndexKinds.set(db, kind);
-  }
-  return kind;
-}
-
 /**
- * The `k` best full-text matches: an OR of the query's lexemes (english configuration), scored
- * by cover density normalised to 0..1 (`ts_rank_cd(..., 32)` = rank / (rank + 1)). With rum the
- * index hands back the top `k` by its own rank without ranking every match; the score is then
- * computed on those `k` alone. With GIN every match is ranked.
+ * The `k` best full-text matches: an OR of the query's lexemes (english configuration), scored by
+ * cover density normalised to 0..1 (`ts_rank_cd(..., 32)` = rank / (rank + 1)).
+ *
+ * Ranking costs a few microseconds per matching row, and a query made of common words matches a
+ * large share of a big collection, so at most `cap` matches are ranked: below the cap (rare words,
+ * ordinary collections) the ranking is exact; above it the text side ranks a sample of the matches
+ * and the vector side carries the relevance. docs/search.md has the measurements behind this.
  */
-export async function textCandidates(db: Db, scope: Scope, filters: Filters, queryText: string, k: number): Promise<CandidateRow[]> {
-  const kind = await textIndexKind(db);
+export async function textCandidates(db: Db, scope: Scope, filters: Filters, queryText: string, k: number, cap: number): Promise<CandidateRow[]> {
   return db.transaction(async (tx) => {
     const [settings] = await tx.query<{ q: string }>(
       `select set_config('plan_cache_mode', 'force_custom_plan', true), search_tsquery($1) as q`,
@@ -128,13 +117,13 @@ export async function textCandidates(db: Db, scope: Scope, filters: Filters, que
     if (!settings?.q) return []; // only stop words: nothing to match
     const params: unknown[] = [settings.q];
     const cond = where(scope, filters, params, {});
-    const order = kind === 'rum' ? 'm.tsv <=> $1::tsquery' : 'score desc';
     const rows = await tx.query<CandidateRow>(
-      `select ${COLUMNS}, ts_rank_cd(m.tsv, $1::tsquery, 32) as score from memories m
-        where ${cond} and m.tsv @@ $1::tsquery order by ${order} limit ${Number(k)}`,
+      `select ${COLUMNS}, ts_rank_cd(m.tsv, $1::tsquery, 32) as score
+         from (select ${COLUMNS}, m.tsv from memories m where ${cond} and m.tsv @@ $1::tsquery limit ${Number(cap)}) m
+        order by score desc limit ${Number(k)}`,
       params,
     );
-    return rows.map(clampScore).sort((a, b) => b.score - a.score);
+    return rows.map(clampScore);
   });
 }
 

@@ -100,7 +100,7 @@ export async function search(
         vector !== undefined
           ? vectorCandidates(ctx.app.db, scope, filters, vector, k).then((rows) => rows.filter((r) => r.score >= input.min_score))
           : [],
-        input.mode !== 'vector' ? textCandidates(ctx.app.db, scope, filters, query, k) : [],
+        input.mode !== 'vector' ? textCandidates(ctx.app.db, scope, filters, query, k, ctx.app.config.search.textRankCap) : [],
       ])
     : [[], []];
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;

@@ -68,6 +68,8 @@ async function plannerSettings(tx: Queryable, efSearch: number): Promise<void> {
 
 export interface VectorOptions {
   excludeId?: string;
+  /** Score against this vector instead of the one searched with (hybrid feedback searches near, scores against the query). */
+  scoreAgainst?: string;
   /** Every memory whatever its state (forget erases archived and superseded copies too). */
   anyState?: boolean;
 }
@@ -75,27 +77,28 @@ export interface VectorOptions {
 /** The `k` memories nearest to `vector` (pgvector text form) by cosine distance. */
 export async function vectorCandidates(db: Db, scope: Scope, filters: Filters, vector: string, k: number, opts: VectorOptions = {}): Promise<CandidateRow[]> {
   const query = (exact: boolean) => {
-    const params: unknown[] = [vector];
+    const params: unknown[] = [vector, opts.scoreAgainst ?? vector];
     const cond = where(scope, filters, params, opts);
     // "+ 0" turns the ORDER BY into an expression the HNSW index cannot serve: an exact scan.
     const order = exact ? '(m.embedding <=> $1::vector) + 0' : 'm.embedding <=> $1::vector';
     return {
-      sql: `select ${COLUMNS}, 1 - (m.embedding <=> $1::vector) as score from memories m where ${cond} order by ${order} limit ${Number(k)}`,
+      sql: `select ${COLUMNS}, 1 - (m.embedding <=> $2::vector) as score, m.embedding <=> $1::vector as distance
+              from memories m where ${cond} order by ${order} limit ${Number(k)}`,
       params,
     };
   };
   return db.transaction(async (tx) => {
     await plannerSettings(tx, k);
     const approx = query(false);
-    let rows = await tx.query<CandidateRow>(approx.sql, approx.params);
+    let rows = await tx.query<CandidateRow & { distance: number }>(approx.sql, approx.params);
     // An approximate scan stops after hnsw.max_scan_tuples; a rare filter can leave it short
     // although matches exist. Then the filter indexes find the few matching rows exactly.
     if (rows.length < k && scope.memoryCount > k) {
       const exact = query(true);
-      rows = await tx.query<CandidateRow>(exact.sql, exact.params);
+      rows = await tx.query<CandidateRow & { distance: number }>(exact.sql, exact.params);
     }
     // relaxed_order may return neighbours slightly out of order.
-    return rows.map(clampScore).sort((a, b) => b.score - a.score);
+    return rows.sort((a, b) => a.distance - b.distance).map(({ distance: _d, ...row }) => clampScore(row));
   });
 }
 

@@ -5,6 +5,7 @@ import { toVectorLiteral } from '../../ports/db/db.ts';
 import { readableCollectionSql } from '../grants.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
 import { textCandidates, vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { feedbackVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import type { SearchInput, SearchResponse, SearchResult } from './schemas.ts';
 import { rerankCandidates, rewriteQuery } from './stages.ts';
@@ -87,22 +88,26 @@ export async function search(
 
   const query = await rewriteQuery(ctx, input.query, input.rewrite);
   let embeddingMs = 0;
-  let vector: string | undefined;
+  let queryVector: ArrayLike<number> | undefined;
   if (input.mode !== 'text') {
     const embedded = await embedQuery(ctx.app, query);
     embeddingMs = embedded.ms;
-    vector = toVectorLiteral(embedded.vector);
+    queryVector = embedded.vector;
   }
   const k = candidateCount(input.limit);
   const filters: Filters = input;
-  const [vectorRows, textRows] = scope.collections.length
-    ? await Promise.all([
-        vector !== undefined
-          ? vectorCandidates(ctx.app.db, scope, filters, vector, k).then((rows) => rows.filter((r) => r.score >= input.min_score))
-          : [],
-        input.mode !== 'vector' ? textCandidates(ctx.app.db, scope, filters, query, k, ctx.app.config.search.textRankCap) : [],
-      ])
-    : [[], []];
+  const db = ctx.app.db;
+  let vectorRows: CandidateRow[] = [];
+  let textRows: CandidateRow[] = [];
+  if (scope.collections.length) {
+    if (input.mode !== 'vector') textRows = await textCandidates(db, scope, filters, query, k, ctx.app.config.search.textRankCap);
+    if (queryVector) {
+      const literal = toVectorLiteral(queryVector);
+      // Hybrid searches near the query steered by its best full-text matches (feedback.ts).
+      const searchWith = input.mode === 'hybrid' ? await feedbackVector(db, scope, queryVector, textRows) : literal;
+      vectorRows = (await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
+    }
+  }
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
   const final = (await rerankCandidates(ctx, query, ranked, input.rerank)).slice(0, input.limit);
   const results = final.map((r) => toResult(r, nameCollections));

@@ -102,28 +102,50 @@ export async function vectorCandidates(db: Db, scope: Scope, filters: Filters, v
   });
 }
 
+/** BM25's usual constants: term-frequency saturation and length normalisation. */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+
 /**
- * The `k` best full-text matches: an OR of the query's lexemes (english configuration), scored by
- * cover density normalised to 0..1 (`ts_rank_cd(..., 32)` = rank / (rank + 1)).
+ * The `k` best full-text matches of an OR of the query's lexemes (english configuration), ranked
+ * by BM25. PostgreSQL's own ts_rank has no notion of how rare a word is, so a speaker's name
+ * present in half the memories weighs as much as the one word that matters; BM25 weighs each
+ * lexeme by its inverse document frequency among the matches. The score is the memory's BM25
+ * divided by that of an average-length memory holding every matched query lexeme (capped at 1).
  *
  * Ranking costs a few microseconds per matching row, and a query made of common words matches a
  * large share of a big collection, so at most `cap` matches are ranked: below the cap (rare words,
- * ordinary collections) the ranking is exact; above it the text side ranks a sample of the matches
- * and the vector side carries the relevance. docs/search.md has the measurements behind this.
+ * ordinary collections) document frequencies and ranking are exact; above it the text side ranks
+ * a sample of the matches and the vector side carries the relevance (docs/search.md).
  */
 export async function textCandidates(db: Db, scope: Scope, filters: Filters, queryText: string, k: number, cap: number): Promise<CandidateRow[]> {
   return db.transaction(async (tx) => {
-    const [settings] = await tx.query<{ q: string }>(
-      `select set_config('plan_cache_mode', 'force_custom_plan', true), search_tsquery($1) as q`,
+    const [settings] = await tx.query<{ q: string; lexemes: string[] }>(
+      `select set_config('plan_cache_mode', 'force_custom_plan', true), search_tsquery($1) as q, search_lexemes($1) as lexemes`,
       [queryText],
     );
     if (!settings?.q) return []; // only stop words: nothing to match
-    const params: unknown[] = [settings.q];
+    const params: unknown[] = [settings.q, settings.lexemes, Math.max(1, scope.memoryCount), BM25_K1, BM25_B, scope.tenantId];
     const cond = where(scope, filters, params, {});
     const rows = await tx.query<CandidateRow>(
-      `select ${COLUMNS}, ts_rank_cd(m.tsv, $1::tsquery, 32) as score
-         from (select ${COLUMNS}, m.tsv from memories m where ${cond} and m.tsv @@ $1::tsquery limit ${Number(cap)}) m
-        order by score desc limit ${Number(k)}`,
+      `with matches as materialized (
+         select m.id, length(m.tsv) as dl,
+                array(select unnest(tsvector_to_array(m.tsv)) intersect select unnest($2::text[])) as hits
+           from memories m where ${cond} and m.tsv @@ $1::tsquery limit ${Number(cap)}
+       ),
+       avgdl as (select greatest(avg(dl), 1)::float8 as v from matches),
+       idf as (
+         select l, ln(1 + (greatest($3::float8, n) - n + 0.5) / (n + 0.5)) as w
+           from (select l, count(*)::float8 as n from matches, unnest(hits) l group by l) df
+       ),
+       scored as (
+         select mt.id, sum(idf.w) * ($4::float8 + 1) / (1 + $4::float8 * (1 - $5::float8 + $5::float8 * mt.dl / avgdl.v)) as bm25
+           from matches mt cross join avgdl cross join unnest(mt.hits) h(l) join idf using (l)
+          group by mt.id, mt.dl, avgdl.v
+       )
+       select ${COLUMNS}, s.bm25 / ((select sum(w) from idf) * ($4::float8 + 1)) as score
+         from scored s join memories m on m.tenant_id = $6 and m.id = s.id
+        order by s.bm25 desc, m.id limit ${Number(k)}`,
       params,
     );
     return rows.map(clampScore);

@@ -22,6 +22,8 @@ const { values: args, positionals } = parseArgs({
     port: { type: 'string', default: '18932' },
     keep: { type: 'boolean', default: false },
     'skip-load': { type: 'boolean', default: false },
+    // LoCoMo turns that share a photo carry its BLIP caption; appended as "[shares <caption>]".
+    captions: { type: 'boolean', default: false },
   },
 });
 const file = positionals[0];
@@ -31,6 +33,7 @@ interface Turn {
   speaker: string;
   dia_id: string;
   text: string;
+  blip_caption?: string;
 }
 interface Sample {
   sample_id: string;
@@ -58,14 +61,15 @@ function turns(s: Sample) {
   for (let n = 1; Array.isArray(conv[`session_${n}`]) || conv[`session_${n}_date_time`]; n++) {
     const date = conv[`session_${n}_date_time`] as string;
     for (const t of (conv[`session_${n}`] as Turn[] | undefined) ?? []) {
-      out.push({ text: `[${date}] ${t.speaker}: ${t.text}`, metadata: { dia_id: t.dia_id }, source: 'locomo' });
+      const caption = args.captions && t.blip_caption ? ` [shares ${t.blip_caption}]` : '';
+      out.push({ text: `[${date}] ${t.speaker}: ${t.text}${caption}`, metadata: { dia_id: t.dia_id }, source: 'locomo' });
     }
   }
   return out;
 }
 
 const collectionOf = (s: Sample) => s.sample_id.replace(/[^A-Za-z0-9._-]/g, '-');
-const report: Record<string, unknown> = { file, at: new Date().toISOString(), embedder: 'local USE-lite 512-d', limit: 50, min_score: 0 };
+const report: Record<string, unknown> = { file, at: new Date().toISOString(), embedder: 'local USE-lite 512-d', limit: 50, min_score: 0, captions: args.captions };
 try {
   const started = performance.now();
   let stored = 0;
@@ -121,6 +125,7 @@ try {
   await server.stop();
 }
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/locomo.json', JSON.stringify(report, null, 2));
-log('wrote bench/results/locomo.json');
+const out = `bench/results/locomo${args.captions ? '-captions' : ''}.json`;
+writeFileSync(out, JSON.stringify(report, null, 2));
+log(`wrote ${out}`);
 if (!args.keep) await dropDatabase(args.base!, args.db!);

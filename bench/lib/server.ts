@@ -32,12 +32,18 @@ export interface RunningServer {
 
 /** `orgmem serve` as a child process, as it runs in production (its own event loop and pool). */
 export async function startOrgmem(env: Record<string, string>, port: number): Promise<RunningServer> {
+  const url = `http://127.0.0.1:${port}`;
+  // Another server on the port would answer the health check in this one's place.
+  const busy = await fetch(`${url}/v1/memory/health`).then(
+    () => true,
+    () => false,
+  );
+  if (busy) throw new Error(`port ${port} is in use: pass another --port`);
   const child: ChildProcess = spawn(process.execPath, ['bin/orgmem.js', 'serve', '--no-worker', '--port', String(port)], {
     cwd: ROOT,
     env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`orgmem exited with ${child.exitCode}`);
     try {

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../../ports/db/db.ts';
+import { rankBm25, type Bm25Doc } from './bm25.ts';
 import type { SearchInput } from './schemas.ts';
 
 /** The collections a search reads, all of one tenant (already checked against grants). */
@@ -102,21 +103,15 @@ export async function vectorCandidates(db: Db, scope: Scope, filters: Filters, v
   });
 }
 
-/** BM25's usual constants: term-frequency saturation and length normalisation. */
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
-
 /**
  * The `k` best full-text matches of an OR of the query's lexemes (english configuration), ranked
- * by BM25. PostgreSQL's own ts_rank has no notion of how rare a word is, so a speaker's name
- * present in half the memories weighs as much as the one word that matters; BM25 weighs each
- * lexeme by its inverse document frequency among the matches. The score is the memory's BM25
- * divided by that of an average-length memory holding every matched query lexeme (capped at 1).
+ * by BM25 (bm25.ts): PostgreSQL's ts_rank has no notion of how rare a word is, so a speaker's
+ * name present in half the memories would weigh as much as the one word that matters.
  *
- * Ranking costs a few microseconds per matching row, and a query made of common words matches a
- * large share of a big collection, so at most `cap` matches are ranked: below the cap (rare words,
- * ordinary collections) document frequencies and ranking are exact; above it the text side ranks
- * a sample of the matches and the vector side carries the relevance (docs/search.md).
+ * Ranking costs per matching row, and a query made of common words matches a large share of a
+ * big collection, so at most `cap` matches are ranked: below the cap (rare words, ordinary
+ * collections) document frequencies and ranking are exact; above it the text side ranks a sample
+ * of the matches and the vector side carries the relevance (docs/search.md).
  */
 export async function textCandidates(db: Db, scope: Scope, filters: Filters, queryText: string, k: number, cap: number): Promise<CandidateRow[]> {
   return db.transaction(async (tx) => {
@@ -125,30 +120,20 @@ export async function textCandidates(db: Db, scope: Scope, filters: Filters, que
       [queryText],
     );
     if (!settings?.q) return []; // only stop words: nothing to match
-    const params: unknown[] = [settings.q, settings.lexemes, Math.max(1, scope.memoryCount), BM25_K1, BM25_B, scope.tenantId];
+    const params: unknown[] = [settings.q];
     const cond = where(scope, filters, params, {});
-    const rows = await tx.query<CandidateRow>(
-      `with matches as materialized (
-         select m.id, length(m.tsv) as dl,
-                array(select unnest(tsvector_to_array(m.tsv)) intersect select unnest($2::text[])) as hits
-           from memories m where ${cond} and m.tsv @@ $1::tsquery limit ${Number(cap)}
-       ),
-       avgdl as (select greatest(avg(dl), 1)::float8 as v from matches),
-       idf as (
-         select l, ln(1 + (greatest($3::float8, n) - n + 0.5) / (n + 0.5)) as w
-           from (select l, count(*)::float8 as n from matches, unnest(hits) l group by l) df
-       ),
-       scored as (
-         select mt.id, sum(idf.w) * ($4::float8 + 1) / (1 + $4::float8 * (1 - $5::float8 + $5::float8 * mt.dl / avgdl.v)) as bm25
-           from matches mt cross join avgdl cross join unnest(mt.hits) h(l) join idf using (l)
-          group by mt.id, mt.dl, avgdl.v
-       )
-       select ${COLUMNS}, s.bm25 / ((select sum(w) from idf) * ($4::float8 + 1)) as score
-         from scored s join memories m on m.tenant_id = $6 and m.id = s.id
-        order by s.bm25 desc, m.id limit ${Number(k)}`,
+    const matches = await tx.query<Bm25Doc>(
+      `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.tsv @@ $1::tsquery limit ${Number(cap)}`,
       params,
     );
-    return rows.map(clampScore);
+    const top = rankBm25(matches, settings.lexemes, scope.memoryCount).slice(0, k);
+    if (!top.length) return [];
+    const rows = await tx.query<CandidateRow>(`select ${COLUMNS} from memories m where m.tenant_id = $1 and m.id = any($2::uuid[])`, [
+      scope.tenantId,
+      top.map((t) => t.id),
+    ]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return top.flatMap((t) => (byId.has(t.id) ? [{ ...byId.get(t.id)!, score: t.score }] : []));
   });
 }
 

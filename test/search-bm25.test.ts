@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { rankBm25 } from '../src/services/search/bm25.ts';
+
+describe('BM25 ranking of full-text matches', () => {
+  const docs = [
+    { id: 'a', lexemes: ['caroline', 'said', 'hello'] },
+    { id: 'b', lexemes: ['caroline', 'adopt', 'agenc'] },
+    { id: 'c', lexemes: ['caroline', 'went', 'home'] },
+    { id: 'd', lexemes: ['melani', 'paint', 'sunris', 'lake', 'morn', 'calm', 'quiet', 'water'] },
+  ];
+
+  it('weighs rare query words above common ones and scores in [0, 1]', () => {
+    const ranked = rankBm25(docs.slice(0, 3), ['caroline', 'adopt'], 100);
+    expect(ranked.map((r) => r.id)).toEqual(['b', 'a', 'c']);
+    for (const r of ranked) expect(r.score).toBeGreaterThan(0);
+    expect(ranked[0]!.score).toBeLessThanOrEqual(1);
+    expect(ranked[0]!.score).toBeGreaterThan(ranked[1]!.score);
+  });
+
+  it('prefers the shorter of two equal matches and ignores documents without a query word', () => {
+    const ranked = rankBm25([docs[0]!, docs[3]!, { id: 'e', lexemes: ['sunris', 'lake'] }], ['sunris'], 10);
+    expect(ranked.map((r) => r.id)).toEqual(['e', 'd', 'a']);
+    expect(ranked[2]!.score).toBe(0);
+    expect(rankBm25([], ['x'], 10)).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 -- Search: the full-text side (a generated tsvector with a GIN index), the indexes that let filtered
--- searches find their rows without walking the whole collection, and inline embeddings.
+-- searches find their rows without walking the whole collection.
 --
 -- Text search configuration: 'english'. Search queries are natural language and are matched as an
 -- OR of their words (ranked), so stop words must go or "what did she say about the" would match
@@ -13,12 +13,6 @@ alter table memories add column tsv tsvector generated always as (to_tsvector('e
 -- index (postgresql-15-rum) was measured as the alternative and rejected: its rank-ordered scan
 -- still visits every match (docs/search.md), and it is missing on PGlite and managed PostgreSQL.
 create index memories_tsv on memories using gin (tsv);
-
--- A 512-d embedding (2 KiB) pushes a row over the TOAST threshold, and pgvector's default storage
--- moves it out of line: every exact distance (filtered fallback, related) then costs a TOAST
--- lookup. MAIN keeps it in the row whenever it fits a page (pgvector's advice for exact scans);
--- it still moves out of line for very wide embeddings rather than failing. New rows only.
-alter table memories alter column embedding set storage main;
 
 -- Selective filters (a container tag, a rare category) are served from these, so a filtered
 -- search that the approximate vector index cannot satisfy falls back to an exact scan of only the

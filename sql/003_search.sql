@@ -21,12 +21,12 @@ create index memories_category on memories (tenant_id, collection, category);
 create index memories_container_tag on memories (tenant_id, collection, container_tag);
 create index memories_metadata on memories using gin (metadata jsonb_path_ops);
 
--- A natural-language query's lexemes in the index's configuration (at most 64), and the query as
--- an OR of them. Lexemes are quoted for tsquery input, so punctuation inside them (URLs, e-mail
--- addresses) is kept.
+-- A natural-language query's lexemes in the index's configuration (at most 64), and an OR of
+-- lexemes as tsquery text. Lexemes are quoted for tsquery input, so punctuation inside them (URLs,
+-- e-mail addresses) is kept.
 create function search_lexemes(q text) returns text[] language sql immutable parallel safe as $fn$
   select coalesce(array_agg(l), '{}') from (select l from unnest(tsvector_to_array(to_tsvector('english', q))) l limit 64) lexemes
 $fn$;
-create function search_tsquery(q text) returns text language sql immutable parallel safe as $fn$
-  select coalesce(string_agg('''' || replace(replace(l, '\', '\\'), '''', '''''') || '''', ' | '), '') from unnest(search_lexemes(q)) l
+create function search_tsquery(lexemes text[]) returns text language sql immutable parallel safe as $fn$
+  select coalesce(string_agg('''' || replace(replace(l, '\', '\\'), '''', '''''') || '''', ' | '), '') from unnest(lexemes) l
 $fn$;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { rankBm25 } from '../src/services/search/bm25.ts';
 
+const w = (...lexemes: string[]) => new Map(lexemes.map((l) => [l, 1]));
+
 describe('BM25 ranking of full-text matches', () => {
   const docs = [
     { id: 'a', lexemes: ['caroline', 'said', 'hello'] },
@@ -10,7 +12,7 @@ describe('BM25 ranking of full-text matches', () => {
   ];
 
   it('weighs rare query words above common ones and scores in [0, 1]', () => {
-    const ranked = rankBm25(docs.slice(0, 3), ['caroline', 'adopt'], 100);
+    const ranked = rankBm25(docs.slice(0, 3), w('caroline', 'adopt'), 100);
     expect(ranked.map((r) => r.id)).toEqual(['b', 'a', 'c']);
     for (const r of ranked) expect(r.score).toBeGreaterThan(0);
     expect(ranked[0]!.score).toBeLessThanOrEqual(1);
@@ -18,9 +20,16 @@ describe('BM25 ranking of full-text matches', () => {
   });
 
   it('prefers the shorter of two equal matches and ignores documents without a query word', () => {
-    const ranked = rankBm25([docs[0]!, docs[3]!, { id: 'e', lexemes: ['sunris', 'lake'] }], ['sunris'], 10);
+    const ranked = rankBm25([docs[0]!, docs[3]!, { id: 'e', lexemes: ['sunris', 'lake'] }], w('sunris'), 10);
     expect(ranked.map((r) => r.id)).toEqual(['e', 'd', 'a']);
+    expect(ranked[0]!.lexemes).toEqual(['sunris', 'lake']);
     expect(ranked[2]!.score).toBe(0);
-    expect(rankBm25([], ['x'], 10)).toEqual([]);
+    expect(rankBm25([], w('x'), 10)).toEqual([]);
+  });
+
+  it('lets a lower-weighted (feedback) word count for less than a query word', () => {
+    const weights = new Map([['adopt', 1], ['agenc', 0.3]]);
+    const ranked = rankBm25([{ id: 'x', lexemes: ['agenc', 'call'] }, { id: 'y', lexemes: ['adopt', 'call'] }], weights, 100);
+    expect(ranked.map((r) => r.id)).toEqual(['y', 'x']);
   });
 });

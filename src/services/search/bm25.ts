@@ -9,27 +9,28 @@ export interface Bm25Doc {
 }
 
 /**
- * BM25 over the full-text matches of a query, best first. Each query lexeme weighs its inverse
- * document frequency, counted among `docs` (all the matches when the match cap was not reached,
- * so exact then) against `total` documents in scope. Term frequency is taken as 1: memories are
- * short, and a repeated word says little more. `score` is the document's BM25 divided by that of
- * an average-length document holding every matched query lexeme, capped at 1.
+ * BM25 over the full-text matches of an OR of weighted lexemes, best first. Each lexeme counts
+ * its weight (1 for the query's own words) times its inverse document frequency, counted among
+ * `docs` (all the matches when the match cap was not reached, so exact then) against `total`
+ * documents in scope. Term frequency is taken as 1: memories are short, and a repeated word says
+ * little more. `score` is the document's BM25 divided by that of an average-length document
+ * holding every matched lexeme, capped at 1.
  */
-export function rankBm25(docs: Bm25Doc[], queryLexemes: string[], total: number): Array<{ id: string; score: number }> {
+export function rankBm25(docs: Bm25Doc[], weights: Map<string, number>, total: number): Array<Bm25Doc & { score: number }> {
   if (!docs.length) return [];
-  const query = new Set(queryLexemes);
-  const hits = docs.map((d) => d.lexemes.filter((l) => query.has(l)));
+  const hits = docs.map((d) => d.lexemes.filter((l) => weights.has(l)));
   const df = new Map<string, number>();
   for (const h of hits) for (const l of h) df.set(l, (df.get(l) ?? 0) + 1);
   const n = Math.max(total, docs.length);
-  const idf = new Map([...df].map(([l, f]) => [l, Math.log(1 + (n - f + 0.5) / (f + 0.5))]));
+  // A lexeme's weight in the query (1, or less for feedback words) times its rarity.
+  const idf = new Map([...df].map(([l, f]) => [l, weights.get(l)! * Math.log(1 + (n - f + 0.5) / (f + 0.5))]));
   const avgdl = Math.max(1, docs.reduce((s, d) => s + d.lexemes.length, 0) / docs.length);
   const best = [...idf.values()].reduce((s, w) => s + w, 0) * (K1 + 1);
   return docs
     .map((d, i) => {
       const weight = hits[i]!.reduce((s, l) => s + idf.get(l)!, 0);
       const bm25 = (weight * (K1 + 1)) / (1 + K1 * (1 - B + (B * d.lexemes.length) / avgdl));
-      return { id: d.id, score: best > 0 ? Math.min(1, bm25 / best) : 0 };
+      return { ...d, score: best > 0 ? Math.min(1, bm25 / best) : 0 };
     })
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 }

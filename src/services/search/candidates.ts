@@ -1,5 +1,4 @@
 import type { Db, Queryable } from '../../ports/db/db.ts';
-import { rankBm25, type Bm25Doc } from './bm25.ts';
 import type { SearchInput } from './schemas.ts';
 
 /** The collections a search reads, all of one tenant (already checked against grants). */
@@ -28,7 +27,7 @@ export interface CandidateRow {
   score: number;
 }
 
-const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.expires_at`;
+export const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.expires_at`;
 
 /** Superseded and expired memories never appear in search (api.md section 3). */
 const CURRENT = `m.superseded_by is null and m.expired_at is null and (m.expires_at is null or m.expires_at > now())`;
@@ -38,7 +37,7 @@ const CURRENT = `m.superseded_by is null and m.expired_at is null and (m.expires
  * filters. Filters sit inside each candidate query (not after a top-k cut), so a filtered
  * search finds its matches however rare they are. `params` receives the values.
  */
-function where(scope: Scope, filters: Filters, params: unknown[], opts: { excludeId?: string; anyState?: boolean }): string {
+export function where(scope: Scope, filters: Filters, params: unknown[], opts: { excludeId?: string; anyState?: boolean }): string {
   const p = (v: unknown) => `$${params.push(v)}`;
   const conds = [`m.tenant_id = ${p(scope.tenantId)}`];
   conds.push(scope.collections.length === 1 ? `m.collection = ${p(scope.collections[0])}` : `m.collection = any(${p(scope.collections)}::text[])`);
@@ -103,38 +102,4 @@ export async function vectorCandidates(db: Db, scope: Scope, filters: Filters, v
   });
 }
 
-/**
- * The `k` best full-text matches of an OR of the query's lexemes (english configuration), ranked
- * by BM25 (bm25.ts): PostgreSQL's ts_rank has no notion of how rare a word is, so a speaker's
- * name present in half the memories would weigh as much as the one word that matters.
- *
- * Ranking costs per matching row, and a query made of common words matches a large share of a
- * big collection, so at most `cap` matches are ranked: below the cap (rare words, ordinary
- * collections) document frequencies and ranking are exact; above it the text side ranks a sample
- * of the matches and the vector side carries the relevance (docs/search.md).
- */
-export async function textCandidates(db: Db, scope: Scope, filters: Filters, queryText: string, k: number, cap: number): Promise<CandidateRow[]> {
-  return db.transaction(async (tx) => {
-    const [settings] = await tx.query<{ q: string; lexemes: string[] }>(
-      `select set_config('plan_cache_mode', 'force_custom_plan', true), search_tsquery($1) as q, search_lexemes($1) as lexemes`,
-      [queryText],
-    );
-    if (!settings?.q) return []; // only stop words: nothing to match
-    const params: unknown[] = [settings.q];
-    const cond = where(scope, filters, params, {});
-    const matches = await tx.query<Bm25Doc>(
-      `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.tsv @@ $1::tsquery limit ${Number(cap)}`,
-      params,
-    );
-    const top = rankBm25(matches, settings.lexemes, scope.memoryCount).slice(0, k);
-    if (!top.length) return [];
-    const rows = await tx.query<CandidateRow>(`select ${COLUMNS} from memories m where m.tenant_id = $1 and m.id = any($2::uuid[])`, [
-      scope.tenantId,
-      top.map((t) => t.id),
-    ]);
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return top.flatMap((t) => (byId.has(t.id) ? [{ ...byId.get(t.id)!, score: t.score }] : []));
-  });
-}
-
-const clampScore = (r: CandidateRow): CandidateRow => ({ ...r, score: Math.min(1, Math.max(0, Number(r.score))) });
+export const clampScore = (r: CandidateRow): CandidateRow => ({ ...r, score: Math.min(1, Math.max(0, Number(r.score))) });

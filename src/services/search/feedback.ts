@@ -1,5 +1,5 @@
 import { fromVectorLiteral, toVectorLiteral, type Db } from '../../ports/db/db.ts';
-import type { CandidateRow, Scope } from './candidates.ts';
+import type { Scope } from './candidates.ts';
 
 /** How many of the best full-text matches steer the vector query, and how strongly. */
 export const FEEDBACK_DOCS = 3;
@@ -13,7 +13,7 @@ const FEEDBACK_WEIGHT = 1;
  * side still scores every candidate by its similarity to the original query (and min_score
  * applies to that). On LoCoMo this lifts hybrid recall@5 from 46 to 57 (docs/search.md).
  */
-export async function feedbackVector(db: Db, scope: Scope, query: ArrayLike<number>, textRows: CandidateRow[]): Promise<string> {
+export async function feedbackVector(db: Db, scope: Scope, query: ArrayLike<number>, textRows: Array<{ id: string }>): Promise<string> {
   const ids = textRows.slice(0, FEEDBACK_DOCS).map((r) => r.id);
   if (!ids.length) return toVectorLiteral(query);
   const [row] = await db.query<{ centroid: string | null }>(

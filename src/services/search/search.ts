@@ -4,11 +4,12 @@ import { iso } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { readableCollectionSql } from '../grants.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
-import { textCandidates, vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
 import { feedbackVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import type { SearchInput, SearchResponse, SearchResult } from './schemas.ts';
 import { rerankCandidates, rewriteQuery } from './stages.ts';
+import { expandQuery, loadMatches, queryLexemes, rankText } from './text.ts';
 
 /**
  * Candidates fetched from each side before fusion: enough for rank fusion to matter at small
@@ -70,7 +71,8 @@ const ms = (since: number) => round2(performance.now() - since);
 
 /**
  * The search pipeline: scope -> cache -> (rewrite) -> embed -> candidates from each side with the
- * filters inside -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
+ * filters inside (hybrid: a first full-text pass whose best matches steer the vector query and
+ * widen a second full-text pass) -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
  * `collection` null searches every collection the caller may read; `nameCollections` puts each
  * result's collection in it (the all-collection endpoint, even when narrowed to one).
  */
@@ -100,13 +102,21 @@ export async function search(
   let vectorRows: CandidateRow[] = [];
   let textRows: CandidateRow[] = [];
   if (scope.collections.length) {
-    if (input.mode !== 'vector') textRows = await textCandidates(db, scope, filters, query, k, ctx.app.config.search.textRankCap);
-    if (queryVector) {
+    const cap = ctx.app.config.search.textRankCap;
+    const weights = input.mode !== 'vector' ? await queryLexemes(db, query) : new Map<string, number>();
+    const firstPass = input.mode !== 'vector' ? await rankText(db, scope, filters, weights, cap) : [];
+    const vectorSide = async () => {
+      if (!queryVector) return [];
       const literal = toVectorLiteral(queryVector);
-      // Hybrid searches near the query steered by its best full-text matches (feedback.ts).
-      const searchWith = input.mode === 'hybrid' ? await feedbackVector(db, scope, queryVector, textRows) : literal;
-      vectorRows = (await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
-    }
+      // Hybrid searches near the query, steered by its best full-text matches (feedback.ts).
+      const searchWith = input.mode === 'hybrid' ? await feedbackVector(db, scope, queryVector, firstPass) : literal;
+      const rows = await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal });
+      return rows.filter((r) => r.score >= input.min_score);
+    };
+    // Hybrid also widens the text side with the words of those matches (text.ts); text mode stays literal.
+    const textSide = async () =>
+      loadMatches(db, scope, input.mode === 'hybrid' && firstPass.length ? await rankText(db, scope, filters, expandQuery(weights, firstPass), cap) : firstPass, k);
+    [vectorRows, textRows] = await Promise.all([vectorSide(), textSide()]);
   }
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
   const final = (await rerankCandidates(ctx, query, ranked, input.rerank)).slice(0, input.limit);

@@ -104,18 +104,20 @@ export async function search(
   if (scope.collections.length) {
     const cap = ctx.app.config.search.textRankCap;
     const weights = input.mode !== 'vector' ? await queryLexemes(db, query) : new Map<string, number>();
-    const firstPass = input.mode !== 'vector' ? await rankText(db, scope, filters, weights, cap) : [];
+    const firstPass = input.mode !== 'vector' ? await rankText(db, scope, filters, weights, cap) : { ranked: [], exhaustive: true };
     const vectorSide = async () => {
       if (!queryVector) return [];
       const literal = toVectorLiteral(queryVector);
       // Hybrid searches near the query, steered by its best full-text matches (feedback.ts).
-      const searchWith = input.mode === 'hybrid' ? await feedbackVector(db, scope, queryVector, firstPass) : literal;
+      const searchWith = input.mode === 'hybrid' ? await feedbackVector(db, scope, queryVector, firstPass.ranked) : literal;
       const rows = await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal });
       return rows.filter((r) => r.score >= input.min_score);
     };
     // Hybrid also widens the text side with the words of those matches (text.ts); text mode stays literal.
-    const textSide = async () =>
-      loadMatches(db, scope, input.mode === 'hybrid' && firstPass.length ? await rankText(db, scope, filters, expandQuery(weights, firstPass), cap) : firstPass, k);
+    const textSide = async () => {
+      const expanded = input.mode === 'hybrid' ? expandQuery(weights, firstPass) : null;
+      return loadMatches(db, scope, expanded ? (await rankText(db, scope, filters, expanded, cap)).ranked : firstPass.ranked, k);
+    };
     [vectorRows, textRows] = await Promise.all([vectorSide(), textSide()]);
   }
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;

@@ -4,6 +4,12 @@ import { COLUMNS, where, type CandidateRow, type Filters, type Scope } from './c
 
 export type RankedMatch = Bm25Doc & { score: number };
 
+export interface TextRanking {
+  ranked: RankedMatch[];
+  /** Every match was ranked (the cap was not reached): document frequencies are exact. */
+  exhaustive: boolean;
+}
+
 /** The query's lexemes in the full-text configuration (stop words gone, stemmed), weight 1 each. */
 export async function queryLexemes(db: Db, text: string): Promise<Map<string, number>> {
   const [row] = await db.query<{ lexemes: string[] }>('select search_lexemes($1) as lexemes', [text]);
@@ -21,8 +27,8 @@ export async function queryLexemes(db: Db, text: string): Promise<Map<string, nu
  * collections) document frequencies and ranking are exact; above it the text side ranks a sample
  * of the matches and the vector side carries the relevance (docs/search.md).
  */
-export async function rankText(db: Db, scope: Scope, filters: Filters, weights: Map<string, number>, cap: number): Promise<RankedMatch[]> {
-  if (!weights.size) return []; // only stop words: nothing to match
+export async function rankText(db: Db, scope: Scope, filters: Filters, weights: Map<string, number>, cap: number): Promise<TextRanking> {
+  if (!weights.size) return { ranked: [], exhaustive: true }; // only stop words: nothing to match
   const matches = await db.transaction(async (tx) => {
     const params: unknown[] = [[...weights.keys()]];
     const cond = where(scope, filters, params, {});
@@ -34,7 +40,7 @@ export async function rankText(db: Db, scope: Scope, filters: Filters, weights: 
       params,
     );
   });
-  return rankBm25(matches, weights, scope.memoryCount);
+  return { ranked: rankBm25(matches, weights, scope.memoryCount), exhaustive: matches.length < cap };
 }
 
 /** Words of the best first-pass matches, added to the query with this weight (relative to 1). */
@@ -46,10 +52,14 @@ const MAX_LEXEMES = 64;
  * Query expansion from pseudo-relevance feedback (RM3 in spirit): the lexemes of the best
  * first-pass matches join the query at a lower weight, so a second pass also finds memories that
  * answer the question in other words than it asks it. BM25's idf keeps the common ones weak.
+ * Only after an exhaustive first pass: when the query's words were too common to rank every
+ * match, its best matches are a sample's, and a second pass would double the cost for little.
+ * Answers null when there is nothing to expand.
  */
-export function expandQuery(weights: Map<string, number>, firstPass: RankedMatch[]): Map<string, number> {
+export function expandQuery(weights: Map<string, number>, firstPass: TextRanking): Map<string, number> | null {
+  if (!firstPass.exhaustive || !firstPass.ranked.length) return null;
   const expanded = new Map(weights);
-  for (const doc of firstPass.slice(0, EXPANSION_DOCS)) {
+  for (const doc of firstPass.ranked.slice(0, EXPANSION_DOCS)) {
     for (const l of doc.lexemes) if (expanded.size < MAX_LEXEMES && !expanded.has(l)) expanded.set(l, EXPANSION_WEIGHT);
   }
   return expanded;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rankBm25 } from '../src/services/search/bm25.ts';
+import { expandQuery } from '../src/services/search/text.ts';
 
 const w = (...lexemes: string[]) => new Map(lexemes.map((l) => [l, 1]));
 
@@ -31,5 +32,27 @@ describe('BM25 ranking of full-text matches', () => {
     const weights = new Map([['adopt', 1], ['agenc', 0.3]]);
     const ranked = rankBm25([{ id: 'x', lexemes: ['agenc', 'call'] }, { id: 'y', lexemes: ['adopt', 'call'] }], weights, 100);
     expect(ranked.map((r) => r.id)).toEqual(['y', 'x']);
+  });
+});
+
+describe('query expansion from the first full-text pass', () => {
+  const ranked = [
+    { id: 'a', lexemes: ['adopt', 'agenc', 'research'], score: 0.9 },
+    { id: 'b', lexemes: ['adopt', 'famili'], score: 0.5 },
+    { id: 'c', lexemes: ['adopt', 'kid'], score: 0.4 },
+    { id: 'd', lexemes: ['adopt', 'dog'], score: 0.1 },
+  ];
+
+  it('adds the words of the three best matches at a lower weight', () => {
+    const expanded = expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: true })!;
+    expect(expanded.get('adopt')).toBe(1);
+    expect([...expanded.keys()].sort()).toEqual(['adopt', 'agenc', 'famili', 'kid', 'research']);
+    expect(expanded.get('agenc')).toBeGreaterThan(0);
+    expect(expanded.get('agenc')).toBeLessThan(1);
+  });
+
+  it('does not expand from a sampled (capped) first pass or from nothing', () => {
+    expect(expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: false })).toBeNull();
+    expect(expandQuery(new Map([['adopt', 1]]), { ranked: [], exhaustive: true })).toBeNull();
   });
 });

@@ -70,9 +70,40 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 const ms = (since: number) => round2(performance.now() - since);
 
 /**
+ * Candidates from each side, filters inside both. Hybrid feeds the three best matches of an
+ * exhaustive first full-text pass back into both sides (feedback.ts, text.ts). Where the first
+ * pass may have to sample (more memories in scope than the match cap), the plain vector search
+ * starts alongside it, so the common case costs the slower side, not both in turn; it is
+ * replaced by the feedback search if the pass turns out exhaustive after all.
+ */
+async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query: string, queryVector: ArrayLike<number> | undefined) {
+  const db = ctx.app.db;
+  const k = candidateCount(input.limit);
+  const cap = ctx.app.config.search.textRankCap;
+  const filters: Filters = input;
+  const literal = queryVector && toVectorLiteral(queryVector);
+  const nearest = async (searchWith: string) =>
+    (await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
+  if (input.mode === 'vector') return { vectorRows: await nearest(literal!), textRows: [] };
+
+  const plain = input.mode === 'hybrid' && scope.memoryCount > cap ? nearest(literal!) : undefined;
+  plain?.catch(() => {}); // awaited below, or superseded: never an unhandled rejection
+  const weights = await queryLexemes(db, query);
+  const firstPass = await rankText(db, scope, filters, weights, cap);
+  if (input.mode === 'text') return { vectorRows: [], textRows: await loadMatches(db, scope, firstPass.ranked, k) };
+
+  const expanded = expandQuery(weights, firstPass);
+  if (!expanded) return { vectorRows: await (plain ?? nearest(literal!)), textRows: await loadMatches(db, scope, firstPass.ranked, k) };
+  const [vectorRows, textRows] = await Promise.all([
+    feedbackVector(db, scope, queryVector!, firstPass.ranked).then(nearest),
+    rankText(db, scope, filters, expanded, cap).then((second) => loadMatches(db, scope, second.ranked, k)),
+  ]);
+  return { vectorRows, textRows };
+}
+
+/**
  * The search pipeline: scope -> cache -> (rewrite) -> embed -> candidates from each side with the
- * filters inside (hybrid: a first full-text pass whose best matches steer the vector query and
- * widen a second full-text pass) -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
+ * filters inside (retrieve) -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
  * `collection` null searches every collection the caller may read; `nameCollections` puts each
  * result's collection in it (the all-collection endpoint, even when narrowed to one).
  */
@@ -96,30 +127,9 @@ export async function search(
     embeddingMs = embedded.ms;
     queryVector = embedded.vector;
   }
-  const k = candidateCount(input.limit);
-  const filters: Filters = input;
-  const db = ctx.app.db;
-  let vectorRows: CandidateRow[] = [];
-  let textRows: CandidateRow[] = [];
-  if (scope.collections.length) {
-    const cap = ctx.app.config.search.textRankCap;
-    const weights = input.mode !== 'vector' ? await queryLexemes(db, query) : new Map<string, number>();
-    const firstPass = input.mode !== 'vector' ? await rankText(db, scope, filters, weights, cap) : { ranked: [], exhaustive: true };
-    const vectorSide = async () => {
-      if (!queryVector) return [];
-      const literal = toVectorLiteral(queryVector);
-      // Hybrid searches near the query, steered by its best full-text matches (feedback.ts).
-      const searchWith = input.mode === 'hybrid' ? await feedbackVector(db, scope, queryVector, firstPass.ranked) : literal;
-      const rows = await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal });
-      return rows.filter((r) => r.score >= input.min_score);
-    };
-    // Hybrid also widens the text side with the words of those matches (text.ts); text mode stays literal.
-    const textSide = async () => {
-      const expanded = input.mode === 'hybrid' ? expandQuery(weights, firstPass) : null;
-      return loadMatches(db, scope, expanded ? (await rankText(db, scope, filters, expanded, cap)).ranked : firstPass.ranked, k);
-    };
-    [vectorRows, textRows] = await Promise.all([vectorSide(), textSide()]);
-  }
+  const { vectorRows, textRows } = scope.collections.length
+    ? await retrieve(ctx, scope, input, query, queryVector)
+    : { vectorRows: [], textRows: [] };
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
   const final = (await rerankCandidates(ctx, query, ranked, input.rerank)).slice(0, input.limit);
   const results = final.map((r) => toResult(r, nameCollections));

@@ -24,8 +24,9 @@ export async function queryLexemes(db: Db, text: string): Promise<Map<string, nu
  *
  * Ranking costs per matching row, and a query made of common words matches a large share of a
  * big collection, so at most `cap` matches are ranked: below the cap (rare words, ordinary
- * collections) document frequencies and ranking are exact; above it the text side ranks a sample
- * of the matches and the vector side carries the relevance (docs/search.md).
+ * collections) document frequencies and ranking are exact; above it the text side ranks the
+ * newest `cap` matches (ids are time-ordered) and the vector side carries the relevance
+ * (docs/search.md).
  */
 export async function rankText(db: Db, scope: Scope, filters: Filters, weights: Map<string, number>, cap: number): Promise<TextRanking> {
   if (!weights.size) return { ranked: [], exhaustive: true }; // only stop words: nothing to match
@@ -36,7 +37,7 @@ export async function rankText(db: Db, scope: Scope, filters: Filters, weights: 
     await tx.query(`select set_config('plan_cache_mode', 'force_custom_plan', true)`);
     return tx.query<Bm25Doc>(
       `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m
-        where ${cond} and m.tsv @@ search_tsquery($1::text[])::tsquery limit ${Number(cap)}`,
+        where ${cond} and m.tsv @@ search_tsquery($1::text[])::tsquery order by m.id desc limit ${Number(cap)}`,
       params,
     );
   });

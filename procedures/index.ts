@@ -1,12 +1,24 @@
 import type { AnyProcedure } from '../src/procedure.ts';
+import accountRecoverKey from './account.recover-key.ts';
+import accountReveal from './account.reveal.ts';
+import accountSignup from './account.signup.ts';
+import adminAudit from './admin.audit.ts';
 import adminCreateTenant from './admin.create-tenant.ts';
+import adminDeleteAccount from './admin.delete-account.ts';
+import adminExport from './admin.export.ts';
+import adminImport from './admin.import.ts';
 import adminMe from './admin.me.ts';
 import adminRotateKey from './admin.rotate-key.ts';
+import adminStats from './admin.stats.ts';
+import agentsList from './agents.list.ts';
 import collectionsCreate from './collections.create.ts';
 import collectionsDelete from './collections.delete.ts';
 import collectionsGet from './collections.get.ts';
 import collectionsList from './collections.list.ts';
 import collectionsUpdate from './collections.update.ts';
+import grantsDelete from './grants.delete.ts';
+import grantsList from './grants.list.ts';
+import grantsPut from './grants.put.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
@@ -23,6 +35,9 @@ import systemHealth from './system.health.ts';
 import systemPulse from './system.pulse.ts';
 import systemStatus from './system.status.ts';
 import systemTrack from './system.track.ts';
+import webhookDelete from './webhook.delete.ts';
+import webhookGet from './webhook.get.ts';
+import webhookPut from './webhook.put.ts';
 
 /**
  * The catalogue: every operation of the service, grouped as `resource.verb`. The grouping is
@@ -47,8 +62,21 @@ export const catalogue = {
     pin: memoriesPin,
     archive: memoriesArchive,
   },
+  grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
+  agents: { list: agentsList },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
-  admin: { me: adminMe, rotateKey: adminRotateKey, createTenant: adminCreateTenant },
+  webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
+  account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },
+  admin: {
+    me: adminMe,
+    rotateKey: adminRotateKey,
+    createTenant: adminCreateTenant,
+    stats: adminStats,
+    export: adminExport,
+    import: adminImport,
+    deleteAccount: adminDeleteAccount,
+    audit: adminAudit,
+  },
   system: { health: systemHealth, status: systemStatus, pulse: systemPulse, track: systemTrack },
 } as const;
 

@@ -21,6 +21,7 @@ const errorResponses = (proc: AnyProcedure) => {
   if (proc.access !== 'public') {
     r[401] = 'Missing, unknown, revoked or rotated API key';
     r[403] = proc.access === 'admin' ? 'The tenant is not an operator (admin) tenant' : 'Read-only key on a write, or a restricted collection the key is not granted on';
+    r[429] = "Over the key's rate limit (RateLimit-* headers on every authenticated answer; Retry-After in seconds)";
   }
   if (pathParams(proc.rest.path).length) r[404] = 'Not found (resources of other tenants are not found either)';
   return Object.fromEntries(

@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { procedures } from '../procedures/index.ts';
 import type { App } from '../src/context.ts';
+import { Download } from '../src/download.ts';
 import { AppError } from '../src/errors.ts';
 import { invoke } from '../src/invoke.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
@@ -41,6 +43,14 @@ export function sendError(reply: FastifyReply, err: AppError) {
     .send(err.body());
 }
 
+/** A file answer, streamed as it is produced (backpressure included). */
+function sendDownload(reply: FastifyReply, file: Download) {
+  return reply
+    .header('content-type', file.contentType)
+    .header('content-disposition', `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`)
+    .send(Readable.from(file.body));
+}
+
 export function registerRestRoutes(server: FastifyInstance, app: App) {
   for (const proc of procedures) {
     server.route({
@@ -50,6 +60,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
         try {
           const { output, headers } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
           reply.code(proc.rest.status).headers(headers);
+          if (output instanceof Download) return sendDownload(reply, output);
           return proc.rest.status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
           if (proc.rest.tolerant) return reply.code(proc.rest.status).send();

@@ -40,6 +40,14 @@ const env = z.object({
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
     .optional(),
+  // Access, account and events (docs/access.md).
+  ORGMEM_RATE_LIMIT: bool.default(true),
+  ORGMEM_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  ORGMEM_SIGNUP_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(10),
+  ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR: z.coerce.number().int().positive().default(3),
+  ORGMEM_SMTP_URL: z.string().url().optional(),
+  ORGMEM_MAIL_FROM: z.string().default('orgmem <no-reply@localhost>'),
+  ORGMEM_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -73,5 +81,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
     production: e.ORGMEM_PRODUCTION,
     masterKey: e.ORGMEM_MASTER_KEY,
+    rateLimit: { enabled: e.ORGMEM_RATE_LIMIT, windowSeconds: e.ORGMEM_RATE_LIMIT_WINDOW_SECONDS },
+    signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
+    mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
+    webhooks: { allowPrivate: e.ORGMEM_WEBHOOK_ALLOW_PRIVATE },
   };
 }

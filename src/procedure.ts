@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuthedCtx, PublicCtx } from './context.ts';
+import type { Download } from './download.ts';
 
 export type Access = 'public' | 'read' | 'write' | 'admin' | 'internal';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -41,7 +42,8 @@ export interface Procedure<
   mcp?: { tool: string; description?: string };
   input: I;
   output: O;
-  handler: (ctx: A extends 'public' ? PublicCtx : AuthedCtx, input: z.output<I>) => Promise<z.input<O>>;
+  /** Answers the output, or a Download (a streamed file, REST only) that `output` describes. */
+  handler: (ctx: A extends 'public' ? PublicCtx : AuthedCtx, input: z.output<I>) => Promise<z.input<O> | Download>;
 }
 
 // Procedures are stored together in the catalogue, so their generic parameters are erased there.

@@ -59,9 +59,10 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     prefix: '/trpc',
     trpcOptions: {
       router: appRouter,
-      createContext: ({ req }: { req: import('fastify').FastifyRequest }) => ({
+      createContext: ({ req, res }: { req: import('fastify').FastifyRequest; res: import('fastify').FastifyReply }) => ({
         app,
         caller: { authorization: req.headers.authorization, ip: req.ip },
+        setHeaders: (headers: Record<string, string>) => void res.headers(headers),
       }),
     },
   });

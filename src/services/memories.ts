@@ -4,6 +4,7 @@ import { iso, isUuid, newId } from '../ids.ts';
 import { toVectorLiteral, type Queryable } from '../ports/db/db.ts';
 import type { Memory, MemoryCreate } from '../schemas.ts';
 import { getCollection, touchCollection } from './collections.ts';
+import { emitMemoryEvents } from './events.ts';
 
 export interface MemoryRow {
   id: string;
@@ -50,6 +51,8 @@ export function memoryView(r: MemoryRow): Memory {
 
 export interface NewMemory extends MemoryCreate {
   expires_at?: string | null;
+  pinned?: boolean;
+  archived?: boolean;
 }
 
 /**
@@ -65,23 +68,26 @@ export async function insertMemories(
 ): Promise<Memory[]> {
   if (!items.length) return [];
   await touchCollection(q, ctx.tenant.id, collection, items.length);
-  const cols = 13;
+  const cols = 15;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
     values.push(
       ctx.tenant.id, newId(), collection, m.text, m.importance, m.category, m.source, m.metadata,
       m.container_tag, ctx.agent.id, ctx.agent.label, toVectorLiteral(embeddings[i]!), m.expires_at ?? null,
+      m.pinned ?? false, m.archived ?? false,
     );
     const p = (k: number) => `$${i * cols + k}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz)`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)})`;
   });
   const rows = await q.query<MemoryRow>(
     `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
-                           created_by_id, created_by_label, embedding, expires_at)
+                           created_by_id, created_by_label, embedding, expires_at, pinned, archived)
      values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
     values,
   );
-  return rows.map(memoryView);
+  const memories = rows.map(memoryView);
+  await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
+  return memories;
 }
 
 export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {
@@ -144,7 +150,9 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
         patch.metadata ?? null, patch.pinned ?? null, patch.archived ?? null],
     );
     await touchCollection(tx, ctx.tenant.id, collection, 0);
-    return memoryView(row!);
+    const memory = memoryView(row!);
+    await emitMemoryEvents(tx, ctx, 'memory.updated', collection, [memory]);
+    return memory;
   });
 }
 
@@ -153,6 +161,7 @@ export async function deleteMemory(ctx: AuthedCtx, collection: string, id: strin
     await findMemory(tx, ctx, collection, id);
     await tx.query('delete from memories where tenant_id = $1 and id = $2', [ctx.tenant.id, id]);
     await touchCollection(tx, ctx.tenant.id, collection, -1);
+    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, [{ id }]);
   });
 }
 
@@ -166,6 +175,8 @@ export async function moveMemory(ctx: AuthedCtx, collection: string, id: string,
       [ctx.tenant.id, id, to],
     );
     await touchCollection(tx, ctx.tenant.id, collection, -1);
-    return memoryView(row!);
+    const memory = memoryView(row!);
+    await emitMemoryEvents(tx, ctx, 'memory.updated', to, [memory]);
+    return memory;
   });
 }

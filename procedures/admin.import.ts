@@ -10,8 +10,10 @@ export default defineProcedure({
     'Each memory is a create body plus optional collection, pinned, archived and expires_at; other fields are ignored. ' +
     `Target: into_collection if given, else the item's collection, else "${DEFAULT_IMPORT_COLLECTION}". Each item is validated on its own: ` +
     'invalid items and items for collections the key may not write are skipped and counted (errors lists the first 100). ' +
-    'Listed collections are created with their description and metadata (ignored with into_collection).',
-  rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200 },
+    'Listed collections are created with their description and metadata (ignored with into_collection). ' +
+    'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere).',
+  // An export file of a large account is far beyond the usual 8 MB; larger ones import in parts.
+  rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200, bodyLimit: 64 * 1024 * 1024 },
   access: 'write',
   input: z.object({
     memories: z.array(z.unknown()).max(100_000),

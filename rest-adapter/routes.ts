@@ -56,6 +56,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
     server.route({
       method: proc.rest.method,
       url: toFastifyPath(proc.rest.path),
+      bodyLimit: proc.rest.bodyLimit,
       handler: async (req, reply) => {
         try {
           const { output, headers } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));

@@ -30,6 +30,8 @@ export interface Procedure<
     queryFields?: string[];
     /** Answers `status` whatever the body and outcome (the pageview beacon). */
     tolerant?: boolean;
+    /** A larger request body than the server's default allows, in bytes (account import). */
+    bodyLimit?: number;
   };
   /** `read`/`write`: any authenticated key, writes refused to read-only keys. */
   access: A;

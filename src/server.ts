@@ -43,7 +43,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   server.setErrorHandler((err, req, reply) => {
     if (err instanceof AppError) return sendError(reply, err);
     const status = (err as { statusCode?: number }).statusCode ?? 500;
-    if (status === 413) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${BODY_LIMIT} bytes`));
+    if (status === 413) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${req.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`));
     if (status >= 400 && status < 500) return sendError(reply, new AppError('BAD_REQUEST', (err as Error).message));
     req.log.error({ err }, 'unhandled error');
     return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));

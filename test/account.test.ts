@@ -125,6 +125,19 @@ describe('account: stats, export, import, delete', () => {
     expect((await t.api('POST', '/v1/memory/admin/import', { memories: [{ text: 'a' }] }, reader.key)).status).toBe(403);
   });
 
+  it('takes import bodies beyond the usual 8 MB limit (up to 64 MB)', async () => {
+    const t = await tenant();
+    const memories = Array.from({ length: 1000 }, (_, i) => ({ text: `${i} ${'long text '.repeat(900)}`, collection: 'big' }));
+    const body = JSON.stringify({ memories });
+    expect(body.length).toBeGreaterThan(9_000_000);
+    const res = await call(server.url, 'POST', '/v1/memory/admin/import', { key: t.key, rawBody: body });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ imported: 1000, skipped: 0 });
+    const elsewhere = await call(server.url, 'POST', '/v1/memory/collections/big/memories/bulk', { key: t.key, rawBody: body });
+    expect(elsewhere.status).toBe(413);
+    expect(elsewhere.body.detail).toMatch(/8388608 bytes/);
+  });
+
   it('export is a REST download: over tRPC it is a 400 pointing there', async () => {
     const t = await tenant();
     const client = trpcClient(server.url, t.key);

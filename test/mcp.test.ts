@@ -69,6 +69,7 @@ describe('MCP over stdio (`orgmem mcp`)', () => {
   let env: Record<string, string>;
   let server: TestServer | undefined;
   let dir: string | undefined;
+  const cleanup: string[] = [];
 
   beforeAll(async () => {
     const base = { ...process.env, ORGMEM_LOG_LEVEL: 'warn' } as Record<string, string>;
@@ -81,6 +82,7 @@ describe('MCP over stdio (`orgmem mcp`)', () => {
       // Embedded: a data directory of its own, with a tenant made by the CLI.
       dir = mkdtempSync(join(tmpdir(), 'orgmem-stdio-'));
       const out = execFileSync(process.execPath, [bin, 'admin', 'create-tenant', '--name', 'stdio', '--email', 'stdio@test.local'], {
+        timeout: 120_000,
         env: { ...base, ORGMEM_DATA_DIR: dir },
         encoding: 'utf8',
       });
@@ -92,23 +94,30 @@ describe('MCP over stdio (`orgmem mcp`)', () => {
 
   afterAll(async () => {
     await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const d of [dir, ...cleanup]) if (d) rmSync(d, { recursive: true, force: true });
   });
 
+  // Spawned processes load the model and (embedded) PGlite: seconds each, more on a busy machine.
   it('lists tools, stores then gets a memory through a spawned process', async () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env, stderr: 'pipe' }));
-    await exercise(client);
-    await client.close();
-  });
+    try {
+      await exercise(client);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 
   it('exits with a clear message when the key is wrong', () => {
+    // Embedded, a data directory of its own, so no other process can hold it.
+    const own = dir ? { ORGMEM_DATA_DIR: mkdtempSync(join(tmpdir(), 'orgmem-stdio-')) } : {};
+    if (own.ORGMEM_DATA_DIR) cleanup.push(own.ORGMEM_DATA_DIR);
     let message = '';
     try {
-      execFileSync(process.execPath, [bin, 'mcp'], { env: { ...env, ORGMEM_API_KEY: 'mv_wrong' }, encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(process.execPath, [bin, 'mcp'], { env: { ...env, ...own, ORGMEM_API_KEY: 'mv_wrong' }, encoding: 'utf8', stdio: 'pipe' });
     } catch (err) {
       message = String((err as { stderr: string }).stderr);
     }
     expect(message).toMatch(/Invalid or revoked API key/);
-  });
+  }, 120_000);
 });

@@ -80,7 +80,7 @@ it('admin procedures answer 403 to a tenant that is not an operator', async () =
   const admins = procedures.filter((p) => p.access === 'admin');
   expect(admins.length).toBeGreaterThan(0);
   for (const proc of admins) {
-    const res = await call(url, proc.rest.method, fill(proc.rest.path, {}), { key: a.key, body: {} });
+    const res = await call(url, proc.rest.method, fill(proc.rest.path, {}), { key: a.key, body: emptyBody(proc) });
     expect(res.status, proc.name).toBe(403);
   }
 });

@@ -1,13 +1,16 @@
 /**
  * What the per-key rate limiter adds to a request: the same cheap authenticated read
- * (GET /v1/memory/collections) under 8 concurrent clients, against `orgmem serve` with the
- * limiter on and off (ORGMEM_RATE_LIMIT), in alternating rounds on the same database.
+ * (GET /v1/memory/collections) from 8 concurrent clients against `orgmem serve` with the
+ * limiter on and off (ORGMEM_RATE_LIMIT), on the same database, with one key shared by all
+ * clients (one hot counter row) and with a key per client.
  *
- *   node --import tsx bench/ratelimit/run.ts [--db postgres|pglite|both] [--requests 8000] [--rounds 3]
+ *   node --import tsx bench/ratelimit/run.ts [--db postgres|pglite] [--requests 16000] [--blocks 16]
  *
- * PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is used
- * to create and drop a database of the run's own. The limit is set out of reach so every
- * request takes the full path (no 429 short cut).
+ * PostgreSQL (default): two servers run side by side and blocks of requests alternate between
+ * them, so both modes see the same background load. BENCH_DATABASE_URL (default
+ * postgres://postgres@127.0.0.1:5432/postgres) is used to create and drop a database of the
+ * run's own. PGlite cannot be shared by two processes: there each block restarts the server in
+ * the other mode. The limit is set out of reach, so every request takes the full path.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,25 +23,23 @@ import postgres from 'postgres';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLIENTS = 8;
 const { values: args } = parseArgs({
-  options: { db: { type: 'string', default: 'both' }, requests: { type: 'string', default: '8000' }, rounds: { type: 'string', default: '3' } },
+  options: { db: { type: 'string', default: 'postgres' }, requests: { type: 'string', default: '16000' }, blocks: { type: 'string', default: '16' } },
 });
-const REQUESTS = Number(args.requests);
-const ROUNDS = Number(args.rounds);
+const DB = args.db as 'postgres' | 'pglite';
+const BLOCKS = Number(args.blocks);
+const PER_BLOCK = Math.ceil(Number(args.requests) / BLOCKS / CLIENTS) * CLIENTS;
 const TIERS = JSON.stringify({
   enterprise: { rate_limit_per_minute: 1_000_000_000, max_memories: null, max_collections: null, max_storage_bytes: null },
 });
+type Mode = 'on' | 'off';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const round2 = (x: number) => Math.round(x * 100) / 100;
+const ms = (x: number) => `${x.toFixed(2)} ms`;
 
-function cli(env: Record<string, string>, ...argv: string[]): string {
-  return execFileSync(process.execPath, ['bin/orgmem.js', ...argv], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
-}
-
-async function serve(env: Record<string, string>, port: number) {
+async function serve(env: Record<string, string>, mode: Mode, port: number) {
   const child = spawn(process.execPath, ['bin/orgmem.js', 'serve', '--no-worker', '--port', String(port)], {
     cwd: ROOT,
-    env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ORGMEM_TIERS: TIERS, ...env },
+    env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ORGMEM_TIERS: TIERS, ...env, ORGMEM_RATE_LIMIT: mode === 'on' ? '1' : '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -50,10 +51,9 @@ async function serve(env: Record<string, string>, port: number) {
   return { url, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
 }
 
-/** `CLIENTS` loops, each sending its share of requests one after the other; latencies in ms. */
-async function load(url: string, keys: string[], requests: number): Promise<{ latencies: number[]; seconds: number }> {
+/** CLIENTS loops, each sending its share one request after the other; latencies in ms. */
+async function load(url: string, keys: string[], requests: number): Promise<number[]> {
   const latencies: number[] = [];
-  const started = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, c) => {
       const headers = { authorization: `Bearer ${keys[c % keys.length]}` };
@@ -66,74 +66,85 @@ async function load(url: string, keys: string[], requests: number): Promise<{ la
       }
     }),
   );
-  return { latencies, seconds: (performance.now() - started) / 1000 };
+  return latencies;
 }
 
-async function bench(db: 'postgres' | 'pglite') {
-  const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `orgmem_bench_rl_${process.pid}`;
-  const dir = mkdtempSync(join(tmpdir(), 'orgmem-bench-rl-'));
-  let env: Record<string, string> = { ORGMEM_EMBEDDER: 'hash', ORGMEM_DATA_DIR: dir };
-  if (db === 'postgres') {
-    const admin = postgres(base, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    env = { ...env, DATABASE_URL: url.toString() };
+async function createKeys(url: string, owner: string): Promise<string[]> {
+  const keys: string[] = [];
+  for (let c = 0; c < CLIENTS; c++) {
+    const res = await fetch(`${url}/v1/memory/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: `client-${c}` }),
+    });
+    keys.push(((await res.json()) as { api_key: string }).api_key);
   }
+  return keys;
+}
+
+const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `orgmem_bench_rl_${process.pid}`;
+const dir = mkdtempSync(join(tmpdir(), 'orgmem-bench-rl-'));
+let env: Record<string, string> = { ORGMEM_EMBEDDER: 'hash', ORGMEM_DATA_DIR: dir };
+const admin = DB === 'postgres' ? postgres(base, { max: 1, onnotice: () => {} }) : undefined;
+if (admin) {
+  await admin.unsafe(`create database ${dbName}`);
+  const url = new URL(base);
+  url.pathname = `/${dbName}`;
+  env = { ...env, DATABASE_URL: url.toString() };
+}
+try {
+  const out = execFileSync(process.execPath, ['bin/orgmem.js', 'admin', 'create-tenant', '--name', 'bench', '--email', 'bench@bench.local', '--tier', 'enterprise'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  const owner = /(mv_[A-Za-z0-9_-]{43})/.exec(out)![1]!;
+  // PostgreSQL: both servers for the whole run. PGlite: one at a time, restarted per block.
+  const both = DB === 'postgres' ? { on: await serve(env, 'on', 18_101), off: await serve(env, 'off', 18_102) } : undefined;
+  const withServer = async <T>(mode: Mode, fn: (url: string) => Promise<T>): Promise<T> => {
+    if (both) return fn(both[mode].url);
+    const server = await serve(env, mode, 18_103);
+    try {
+      await load(server.url, [owner], 400); // warm-up after each start
+      return await fn(server.url);
+    } finally {
+      await server.stop();
+    }
+  };
   try {
-    const out = cli(env, 'admin', 'create-tenant', '--name', 'bench', '--email', 'bench@bench.local', '--tier', 'enterprise');
-    const owner = /(mv_[A-Za-z0-9_-]{43})/.exec(out)![1]!;
-    const results: Record<string, Record<string, { latencies: number[]; seconds: number }[]>> = {};
-    let perClient: string[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const limiter of ['on', 'off'] as const) {
-        const server = await serve({ ...env, ORGMEM_RATE_LIMIT: limiter === 'on' ? '1' : '0' }, 18_000 + r * 2 + (limiter === 'on' ? 0 : 1));
-        try {
-          if (!perClient.length) {
-            for (let c = 0; c < CLIENTS; c++) {
-              const res = await fetch(`${server.url}/v1/memory/keys`, {
-                method: 'POST',
-                headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' },
-                body: JSON.stringify({ label: `client-${c}` }),
-              });
-              perClient.push(((await res.json()) as { api_key: string }).api_key);
-            }
+    const perClient = await withServer('on', (url) => createKeys(url, owner));
+    if (both) for (const mode of ['on', 'off'] as const) await load(both[mode].url, [owner], 800); // warm-up: JIT, pools, statements
+    const samples: Record<string, Record<Mode, number[]>> = {};
+    for (let b = 0; b < BLOCKS; b++) {
+      for (const mode of (b % 2 ? ['on', 'off'] : ['off', 'on']) as Mode[]) {
+        await withServer(mode, async (url) => {
+          for (const [label, keys] of [['one shared key', [owner]], ['a key per client', perClient]] as const) {
+            ((samples[label] ??= { on: [], off: [] })[mode]).push(...(await load(url, [...keys], PER_BLOCK)));
           }
-          await load(server.url, [owner], 400); // warm-up: JIT, pool, prepared statements
-          for (const [keys, label] of [[[owner], 'one shared key'], [perClient, 'a key per client']] as const) {
-            ((results[label] ??= {})[limiter] ??= []).push(await load(server.url, [...keys], REQUESTS));
-          }
-        } finally {
-          await server.stop();
-        }
+        });
       }
     }
-    for (const [label, byMode] of Object.entries(results)) {
-      const row = (mode: string) => {
-        const runs = byMode[mode]!;
-        const sorted = runs.flatMap((x) => x.latencies).sort((a, b) => a - b);
-        const rps = runs.reduce((s, x) => s + x.latencies.length, 0) / runs.reduce((s, x) => s + x.seconds, 0);
-        return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), rps };
+    console.log(`${DB}: ${CLIENTS} concurrent clients, ${BLOCKS} alternating blocks of ${PER_BLOCK} requests per mode and key setup`);
+    for (const [label, byMode] of Object.entries(samples)) {
+      const stats = (xs: number[]) => {
+        const sorted = [...xs].sort((a, b) => a - b);
+        return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), n: xs.length };
       };
-      const on = row('on');
-      const off = row('off');
+      const on = stats(byMode.on);
+      const off = stats(byMode.off);
       console.log(
-        `${db.padEnd(8)} ${label.padEnd(17)} limiter on: p50 ${round2(on.p50)} ms, p95 ${round2(on.p95)} ms, ${Math.round(on.rps)} req/s | ` +
-          `off: p50 ${round2(off.p50)} ms, p95 ${round2(off.p95)} ms, ${Math.round(off.rps)} req/s | ` +
-          `added: p50 ${round2(on.p50 - off.p50)} ms, p95 ${round2(on.p95 - off.p95)} ms`,
+        `  ${label.padEnd(17)} limiter off: p50 ${ms(off.p50)}, p95 ${ms(off.p95)} | on: p50 ${ms(on.p50)}, p95 ${ms(on.p95)} | ` +
+          `added: p50 ${ms(on.p50 - off.p50)}, p95 ${ms(on.p95 - off.p95)} (n = ${on.n} each)`,
       );
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
-    if (db === 'postgres') {
-      const admin = postgres(base, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
+    if (both) await Promise.all([both.on.stop(), both.off.stop()]);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  if (admin) {
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
   }
 }
-
-console.log(`${CLIENTS} concurrent clients, ${REQUESTS} requests per measurement, ${ROUNDS} alternating rounds per mode`);
-for (const db of args.db === 'both' ? (['postgres', 'pglite'] as const) : [args.db as 'postgres' | 'pglite']) await bench(db);

@@ -48,9 +48,9 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       url: toFastifyPath(proc.rest.path),
       handler: async (req, reply) => {
         try {
-          const { output, headers } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
-          reply.code(proc.rest.status).headers(headers);
-          return proc.rest.status === 204 ? reply.send() : reply.send(output);
+          const { output, headers, status = proc.rest.status } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
+          reply.code(status).headers(headers);
+          return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
           if (proc.rest.tolerant) return reply.code(proc.rest.status).send();
           return sendError(reply, err as AppError);

@@ -14,6 +14,8 @@ export interface Caller {
 export interface InvokeResult {
   output: unknown;
   headers: Record<string, string>;
+  /** The handler's choice of status, when it made one. */
+  status?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     if (proc.collection && 'agent' in ctx) await checkGrants(ctx, proc, parsed.data);
     const result = await proc.handler(ctx as AuthedCtx, parsed.data);
     const output = proc.output.parse(result);
-    return { output, headers: ctx.responseHeaders };
+    return { output, headers: ctx.responseHeaders, status: ctx.responseStatus };
   } catch (err) {
     throw toAppError(app, proc, err, base);
   }

@@ -77,9 +77,10 @@ function describe(err: unknown): string {
   if (err instanceof APIError && err.status) return `${err.status} ${(err.error as { message?: string })?.message ?? err.message}`;
   if (err instanceof APIConnectionError) {
     // fetch wraps the system error (ECONNREFUSED, ENOTFOUND...) one or two causes down.
-    let cause = err.cause as { code?: string; cause?: unknown } | undefined;
+    let cause = err.cause as { code?: string; message?: string; cause?: unknown } | undefined;
     while (cause && !cause.code && cause.cause) cause = cause.cause as typeof cause;
-    return cause?.code ? `${err.message} (${cause.code})` : err.message;
+    const detail = cause?.code ?? cause?.message;
+    return detail ? `${err.message} (${detail})` : err.message;
   }
   return err instanceof Error ? err.message : String(err);
 }

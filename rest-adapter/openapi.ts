@@ -60,6 +60,29 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
   });
 }
 
+/** MCP is a front end, not a procedure, but its path is part of the /v1 contract. */
+function registerMcp(registry: OpenAPIRegistry) {
+  const jsonRpc = z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/mcp',
+    operationId: 'mcp',
+    summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses)',
+    description:
+      'JSON-RPC 2.0 messages of MCP. Send `Accept: application/json, text/event-stream`. Tools: the procedures that declare one ' +
+      '(store_memory, get_memory, list_collections, ...); tool arguments are the procedure inputs, and tool errors come back as ' +
+      'results with `isError: true` and text "<status>: <detail>".',
+    tags: ['mcp'],
+    security: [{ bearer: [] }],
+    request: { body: { required: true, content: { 'application/json': { schema: jsonRpc } } } },
+    responses: {
+      200: { description: 'JSON-RPC response', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+      202: { description: 'Accepted (notifications)' },
+      401: { description: 'Missing, unknown, revoked or rotated API key', content: { 'application/json': { schema: errorBody } } },
+    },
+  });
+}
+
 /** The OpenAPI 3.1 document, generated from the catalogue; served at /openapi.json. */
 export function openApiDocument() {
   const registry = new OpenAPIRegistry();
@@ -69,6 +92,7 @@ export function openApiDocument() {
     description: 'An API key: `Authorization: Bearer mv_...`',
   });
   for (const proc of procedures) register(registry, proc);
+  registerMcp(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

@@ -5,8 +5,10 @@ import { AppError } from '../src/errors.ts';
 import { invoke } from '../src/invoke.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
 
-/** The body of a request whose content type the server does not read. */
-export const UNREADABLE_BODY = Symbol('unreadable body');
+/** The body of a request that cannot be read (malformed JSON, unsupported content type). */
+export class UnreadableBody {
+  constructor(readonly detail: string) {}
+}
 
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -23,9 +25,9 @@ function restInput(proc: AnyProcedure, req: FastifyRequest): unknown {
     method === 'GET' || method === 'DELETE' ? query : Object.fromEntries(queryFields.filter((f) => f in query).map((f) => [f, query[f]]));
   let body: Record<string, unknown> = {};
   if (method !== 'GET' && method !== 'DELETE' && req.body !== undefined) {
-    if (req.body === UNREADABLE_BODY) {
+    if (req.body instanceof UnreadableBody) {
       if (proc.rest.tolerant) return {};
-      throw new AppError('BAD_REQUEST', `Unsupported content type ${req.headers['content-type'] ?? '(none)'}: send application/json`);
+      throw new AppError('BAD_REQUEST', req.body.detail);
     }
     if (bodyField) body = { [bodyField]: req.body };
     else if (req.body && typeof req.body === 'object' && !Array.isArray(req.body)) body = req.body as Record<string, unknown>;

@@ -2,7 +2,7 @@ import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerMcpHttp } from '../mcp/http.ts';
 import { openApiDocument } from '../rest-adapter/openapi.ts';
-import { registerRestRoutes, sendError, UNREADABLE_BODY } from '../rest-adapter/routes.ts';
+import { registerRestRoutes, sendError, UnreadableBody } from '../rest-adapter/routes.ts';
 import { appRouter } from '../trpc/router.ts';
 import type { App } from './context.ts';
 import { AppError } from './errors.ts';
@@ -19,13 +19,14 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
   });
 
-  // Our own JSON parser so a malformed body is a 400 {detail} like every other error.
+  // Our own JSON parser: a malformed body reaches the route marked unreadable, which answers
+  // 400 {detail} (or, for the beacon, 204 all the same).
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (!body) return done(null, undefined);
     try {
       done(null, JSON.parse(body as string));
     } catch {
-      done(new AppError('BAD_REQUEST', 'Malformed JSON body'), undefined);
+      done(null, new UnreadableBody('Malformed JSON body'));
     }
   });
   // text/plain is what navigator.sendBeacon sends; a JSON text inside is read as JSON.
@@ -37,8 +38,10 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     }
   });
 
-  // Any other content type reaches the route marked unreadable; only the beacon accepts it.
-  server.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, UNREADABLE_BODY));
+  // Any other content type reaches the route marked unreadable too.
+  server.addContentTypeParser('*', { parseAs: 'buffer' }, (req, _body, done) =>
+    done(null, new UnreadableBody(`Unsupported content type ${req.headers['content-type']}: send application/json`)),
+  );
 
   server.setErrorHandler((err, req, reply) => {
     if (err instanceof AppError) return sendError(reply, err);

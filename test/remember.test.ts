@@ -1,4 +1,6 @@
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppRouter } from '../trpc/router.ts';
 import { crontab, tasks } from '../worker/tasks.ts';
 import { extractBySentence, playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
@@ -88,6 +90,9 @@ describe('remember (server LLM override)', () => {
     expect(job.facts).toEqual([{ id: expect.any(String), text: 'Ben owns a red bike.', type: 'fact', relation: 'new', expires_at: null }]);
     const fact = await t.api('GET', `${col('jobs')}/memories/${job.facts[0].id}`);
     expect(fact.body.category).toBe('fact');
+    // The job writes as the agent that called remember.
+    const [key] = (await t.api('GET', '/v1/memory/keys')).body;
+    expect(fact.body.created_by).toEqual({ id: key.id, label: key.label });
   });
 
   it('fails after 3 tries, keeping the raw memory', { timeout: 60_000 }, async () => {
@@ -198,6 +203,20 @@ describe('remember (server LLM override)', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('remember over tRPC', () => {
+  it('is a typed mutation, the reports typed queries, and an LLM failure is BAD_GATEWAY', async () => {
+    const t = await tenant();
+    const api = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${t.key}` } })] });
+    const res = await api.graph.remember.mutate({ collection: 'rpc', content: 'Jon plays chess.', sync: true });
+    expect('created' in res && res.memories[0]!.type).toBe('fact');
+    expect((await api.hygiene.health.query({ collection: 'rpc' })).total).toBe(2);
+    fake.script('extract_facts', { content: '?' }, { content: '?' });
+    const err = (await api.graph.remember.mutate({ collection: 'rpc', content: 'Jon plays go.', sync: true }).catch((e: unknown) => e)) as TRPCClientError<AppRouter>;
+    expect(err.data?.code).toBe('BAD_GATEWAY');
+    expect(err.data?.httpStatus).toBe(502);
   });
 });
 

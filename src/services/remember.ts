@@ -101,13 +101,13 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
 
   return ctx.app.db.transaction(async (tx) => {
     const fresh = facts.map((f, i) => ({ f, i })).filter(({ i }) => decisions[i]!.relation !== 'duplicate');
-    const stored = await insertMemories(
-      tx,
-      ctx,
-      collection,
-      fresh.map(({ f }) => ({ ...rawItem({ content: f.text, importance: raw.importance }), category: f.type, metadata: { remembered_from: raw.id }, expires_at: f.expires_at })),
-      fresh.map(({ i }) => embeddings[i]!),
-    );
+    const items = fresh.map(({ f }): NewMemory => ({
+      ...rawItem({ content: f.text, importance: raw.importance }),
+      category: f.type,
+      metadata: { remembered_from: raw.id },
+      expires_at: f.expires_at,
+    }));
+    const stored = await insertMemories(tx, ctx, collection, items, fresh.map(({ i }) => embeddings[i]!));
     const storedAt = new Map(fresh.map(({ i }, k) => [i, stored[k]!]));
     const outcomes: FactOutcome[] = [];
     for (const [i, f] of facts.entries()) {

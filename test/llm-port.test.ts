@@ -125,6 +125,17 @@ describe('search rewrite and rerank', () => {
     expect(JSON.parse(calls[0]!.user)).toEqual({ query: 'g', candidates });
   });
 
+  it('rerank sends a bounded head: 50 candidates, texts clipped to 500 characters', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const many = Array.from({ length: 60 }, (_, i) => ({ id: `m${i}`, text: `${i} `.padEnd(800, 'x') }));
+    serverLlm.script('rerank', { json: { ids: ['m1', 'm0'] } });
+    const order = await rerankCandidates(server.app, t.id, 'q', many);
+    expect(order).toEqual(['m1', 'm0', ...many.slice(2).map((c) => c.id)]);
+    const sent = JSON.parse(serverLlm.callsNamed('rerank').at(-1)!.user).candidates;
+    expect(sent).toHaveLength(50);
+    expect(sent[0].text).toHaveLength(500);
+  });
+
   it('answer null (plain result) when the model names unknown ids twice or fails', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const candidates = [

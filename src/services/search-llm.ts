@@ -26,15 +26,21 @@ export function rewriteSearchQuery(app: App, tenantId: string, query: string): P
   });
 }
 
+// Bounded input: the reranked head is at most a full page of results (limit <= 50), clipped texts.
+const RERANK_MAX = 50;
+const RERANK_TEXT_CHARS = 500;
+
 /**
- * `rerank`: the candidates' ids, best first. Candidates the model left out keep their fused order
- * after the ones it ranked; ids it made up make the reply invalid.
+ * `rerank`: the candidates' ids, best first. The first RERANK_MAX candidates are reranked; any
+ * the model leaves out, and any beyond the head, keep their fused order after the ranked ones.
+ * Ids it made up make the reply invalid.
  */
 export function rerankCandidates(app: App, tenantId: string, query: string, candidates: Array<{ id: string; text: string }>): Promise<string[] | null> {
   if (candidates.length < 2) return Promise.resolve(candidates.map((c) => c.id));
   return withLlm(app, tenantId, 'rerank', async (llm) => {
-    const known = new Set(candidates.map((c) => c.id));
-    const reply = await llm.call(rerank, JSON.stringify({ query, candidates }), {
+    const head = candidates.slice(0, RERANK_MAX).map((c) => ({ id: c.id, text: c.text.slice(0, RERANK_TEXT_CHARS) }));
+    const known = new Set(head.map((c) => c.id));
+    const reply = await llm.call(rerank, JSON.stringify({ query, candidates: head }), {
       check: (r) => {
         const unknown = r.ids.find((id) => !known.has(id));
         return unknown ? `id ${unknown} is not one of the candidates` : null;

@@ -87,10 +87,8 @@ export async function rememberNow(ctx: AuthedCtx, collection: string, input: Rem
 export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: RawMemory, jobId: string | null): Promise<ExtractionOutcome> {
   const resolved = await resolveLlm(ctx.app, ctx.tenant.id);
   if (!resolved.llm && resolved.reason === 'spend_cap') {
-    return ctx.app.db.transaction(async (tx) => {
-      if (jobId) await finishJob(tx, ctx.tenant.id, jobId, [], 'spend_cap');
-      return { facts: [], skipped: 'spend_cap' as const };
-    });
+    if (jobId) await finishJob(ctx.app.db, ctx.tenant.id, jobId, [], 'spend_cap');
+    return { facts: [], skipped: 'spend_cap' };
   }
   const llm = resolved.llm;
   const facts = uniqueFacts(llm ? await llmFacts(llm, raw.text) : heuristicFacts(raw.text)).slice(0, MAX_FACTS);

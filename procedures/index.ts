@@ -16,9 +16,20 @@ import collectionsDelete from './collections.delete.ts';
 import collectionsGet from './collections.get.ts';
 import collectionsList from './collections.list.ts';
 import collectionsUpdate from './collections.update.ts';
+import extractionDeleteConfig from './extraction.delete-config.ts';
+import extractionGetConfig from './extraction.get-config.ts';
+import extractionPutConfig from './extraction.put-config.ts';
 import grantsDelete from './grants.delete.ts';
 import grantsList from './grants.list.ts';
 import grantsPut from './grants.put.ts';
+import graphContradictions from './graph.contradictions.ts';
+import graphExtractJob from './graph.extract-job.ts';
+import graphProfile from './graph.profile.ts';
+import graphRemember from './graph.remember.ts';
+import graphSummary from './graph.summary.ts';
+import hygieneArchiveStale from './hygiene.archive-stale.ts';
+import hygieneDedup from './hygiene.dedup.ts';
+import hygieneHealth from './hygiene.health.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
@@ -31,6 +42,8 @@ import memoriesList from './memories.list.ts';
 import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
 import memoriesUpdate from './memories.update.ts';
+import spendCapGet from './spend-cap.get.ts';
+import spendCapPut from './spend-cap.put.ts';
 import systemHealth from './system.health.ts';
 import systemPulse from './system.pulse.ts';
 import systemStatus from './system.status.ts';
@@ -62,6 +75,16 @@ export const catalogue = {
     pin: memoriesPin,
     archive: memoriesArchive,
   },
+  graph: {
+    remember: graphRemember,
+    extractJob: graphExtractJob,
+    contradictions: graphContradictions,
+    profile: graphProfile,
+    summary: graphSummary,
+  },
+  hygiene: { dedup: hygieneDedup, archiveStale: hygieneArchiveStale, health: hygieneHealth },
+  extraction: { getConfig: extractionGetConfig, putConfig: extractionPutConfig, deleteConfig: extractionDeleteConfig },
+  spendCap: { get: spendCapGet, put: spendCapPut },
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },

@@ -30,7 +30,7 @@ const errorResponses = (proc: AnyProcedure) => {
 };
 
 function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
-  const { method, path, status, bodyField, queryFields = [] } = proc.rest;
+  const { method, path, status, bodyField, queryFields = [], altStatus } = proc.rest;
   const shape = proc.input.shape as Record<string, z.ZodType>;
   const params = pathParams(path);
   const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(shape).filter((k) => !params.includes(k)) : queryFields;
@@ -55,6 +55,7 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
         status === 204
           ? { description: 'No content' }
           : { description: 'Success', content: { 'application/json': { schema: proc.output } } },
+      ...(altStatus && { [altStatus.status]: { description: altStatus.description, content: { 'application/json': { schema: proc.output } } } }),
       ...errorResponses(proc),
     },
   });

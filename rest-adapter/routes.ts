@@ -61,10 +61,10 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       bodyLimit: proc.rest.bodyLimit,
       handler: async (req, reply) => {
         try {
-          const { output, headers } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
-          reply.code(proc.rest.status).headers(headers);
+          const { output, headers, status = proc.rest.status } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
+          reply.code(status).headers(headers);
           if (output instanceof Download) return sendDownload(reply, output);
-          return proc.rest.status === 204 ? reply.send() : reply.send(output);
+          return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
           if (proc.rest.tolerant) return reply.code(proc.rest.status).send();
           return sendError(reply, err as AppError);

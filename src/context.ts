@@ -41,6 +41,8 @@ export interface PublicCtx {
   ip?: string;
   /** Headers the front end adds to its response (rate limits, downloads). */
   responseHeaders: Record<string, string>;
+  /** Set by a handler to answer its procedure's `rest.altStatus` instead of `rest.status`. */
+  responseStatus?: number;
 }
 
 export interface AuthedCtx extends PublicCtx {

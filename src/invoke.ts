@@ -19,6 +19,8 @@ export interface Caller {
 export interface InvokeResult {
   output: unknown;
   headers: Record<string, string>;
+  /** The handler's choice of status, when it made one. */
+  status?: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     const result = await proc.handler(ctx as AuthedCtx, parsed.data);
     const output = result instanceof Download ? result : proc.output.parse(result);
     if ('agent' in ctx && !isRead(proc)) await recordAudit(ctx, proc, parsed.data, output);
-    return { output, headers: ctx.responseHeaders };
+    return { output, headers: ctx.responseHeaders, status: ctx.responseStatus };
   } catch (err) {
     throw toAppError(app, proc, err, base);
   }

@@ -28,6 +28,8 @@ export interface Procedure<
     bodyField?: string;
     /** Input fields read from the query string on a POST/PUT/PATCH (e.g. remember's `sync`). */
     queryFields?: string[];
+    /** A second success status the handler may answer with by setting `ctx.responseStatus` (remember's 202 or 200). */
+    altStatus?: { status: number; description: string };
     /** Answers `status` whatever the body and outcome (the pageview beacon). */
     tolerant?: boolean;
     /** A larger request body than the server's default allows, in bytes (account import). */

@@ -99,6 +99,24 @@ describe('webhooks', () => {
     expect(new Set(events.map(({ e }) => e.id)).size).toBe(10);
   });
 
+  it('sends events for hygiene writes too: dedup deletes, archive-stale updates', async () => {
+    behaviour = 204;
+    const { t } = await subscribed();
+    const first = await t.api('POST', '/v1/memory/collections/h/memories', { text: 'the printer is on floor two' });
+    const copy = await t.api('POST', '/v1/memory/collections/h/memories', { text: 'the printer is on floor two' });
+    const other = await t.api('POST', '/v1/memory/collections/h/memories', { text: 'lunch is at noon', importance: 0.9 });
+    const dedup = await t.api('POST', '/v1/memory/collections/h/dedup', { threshold: 0.99, dry_run: false });
+    expect(dedup.body.deleted).toBe(1);
+    const [gone] = dedup.body.ids as string[];
+    const kept = gone === first.body.id ? copy.body.id : first.body.id;
+    const stale = await t.api('POST', '/v1/memory/collections/h/archive-stale', { older_than_days: 0, dry_run: false });
+    expect(stale.body.archived).toBe(2);
+    const mine = (all: Received[]) => all.map(parse).filter((e) => [first.body.id, copy.body.id, other.body.id].includes(e.data.memory.id));
+    const events = mine(await receiver.waitFor(0, 15_000, (all) => mine(all).length >= 6));
+    const summary = events.filter((e) => e.type !== 'memory.created').map((e) => `${e.type} ${e.data.memory.id} ${e.data.memory.archived ?? ''}`);
+    expect(summary.sort()).toEqual([`memory.deleted ${gone} `, `memory.updated ${kept} true`, `memory.updated ${other.body.id} true`].sort());
+  });
+
   it('sends nothing for tenants without a webhook, nor for failed writes', async () => {
     const { t } = await subscribed();
     const quiet = await newTenant(server.url, server.adminKey);

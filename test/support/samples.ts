@@ -42,6 +42,13 @@ export const samples: Record<string, Sample> = {
   'memories.move': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, to_collection: fx.target }) },
   'memories.pin': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, pinned: true }) },
   'memories.archive': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, archived: true }) },
+  'graph.remember': { input: (fx) => ({ collection: fx.collection, content: 'I moved to Lisbon. I prefer green tea.' }) },
+  'graph.contradictions': { input: (fx) => ({ collection: fx.collection }) },
+  'graph.profile': { input: (fx) => ({ collection: fx.collection }) },
+  'graph.summary': { input: (fx) => ({ collection: fx.collection }) },
+  'hygiene.dedup': { input: (fx) => ({ collection: fx.collection }) },
+  'hygiene.archiveStale': { input: (fx) => ({ collection: fx.collection }) },
+  'hygiene.health': { input: (fx) => ({ collection: fx.collection }) },
   'grants.put': { input: (fx) => ({ name: fx.collection, agent_key_id: fx.otherKeyId, can_read: true, can_write: true }) },
   'grants.list': { input: (fx) => ({ name: fx.collection }) },
   'grants.delete': {

@@ -34,7 +34,7 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
     await transport.handleRequest(req.raw, reply.raw, req.body);
   });
   const notAllowed = async (_req: unknown, reply: import('fastify').FastifyReply) =>
-    sendError(reply.header('Allow', 'POST'), new AppError('BAD_REQUEST', 'This MCP endpoint is stateless: use POST'));
+    sendError(reply.header('Allow', 'POST'), new AppError('METHOD_NOT_SUPPORTED', 'This MCP endpoint is stateless: use POST'));
   server.get('/v1/mcp', notAllowed);
   server.delete('/v1/mcp', notAllowed);
 }

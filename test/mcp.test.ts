@@ -52,6 +52,15 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 
+  it('GET and DELETE are 405: the endpoint is stateless and keeps no stream open', async () => {
+    const t = await newTenant(url, adminKey);
+    for (const method of ['GET', 'DELETE']) {
+      const res = await call(url, method, '/v1/mcp', { key: t.key });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+
   it('a read-only key cannot store', async () => {
     const t = await newTenant(url, adminKey);
     const reader = await t.newKey('reader', true);

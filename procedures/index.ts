@@ -37,13 +37,17 @@ import memoriesArchive from './memories.archive.ts';
 import memoriesBulk from './memories.bulk.ts';
 import memoriesCreate from './memories.create.ts';
 import memoriesDelete from './memories.delete.ts';
+import memoriesForget from './memories.forget.ts';
 import memoriesGet from './memories.get.ts';
 import memoriesList from './memories.list.ts';
 import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
+import memoriesRelated from './memories.related.ts';
 import memoriesUpdate from './memories.update.ts';
 import spendCapGet from './spend-cap.get.ts';
 import spendCapPut from './spend-cap.put.ts';
+import searchAll from './search.all.ts';
+import searchCollection from './search.collection.ts';
 import systemHealth from './system.health.ts';
 import systemPulse from './system.pulse.ts';
 import systemStatus from './system.status.ts';
@@ -74,6 +78,8 @@ export const catalogue = {
     move: memoriesMove,
     pin: memoriesPin,
     archive: memoriesArchive,
+    related: memoriesRelated,
+    forget: memoriesForget,
   },
   graph: {
     remember: graphRemember,
@@ -87,6 +93,7 @@ export const catalogue = {
   spendCap: { get: spendCapGet, put: spendCapPut },
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
+  search: { collection: searchCollection, all: searchAll },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
   account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },

@@ -61,6 +61,9 @@ const env = z.object({
   ORGMEM_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   ORGMEM_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   ORGMEM_LLM_PRICES: z.string().optional(),
+  ORGMEM_SEARCH_CACHE_MB: z.coerce.number().min(0).default(64),
+  ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
+  ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_MASTER_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
@@ -125,5 +128,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
     mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
     webhooks: { allowPrivate: e.ORGMEM_WEBHOOK_ALLOW_PRIVATE },
+    search: {
+      /** Exact-repeat search answers kept per process (LRU by size); 0 turns the cache off. */
+      resultCacheBytes: Math.floor(e.ORGMEM_SEARCH_CACHE_MB * 1024 * 1024),
+      /** Query embeddings kept per process (LRU, about 2 KiB each at 512 dimensions); 0 turns it off. */
+      embeddingCacheEntries: e.ORGMEM_QUERY_EMBEDDING_CACHE,
+      /** Full-text matches ranked per search at most (exact below it; see docs/search.md). */
+      textRankCap: e.ORGMEM_SEARCH_TEXT_CAP,
+    },
   };
 }

@@ -62,7 +62,8 @@ export async function authenticateRequest(app: App, authorization: string | unde
 
 async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>) {
   const { field, permission, alsoWrite } = proc.collection!;
-  await assertCollectionAccess(ctx, input[field] as string, permission);
+  // An optional collection field (all-collection search narrowed to one) is checked when given.
+  if (input[field] !== undefined) await assertCollectionAccess(ctx, input[field] as string, permission);
   if (alsoWrite) await assertCollectionAccess(ctx, input[alsoWrite] as string, 'write');
 }
 

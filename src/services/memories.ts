@@ -265,3 +265,21 @@ export async function expireDueMemories(app: App, batch = 5_000): Promise<number
     if (n < batch) return total;
   }
 }
+
+/**
+ * Deletes the given memories of one collection in one transaction (semantic forget, dedup).
+ * Ids not in the collection are skipped; answers the ids actually deleted, in input order.
+ */
+export async function deleteMemories(ctx: AuthedCtx, collection: string, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const deleted = await ctx.app.db.transaction(async (tx) => {
+    const rows = await tx.query<{ id: string }>(
+      'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) returning id',
+      [ctx.tenant.id, collection, ids],
+    );
+    if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length);
+    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, rows);
+    return new Set(rows.map((r) => r.id));
+  });
+  return ids.filter((id) => deleted.has(id));
+}

@@ -42,6 +42,11 @@ export const samples: Record<string, Sample> = {
   'memories.move': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, to_collection: fx.target }) },
   'memories.pin': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, pinned: true }) },
   'memories.archive': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, archived: true }) },
+  'memories.related': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
+  // A threshold no match reaches: the call is allowed and deletes nothing, so later cases keep their fixture.
+  'memories.forget': { input: (fx) => ({ collection: fx.collection, query: 'tide tables', min_score: 1 }) },
+  'search.collection': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },
+  'search.all': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },
   'graph.remember': { input: (fx) => ({ collection: fx.collection, content: 'I moved to Lisbon. I prefer green tea.' }) },
   'graph.contradictions': { input: (fx) => ({ collection: fx.collection }) },
   'graph.profile': { input: (fx) => ({ collection: fx.collection }) },

@@ -1,0 +1,131 @@
+/**
+ * Retrieval quality on LoCoMo (Maharana et al., 2024): every dialogue turn becomes a memory
+ * (`[session date] speaker: text`, metadata {dia_id}), one collection per conversation; every
+ * question of categories 1 to 4 is searched with limit 50, and recall@k of its evidence dia_ids
+ * is reported per category and overall, for each mode, with the bundled embedder.
+ *
+ *   node --import tsx bench/locomo/run.ts /path/to/locomo10.json [--db orgmem_bench_locomo] [--keep] [--skip-load]
+ *
+ * The data file is read where it lies; nothing of it is copied into the project.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { api, createDatabase, createTenantKey, dropDatabase, startOrgmem } from '../lib/server.ts';
+import { pool, round } from '../lib/stats.ts';
+import { normaliseEvidence } from './evidence.ts';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    db: { type: 'string', default: 'orgmem_bench_locomo' },
+    base: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    port: { type: 'string', default: '18932' },
+    keep: { type: 'boolean', default: false },
+    'skip-load': { type: 'boolean', default: false },
+    // LoCoMo turns that share a photo carry its BLIP caption; appended as "[shares <caption>]".
+    captions: { type: 'boolean', default: false },
+  },
+});
+const file = positionals[0];
+if (!file) throw new Error('usage: bench/locomo/run.ts /path/to/locomo10.json');
+
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown>;
+  qa: Array<{ question: string; evidence?: string[]; category: number }>;
+}
+
+const KS = [5, 10, 25, 50] as const;
+const MODES = ['hybrid', 'vector', 'text'] as const;
+const CATEGORIES = [1, 2, 3, 4];
+const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+const samples = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
+const dbUrl = await createDatabase(args.base!, args.db!, !args['skip-load']);
+const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'local', ORGMEM_DB_POOL: '6' };
+const keyFile = `/tmp/${args.db}.key`;
+const key = args['skip-load'] ? readFileSync(keyFile, 'utf8') : createTenantKey(env, 'locomo');
+writeFileSync(keyFile, key);
+const server = await startOrgmem(env, Number(args.port));
+
+/** Dialogue turns of one conversation as memories, in session order. */
+function turns(s: Sample) {
+  const conv = s.conversation;
+  const out: Array<{ text: string; metadata: { dia_id: string }; source: string }> = [];
+  for (let n = 1; Array.isArray(conv[`session_${n}`]) || conv[`session_${n}_date_time`]; n++) {
+    const date = conv[`session_${n}_date_time`] as string;
+    for (const t of (conv[`session_${n}`] as Turn[] | undefined) ?? []) {
+      const caption = args.captions && t.blip_caption ? ` [shares ${t.blip_caption}]` : '';
+      out.push({ text: `[${date}] ${t.speaker}: ${t.text}${caption}`, metadata: { dia_id: t.dia_id }, source: 'locomo' });
+    }
+  }
+  return out;
+}
+
+const collectionOf = (s: Sample) => s.sample_id.replace(/[^A-Za-z0-9._-]/g, '-');
+const report: Record<string, unknown> = { file, at: new Date().toISOString(), embedder: 'local USE-lite 512-d', limit: 50, min_score: 0, captions: args.captions };
+try {
+  const started = performance.now();
+  let stored = 0;
+  for (const s of samples) {
+    const all = turns(s);
+    for (let i = 0; i < all.length && !args['skip-load']; i += 100) {
+      const res = await api(server.url, key, 'POST', `/v1/memory/collections/${collectionOf(s)}/memories/bulk`, all.slice(i, i + 100));
+      if (res.status !== 201) throw new Error(`store: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    stored += all.length;
+  }
+  if (!args['skip-load']) log(`stored ${stored} turns of ${samples.length} conversations in ${round((performance.now() - started) / 1000)} s`);
+  report.turns = stored;
+
+  const questions = samples.flatMap((s) =>
+    s.qa
+      .filter((q) => CATEGORIES.includes(q.category))
+      .map((q) => ({ collection: collectionOf(s), question: q.question, category: q.category, evidence: normaliseEvidence(q.evidence ?? []) })),
+  );
+  const usable = questions.filter((q) => q.evidence.length > 0);
+  report.questions = { categories_1_to_4: questions.length, with_evidence: usable.length };
+  log(`${usable.length} questions with evidence (of ${questions.length})`);
+
+  const results: Record<string, Record<string, Record<string, number>>> = {};
+  for (const mode of MODES) {
+    // sums[category][k] of per-question recall
+    const sums = new Map<string, number[]>();
+    const counts = new Map<string, number>();
+    const t0 = performance.now();
+    await pool(usable, 4, async (q) => {
+      const res = await api(server.url, key, 'POST', `/v1/memory/collections/${q.collection}/search`, { query: q.question, mode, limit: 50, min_score: 0 });
+      if (res.status !== 200) throw new Error(`search: ${res.status} ${JSON.stringify(res.body)}`);
+      const got = (res.body.results as Array<{ metadata: { dia_id: string } }>).map((r) => r.metadata.dia_id);
+      const recall = KS.map((k) => q.evidence.filter((e) => got.slice(0, k).includes(e)).length / q.evidence.length);
+      for (const cat of [String(q.category), 'overall']) {
+        const acc = sums.get(cat) ?? [0, 0, 0, 0];
+        recall.forEach((r, i) => (acc[i]! += r));
+        sums.set(cat, acc);
+        counts.set(cat, (counts.get(cat) ?? 0) + 1);
+      }
+    });
+    results[mode] = Object.fromEntries(
+      [...CATEGORIES.map(String), 'overall'].map((cat) => [
+        cat === 'overall' ? 'overall' : `category_${cat}`,
+        { questions: counts.get(cat) ?? 0, ...Object.fromEntries(KS.map((k, i) => [`recall@${k}`, round((100 * sums.get(cat)![i]!) / counts.get(cat)!)])) },
+      ]),
+    );
+    log(`${mode} (${round((performance.now() - t0) / 1000)} s): ${JSON.stringify(results[mode]!.overall)}`);
+  }
+  report.recall = results;
+  report.dragon_baseline = { 'recall@5': 56.7, 'recall@10': 66.2, 'recall@25': 76.7, 'recall@50': 82.7 };
+} finally {
+  await server.stop();
+}
+mkdirSync('bench/results', { recursive: true });
+const out = `bench/results/locomo${args.captions ? '-captions' : ''}.json`;
+writeFileSync(out, JSON.stringify(report, null, 2));
+log(`wrote ${out}`);
+if (!args.keep) await dropDatabase(args.base!, args.db!);

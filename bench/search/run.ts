@@ -1,0 +1,168 @@
+/**
+ * Search benchmark on PostgreSQL: loads N synthetic memories through the REST bulk endpoint
+ * into one collection (plus a few small ones), then measures search per mode, with and without
+ * filters, at concurrency 1 and 8 (server-side search_ms and end-to-end HTTP latency, QPS).
+ *
+ *   node --import tsx bench/search/run.ts --n 100000 [--db NAME] [--load-only | --skip-load] [--keep]
+ *
+ * Engine numbers use ORGMEM_EMBEDDER=hash (no model cost); bench/search/embedder-cost.ts
+ * measures the bundled model's query cost separately. Results: bench/results/search-<n>.json.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { api, createDatabase, createTenantKey, dropDatabase, startOrgmem } from '../lib/server.ts';
+import { pool, round, summary } from '../lib/stats.ts';
+import { memories, queries } from './corpus.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    n: { type: 'string', default: '100000' },
+    db: { type: 'string' },
+    base: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'skip-load': { type: 'boolean', default: false },
+    'load-only': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    port: { type: 'string', default: '18931' },
+    samples: { type: 'string', default: '200' },
+    'load-concurrency': { type: 'string', default: '4' },
+  },
+});
+const N = Number(args.n);
+const dbName = args.db ?? `orgmem_bench_${N}`;
+const SAMPLES = Number(args.samples);
+const MAIN = 'main';
+const SMALL = ['notes-a', 'notes-b', 'notes-c', 'notes-d'];
+const SMALL_SIZE = 2000;
+const LIMIT = 10;
+
+const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+const dbUrl = await createDatabase(args.base!, dbName, !args['skip-load']);
+const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_DB_POOL: '10' };
+const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+const results: Record<string, unknown> = { n: N, database: dbName, at: new Date().toISOString() };
+
+let key: string;
+let server = await startOrgmem(env, Number(args.port));
+try {
+  if (!args['skip-load']) {
+    key = createTenantKey(env, 'bench');
+    writeFileSync(`/tmp/${dbName}.key`, key);
+    results.insert = await load(key);
+    mkdirSync('bench/results', { recursive: true });
+    writeFileSync(`bench/results/search-${N}.insert.json`, JSON.stringify(results.insert, null, 2));
+    log('vacuum analyze');
+    await sql`vacuum analyze memories`;
+  } else {
+    key = readFileSync(`/tmp/${dbName}.key`, 'utf8');
+    if (existsSync(`bench/results/search-${N}.insert.json`)) results.insert = JSON.parse(readFileSync(`bench/results/search-${N}.insert.json`, 'utf8'));
+  }
+  if (args['load-only']) {
+    await server.stop();
+    await sql.end();
+    log(`loaded; the database ${dbName} is kept for a later --skip-load run`);
+    process.exit(0);
+  }
+  // Restart so the measured server starts with cold caches and fresh connections, as after a deploy.
+  await server.stop();
+  server = await startOrgmem(env, Number(args.port));
+  const [{ rows }] = await sql`select count(*)::int as rows from memories`;
+  const [{ size }] = await sql`select pg_size_pretty(pg_database_size(current_database())) as size`;
+  results.rows = rows;
+  results.database_size = size;
+  log(`${rows} memories, database ${size}`);
+  results.search = await measureSearch(key);
+} finally {
+  await server.stop();
+  await sql.end();
+}
+mkdirSync('bench/results', { recursive: true });
+writeFileSync(`bench/results/search-${N}.json`, JSON.stringify(results, null, 2));
+log(`wrote bench/results/search-${N}.json`);
+if (!args.keep) await dropDatabase(args.base!, dbName);
+
+async function load(apiKey: string) {
+  const batches: Array<{ collection: string; items: unknown[] }> = [];
+  const add = (collection: string, count: number, seed: number) => {
+    let batch: unknown[] = [];
+    for (const m of memories(count, seed)) {
+      batch.push(m);
+      if (batch.length === 100) {
+        batches.push({ collection, items: batch });
+        batch = [];
+      }
+    }
+    if (batch.length) batches.push({ collection, items: batch });
+  };
+  SMALL.forEach((c, i) => add(c, SMALL_SIZE, 100 + i));
+  add(MAIN, N, 1);
+  const total = N + SMALL.length * SMALL_SIZE;
+  log(`loading ${total} memories in ${batches.length} bulk calls`);
+  const started = performance.now();
+  let done = 0;
+  let lastReport = started;
+  await pool(batches, Number(args['load-concurrency']), async (b) => {
+    const res = await api(server.url, apiKey, 'POST', `/v1/memory/collections/${b.collection}/memories/bulk`, b.items);
+    if (res.status !== 201) throw new Error(`bulk insert: ${res.status} ${JSON.stringify(res.body)}`);
+    done += b.items.length;
+    if (performance.now() - lastReport > 30_000) {
+      lastReport = performance.now();
+      log(`${done}/${total} (${Math.round(done / ((lastReport - started) / 1000))}/s)`);
+    }
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const perSecond = Math.round(total / seconds);
+  log(`inserted ${total} in ${round(seconds)} s: ${perSecond}/s`);
+  return { memories: total, seconds: round(seconds), per_second: perSecond, concurrency: Number(args['load-concurrency']), batch: 100 };
+}
+
+interface Scenario {
+  name: string;
+  path: string;
+  body: Record<string, unknown>;
+}
+
+async function measureSearch(apiKey: string) {
+  const C = `/v1/memory/collections/${MAIN}/search`;
+  const scenarios: Scenario[] = [
+    { name: 'hybrid', path: C, body: { mode: 'hybrid' } },
+    { name: 'vector', path: C, body: { mode: 'vector' } },
+    { name: 'text', path: C, body: { mode: 'text' } },
+    { name: 'hybrid + container_tag (0.1%)', path: C, body: { mode: 'hybrid', container_tag: 'user-7' } },
+    { name: 'hybrid + category (1%)', path: C, body: { mode: 'hybrid', category: 'decision' } },
+    { name: 'hybrid + metadata (2%)', path: C, body: { mode: 'hybrid', metadata_filter: { project: 'p-7' } } },
+    { name: 'hybrid + category + metadata (~0.2%)', path: C, body: { mode: 'hybrid', category: 'preference', metadata_filter: { project: 'p-3', source: 'crm' } } },
+    { name: 'vector + container_tag (0.1%)', path: C, body: { mode: 'vector', container_tag: 'user-7' } },
+    { name: 'text + container_tag (0.1%)', path: C, body: { mode: 'text', container_tag: 'user-7' } },
+    { name: 'all collections, hybrid', path: '/v1/memory/search', body: { mode: 'hybrid' } },
+  ];
+  const qs = queries(SAMPLES * 2, 7);
+  // Warm the server and PostgreSQL's caches the same way for every scenario.
+  await pool(queries(50, 99), 4, async (q) => void (await api(server.url, apiKey, 'POST', C, { query: q, mode: 'hybrid', min_score: 0 })));
+  const out = [];
+  for (const s of scenarios) {
+    for (const [concurrency, set] of [[1, qs.slice(0, SAMPLES)], [8, qs.slice(SAMPLES)]] as const) {
+      const searchMs: number[] = [];
+      const httpMs: number[] = [];
+      let short = 0;
+      let cached = 0;
+      const started = performance.now();
+      await pool(set, concurrency, async (q) => {
+        const t0 = performance.now();
+        const res = await api(server.url, apiKey, 'POST', s.path, { query: q, limit: LIMIT, min_score: 0, ...s.body });
+        httpMs.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`${s.name}: ${res.status} ${JSON.stringify(res.body)}`);
+        searchMs.push(res.body.search_ms);
+        if (res.body.cached) cached++;
+        // Text mode only returns memories sharing a word with the query, so only it may be short.
+        if (res.body.results.length < LIMIT && s.body.mode !== 'text') short++;
+      });
+      const seconds = (performance.now() - started) / 1000;
+      const row = { scenario: s.name, concurrency, samples: set.length, search_ms: summary(searchMs), http_ms: summary(httpMs), qps: round(set.length / seconds), short_results: short, cached };
+      log(JSON.stringify(row));
+      out.push(row);
+    }
+  }
+  return out;
+}

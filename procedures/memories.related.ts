@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { related } from '../src/services/search/related.ts';
+import { relatedFields, searchResponse } from '../src/services/search/schemas.ts';
+import { C, memoryPath } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'memories.related',
+  summary: 'The memories nearest to this one by embedding (never itself, archived, superseded or expired ones)',
+  rest: { method: 'GET', path: `${C}/memories/{id}/related`, status: 200 },
+  access: 'read',
+  collection: { field: 'collection', permission: 'read' },
+  input: z.object({ ...memoryPath, ...relatedFields }),
+  output: searchResponse,
+  handler: (ctx, input) => related(ctx, input),
+});

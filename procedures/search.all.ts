@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName } from '../src/schemas.ts';
+import { searchFields, searchResponse } from '../src/services/search/schemas.ts';
+import { search } from '../src/services/search/search.ts';
+
+export default defineProcedure({
+  name: 'search.all',
+  summary: 'Search every collection the API key may read; each result names its collection',
+  description:
+    'Restricted collections the key is not granted read on are left out. The same fields and rules as collection search; ' +
+    'the optional collection field narrows the search to that one collection (403 if the key may not read it).',
+  rest: { method: 'POST', path: '/v1/memory/search', status: 200 },
+  access: 'read',
+  collection: { field: 'collection', permission: 'read' },
+  mcp: {
+    tool: 'search_memory',
+    description:
+      'Search stored memories by meaning and keywords. Give a natural-language query; optionally a collection (otherwise every ' +
+      'collection you may read is searched), a limit, a mode (hybrid, vector, text) and filters (category, metadata_filter, container_tag).',
+  },
+  input: z.object({ collection: collectionName.optional().describe('Search only this collection'), ...searchFields }),
+  output: searchResponse,
+  handler: (ctx, { collection, ...input }) => search(ctx, input, { collection: collection ?? null, nameCollections: true }),
+});

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { category, imageSchema, metadataObject, timestamp } from '../../schemas.ts';
+
+/** Request and response shapes of search (api.md 4.4), related and forget (api.md 4.3). */
+export const searchQuery = z.string().min(1).max(10_000).describe('What to look for, in natural language (1 to 10000 characters)');
+
+export const searchFields = {
+  query: searchQuery,
+  limit: z.number().int().min(1).max(50).default(5).describe('Results to return, 1 to 50'),
+  min_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.3)
+    .describe(
+      'Threshold on the cosine similarity between the query and a memory (0 to 1). In vector mode memories below it are ' +
+        'left out; in hybrid mode vector candidates below it are left out while full-text matches still count; ignored in text mode.',
+    ),
+  mode: z
+    .enum(['hybrid', 'vector', 'text'])
+    .default('hybrid')
+    .describe('hybrid: vector and full-text candidates fused by reciprocal rank; vector: embedding similarity only; text: full-text only'),
+  category: category.nullable().default(null).describe('Only memories of this category'),
+  metadata_filter: metadataObject.nullable().default(null).describe('Only memories whose metadata contains this object (JSONB containment, @>)'),
+  container_tag: z.string().min(1).max(256).nullable().default(null).describe('Only memories with this container tag'),
+  include_archived: z.boolean().default(false).describe('Also return archived memories'),
+  rewrite: z
+    .boolean()
+    .default(false)
+    .describe('Rewrite the query with the extraction LLM before retrieval (one LLM call). Accepted and ignored while no LLM is configured.'),
+  rerank: z
+    .boolean()
+    .default(false)
+    .describe('Re-rank the fused candidates with the extraction LLM (one LLM call). Accepted and ignored while no LLM is configured.'),
+};
+const searchInput = z.object(searchFields);
+export type SearchInput = z.output<typeof searchInput>;
+
+export const searchResult = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    category: z.string(),
+    importance: z.number(),
+    score: z.number().min(0).max(1).describe('Higher is better, 0 to 1: cosine similarity (vector), normalised rank (text) or normalised fused rank (hybrid)'),
+    source: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    images: z.array(imageSchema),
+    created_at: timestamp,
+    collection: z.string().optional().describe('The memory\'s collection (all-collection search only)'),
+  })
+  .openapi('SearchResult');
+export type SearchResult = z.infer<typeof searchResult>;
+
+export const searchResponse = z
+  .object({
+    results: z.array(searchResult),
+    query_embedding_ms: z.number().describe('Time spent embedding the query (0 when it came from the cache or was not needed)'),
+    search_ms: z.number().describe('Time spent searching, fusing and loading the results'),
+    cached: z.boolean().describe('true when an identical query was answered from the cache (nothing changed in the collections since)'),
+  })
+  .openapi('SearchResponse');
+export type SearchResponse = z.infer<typeof searchResponse>;
+
+export const relatedFields = {
+  limit: z.coerce.number().int().min(1).max(50).default(5).describe('Results to return, 1 to 50'),
+  min_score: z.coerce.number().min(0).max(1).default(0).describe('Minimum cosine similarity to the memory, 0 to 1'),
+};
+
+export const forgetFields = {
+  query: searchQuery,
+  min_score: z.number().min(0).max(1).default(0.5).describe('Only memories at least this similar to the query (cosine, 0 to 1) are deleted'),
+  limit: z.number().int().min(1).max(100).default(10).describe('At most this many memories are deleted, the most similar first (1 to 100)'),
+};
+
+export const forgetResponse = z
+  .object({ deleted: z.number().int(), ids: z.array(z.string()) })
+  .openapi('ForgetResponse');

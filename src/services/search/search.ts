@@ -1,0 +1,143 @@
+import type { AuthedCtx } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { iso } from '../../ids.ts';
+import { toVectorLiteral } from '../../ports/db/db.ts';
+import { readableCollectionSql } from '../grants.ts';
+import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
+import { vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { feedbackVector } from './feedback.ts';
+import { reciprocalRankFusion } from './fusion.ts';
+import type { SearchInput, SearchResponse, SearchResult } from './schemas.ts';
+import { rerankCandidates, rewriteQuery } from './stages.ts';
+import { expandQuery, loadMatches, queryLexemes, rankText } from './text.ts';
+
+/**
+ * Candidates fetched from each side before fusion: enough for rank fusion to matter at small
+ * limits, twice the limit at large ones.
+ */
+export const candidateCount = (limit: number) => Math.max(40, 2 * limit);
+
+interface ResolvedScope extends Scope {
+  /** [collection, version] pairs: the part of the cache key that changes with every write. */
+  versions: Array<[string, string]>;
+}
+
+/**
+ * The collections a search reads with their versions. One collection: it must exist (404),
+ * grants were checked by invoke. All collections: those the caller's key may read.
+ */
+export async function resolveScope(ctx: AuthedCtx, collection: string | null): Promise<ResolvedScope> {
+  const columns = 'name, version::text as version, memory_count::int as memory_count';
+  const rows = await ctx.app.db.query<{ name: string; version: string; memory_count: number }>(
+    collection !== null
+      ? `select ${columns} from collections where tenant_id = $1 and name = $2`
+      : `select ${columns} from collections c where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`,
+    [ctx.tenant.id, collection ?? ctx.agent.id],
+  );
+  if (collection !== null && !rows.length) throw notFound(`Collection "${collection}" not found`);
+  return {
+    tenantId: ctx.tenant.id,
+    collections: rows.map((r) => r.name),
+    memoryCount: rows.reduce((n, r) => n + r.memory_count, 0),
+    versions: rows.map((r) => [r.name, r.version]),
+  };
+}
+
+/** Shapes a candidate as api.md 4.4 shows it; `collection` only on all-collection search. */
+export function toResult(row: CandidateRow, withCollection: boolean): SearchResult {
+  return {
+    id: row.id,
+    text: row.text,
+    category: row.category,
+    importance: row.importance,
+    score: row.score,
+    source: row.source,
+    metadata: row.metadata,
+    images: row.images.map(({ key: _key, ...img }) => ({ ...img, url: null })) as SearchResult['images'],
+    created_at: iso(row.created_at)!,
+    ...(withCollection ? { collection: row.collection } : {}),
+  };
+}
+
+/** Milliseconds until the earliest expiry among the candidates, after which the answer may change. */
+export function expiryTtl(rows: CandidateRow[]): number | undefined {
+  const now = Date.now();
+  const times = rows.filter((r) => r.expires_at).map((r) => new Date(r.expires_at!).getTime() - now);
+  return times.length ? Math.min(...times) : undefined;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const ms = (since: number) => round2(performance.now() - since);
+
+/**
+ * Candidates from each side, filters inside both. Hybrid feeds the three best matches of an
+ * exhaustive first full-text pass back into both sides (feedback.ts, text.ts). Where the first
+ * pass may have to sample (more memories in scope than the match cap), the plain vector search
+ * starts alongside it, so the common case costs the slower side, not both in turn; it is
+ * replaced by the feedback search if the pass turns out exhaustive after all.
+ */
+async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query: string, queryVector: ArrayLike<number> | undefined) {
+  const db = ctx.app.db;
+  const k = candidateCount(input.limit);
+  const cap = ctx.app.config.search.textRankCap;
+  const filters: Filters = input;
+  const literal = queryVector && toVectorLiteral(queryVector);
+  const nearest = async (searchWith: string) =>
+    (await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
+  if (input.mode === 'vector') return { vectorRows: await nearest(literal!), textRows: [] };
+
+  const plain = input.mode === 'hybrid' && scope.memoryCount > cap ? nearest(literal!) : undefined;
+  plain?.catch(() => {}); // awaited below, or superseded: never an unhandled rejection
+  const weights = await queryLexemes(db, query);
+  const firstPass = await rankText(db, scope, filters, weights, cap);
+  if (input.mode === 'text') return { vectorRows: [], textRows: await loadMatches(db, scope, firstPass.ranked, k) };
+
+  const expanded = expandQuery(weights, firstPass);
+  if (!expanded) return { vectorRows: await (plain ?? nearest(literal!)), textRows: await loadMatches(db, scope, firstPass.ranked, k) };
+  const [vectorRows, textRows] = await Promise.all([
+    feedbackVector(db, scope, queryVector!, firstPass.ranked).then(nearest),
+    rankText(db, scope, filters, expanded, cap).then((second) => loadMatches(db, scope, second.ranked, k)),
+  ]);
+  return { vectorRows, textRows };
+}
+
+/**
+ * The search pipeline: scope -> cache -> (rewrite) -> embed -> candidates from each side with the
+ * filters inside (retrieve) -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
+ * `collection` null searches every collection the caller may read; `nameCollections` puts each
+ * result's collection in it (the all-collection endpoint, even when narrowed to one).
+ */
+export async function search(
+  ctx: AuthedCtx,
+  input: SearchInput,
+  target: { collection: string | null; nameCollections: boolean },
+): Promise<SearchResponse> {
+  const { collection, nameCollections } = target;
+  const started = performance.now();
+  const scope = await resolveScope(ctx, collection);
+  const key = answerKey({ tenantId: ctx.tenant.id, kind: nameCollections ? 'search-all' : 'search', scope: scope.versions, request: input });
+  const hit = getAnswer(ctx.app, key);
+  if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: ms(started), cached: true };
+
+  const query = await rewriteQuery(ctx, input.query, input.rewrite);
+  let embeddingMs = 0;
+  let queryVector: ArrayLike<number> | undefined;
+  if (input.mode !== 'text') {
+    const embedded = await embedQuery(ctx.app, query);
+    embeddingMs = embedded.ms;
+    queryVector = embedded.vector;
+  }
+  const { vectorRows, textRows } = scope.collections.length
+    ? await retrieve(ctx, scope, input, query, queryVector)
+    : { vectorRows: [], textRows: [] };
+  const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
+  const final = (await rerankCandidates(ctx, query, ranked, input.rerank)).slice(0, input.limit);
+  const results = final.map((r) => toResult(r, nameCollections));
+  putAnswer(ctx.app, key, { results }, expiryTtl([...vectorRows, ...textRows]));
+  return {
+    results,
+    query_embedding_ms: round2(embeddingMs),
+    search_ms: round2(Math.max(0, performance.now() - started - embeddingMs)),
+    cached: false,
+  };
+}

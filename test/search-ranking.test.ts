@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { rankBm25 } from '../src/services/search/bm25.ts';
+import { expandQuery } from '../src/services/search/text.ts';
+
+const w = (...lexemes: string[]) => new Map(lexemes.map((l) => [l, 1]));
+
+describe('BM25 ranking of full-text matches', () => {
+  const docs = [
+    { id: 'a', lexemes: ['caroline', 'said', 'hello'] },
+    { id: 'b', lexemes: ['caroline', 'adopt', 'agenc'] },
+    { id: 'c', lexemes: ['caroline', 'went', 'home'] },
+    { id: 'd', lexemes: ['melani', 'paint', 'sunris', 'lake', 'morn', 'calm', 'quiet', 'water'] },
+  ];
+
+  it('weighs rare query words above common ones and scores in [0, 1]', () => {
+    const ranked = rankBm25(docs.slice(0, 3), w('caroline', 'adopt'), 100);
+    expect(ranked.map((r) => r.id)).toEqual(['b', 'a', 'c']);
+    for (const r of ranked) expect(r.score).toBeGreaterThan(0);
+    expect(ranked[0]!.score).toBeLessThanOrEqual(1);
+    expect(ranked[0]!.score).toBeGreaterThan(ranked[1]!.score);
+  });
+
+  it('prefers the shorter of two equal matches and ignores documents without a query word', () => {
+    const ranked = rankBm25([docs[0]!, docs[3]!, { id: 'e', lexemes: ['sunris', 'lake'] }], w('sunris'), 10);
+    expect(ranked.map((r) => r.id)).toEqual(['e', 'd', 'a']);
+    expect(ranked[0]!.lexemes).toEqual(['sunris', 'lake']);
+    expect(ranked[2]!.score).toBe(0);
+    expect(rankBm25([], w('x'), 10)).toEqual([]);
+  });
+
+  it('lets a lower-weighted (feedback) word count for less than a query word', () => {
+    const weights = new Map([['adopt', 1], ['agenc', 0.3]]);
+    const ranked = rankBm25([{ id: 'x', lexemes: ['agenc', 'call'] }, { id: 'y', lexemes: ['adopt', 'call'] }], weights, 100);
+    expect(ranked.map((r) => r.id)).toEqual(['y', 'x']);
+  });
+});
+
+describe('query expansion from the first full-text pass', () => {
+  const ranked = [
+    { id: 'a', lexemes: ['adopt', 'agenc', 'research'], score: 0.9 },
+    { id: 'b', lexemes: ['adopt', 'famili'], score: 0.5 },
+    { id: 'c', lexemes: ['adopt', 'kid'], score: 0.4 },
+    { id: 'd', lexemes: ['adopt', 'dog'], score: 0.1 },
+  ];
+
+  it('adds the words of the three best matches at a lower weight', () => {
+    const expanded = expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: true })!;
+    expect(expanded.get('adopt')).toBe(1);
+    expect([...expanded.keys()].sort()).toEqual(['adopt', 'agenc', 'famili', 'kid', 'research']);
+    expect(expanded.get('agenc')).toBeGreaterThan(0);
+    expect(expanded.get('agenc')).toBeLessThan(1);
+  });
+
+  it('does not expand from a sampled (capped) first pass or from nothing', () => {
+    expect(expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: false })).toBeNull();
+    expect(expandQuery(new Map([['adopt', 1]]), { ranked: [], exhaustive: true })).toBeNull();
+  });
+});

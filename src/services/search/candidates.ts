@@ -23,7 +23,7 @@ export interface CandidateRow {
   images: Array<{ key?: string } & Record<string, unknown>>;
   created_at: Date;
   expires_at: Date | null;
-  /** Cosine similarity (vector side) or normalised cover-density rank (text side), 0 to 1. */
+  /** Cosine similarity to the query (vector side) or normalised BM25 (text side), 0 to 1. */
   score: number;
 }
 

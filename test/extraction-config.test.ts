@@ -89,6 +89,28 @@ describe('extraction config', () => {
   });
 });
 
+describe('extraction config in production mode', () => {
+  it('refuses a loopback endpoint before calling it, unless the operator allows private targets', async () => {
+    const strict = await startServer({ ORGMEM_PRODUCTION: '1' }, { worker: false });
+    const lenient = await startServer({ ORGMEM_PRODUCTION: '1', ORGMEM_WEBHOOK_ALLOW_PRIVATE: '1' }, { worker: false });
+    try {
+      const body = { provider: 'custom', base_url: fake.url, model: 'm', api_key: 'sk-good' };
+      const before = fake.calls.length;
+      const t = await newTenant(strict.url, strict.adminKey);
+      const refused = await t.api('PUT', PATH, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.detail).toMatch(/not allowed.*127\.0\.0\.1/);
+      expect(fake.calls.length).toBe(before);
+      expect((await t.api('GET', PATH)).body.base_url).toBeNull();
+      const allowed = await newTenant(lenient.url, lenient.adminKey);
+      expect((await allowed.api('PUT', PATH, body)).status).toBe(200);
+    } finally {
+      await strict.close();
+      await lenient.close();
+    }
+  }, 120_000);
+});
+
 /** A port nothing listens on: one the OS just handed out and took back. */
 async function closedPort(): Promise<number> {
   const srv = createServer();

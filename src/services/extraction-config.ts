@@ -1,3 +1,4 @@
+import { assertPublicTarget } from './webhook-http.ts';
 import type { App, AuthedCtx } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import { iso } from '../ids.ts';
@@ -57,6 +58,13 @@ export async function getExtractionConfig(ctx: AuthedCtx) {
 /** Saves the config only after a live one-token completion against it succeeds. */
 export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfigInput) {
   const endpoint: LlmEndpoint = { baseUrl: input.base_url.replace(/\/+$/, ''), model: input.model, apiKey: input.api_key ?? '' };
+  // A tenant-chosen URL the server calls: in production it must not reach internal services,
+  // under the same rule (and the same operator switch) as webhook targets.
+  if (ctx.app.config.production && !ctx.app.config.webhooks.allowPrivate) {
+    await assertPublicTarget(new URL(endpoint.baseUrl)).catch((err: Error) => {
+      throw badRequest(`The extraction endpoint is not allowed: ${err.message}`);
+    });
+  }
   try {
     await recordedChat(
       ctx.app,

@@ -7,7 +7,7 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: more workers only make the servers under test fight for CPU.
     maxWorkers: 2,
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 120_000,
   },
 });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendError } from '../rest-adapter/routes.ts';
 import type { App } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
-import { authenticate } from '../src/services/keys.ts';
+import { authenticateRequest } from '../src/invoke.ts';
 import { buildMcpServer } from './server.ts';
 
 /**
@@ -12,13 +12,18 @@ import { buildMcpServer } from './server.ts';
  */
 export function registerMcpHttp(server: FastifyInstance, app: App) {
   server.post('/v1/mcp', async (req, reply) => {
+    // Authenticate and rate-limit the HTTP request once, before speaking MCP: a bad key is a
+    // 401 + WWW-Authenticate, too many requests a 429; the tools then run as this agent.
+    const headers: Record<string, string> = {};
+    let auth;
     try {
-      // Reject a bad key at the HTTP level (401 + WWW-Authenticate) before speaking MCP.
-      await authenticate(app, req.headers.authorization);
+      auth = await authenticateRequest(app, req.headers.authorization, headers);
     } catch (err) {
-      return sendError(reply, err as AppError);
+      const e = err as AppError;
+      return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers }));
     }
-    const mcp = buildMcpServer(app, { authorization: req.headers.authorization, ip: req.ip });
+    for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
+    const mcp = buildMcpServer(app, { authorization: req.headers.authorization, ip: req.ip, auth: { tenant: auth.tenant, agent: auth.agent } });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();
@@ -29,7 +34,7 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
     await transport.handleRequest(req.raw, reply.raw, req.body);
   });
   const notAllowed = async (_req: unknown, reply: import('fastify').FastifyReply) =>
-    sendError(reply.header('Allow', 'POST'), new AppError('BAD_REQUEST', 'This MCP endpoint is stateless: use POST'));
+    sendError(reply.header('Allow', 'POST'), new AppError('METHOD_NOT_SUPPORTED', 'This MCP endpoint is stateless: use POST'));
   server.get('/v1/mcp', notAllowed);
   server.delete('/v1/mcp', notAllowed);
 }

@@ -1,12 +1,35 @@
 import type { AnyProcedure } from '../src/procedure.ts';
+import accountRecoverKey from './account.recover-key.ts';
+import accountReveal from './account.reveal.ts';
+import accountSignup from './account.signup.ts';
+import adminAudit from './admin.audit.ts';
 import adminCreateTenant from './admin.create-tenant.ts';
+import adminDeleteAccount from './admin.delete-account.ts';
+import adminExport from './admin.export.ts';
+import adminImport from './admin.import.ts';
 import adminMe from './admin.me.ts';
 import adminRotateKey from './admin.rotate-key.ts';
+import adminStats from './admin.stats.ts';
+import agentsList from './agents.list.ts';
 import collectionsCreate from './collections.create.ts';
 import collectionsDelete from './collections.delete.ts';
 import collectionsGet from './collections.get.ts';
 import collectionsList from './collections.list.ts';
 import collectionsUpdate from './collections.update.ts';
+import extractionDeleteConfig from './extraction.delete-config.ts';
+import extractionGetConfig from './extraction.get-config.ts';
+import extractionPutConfig from './extraction.put-config.ts';
+import grantsDelete from './grants.delete.ts';
+import grantsList from './grants.list.ts';
+import grantsPut from './grants.put.ts';
+import graphContradictions from './graph.contradictions.ts';
+import graphExtractJob from './graph.extract-job.ts';
+import graphProfile from './graph.profile.ts';
+import graphRemember from './graph.remember.ts';
+import graphSummary from './graph.summary.ts';
+import hygieneArchiveStale from './hygiene.archive-stale.ts';
+import hygieneDedup from './hygiene.dedup.ts';
+import hygieneHealth from './hygiene.health.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
@@ -21,12 +44,17 @@ import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
 import memoriesRelated from './memories.related.ts';
 import memoriesUpdate from './memories.update.ts';
+import spendCapGet from './spend-cap.get.ts';
+import spendCapPut from './spend-cap.put.ts';
 import searchAll from './search.all.ts';
 import searchCollection from './search.collection.ts';
 import systemHealth from './system.health.ts';
 import systemPulse from './system.pulse.ts';
 import systemStatus from './system.status.ts';
 import systemTrack from './system.track.ts';
+import webhookDelete from './webhook.delete.ts';
+import webhookGet from './webhook.get.ts';
+import webhookPut from './webhook.put.ts';
 
 /**
  * The catalogue: every operation of the service, grouped as `resource.verb`. The grouping is
@@ -53,9 +81,32 @@ export const catalogue = {
     related: memoriesRelated,
     forget: memoriesForget,
   },
+  graph: {
+    remember: graphRemember,
+    extractJob: graphExtractJob,
+    contradictions: graphContradictions,
+    profile: graphProfile,
+    summary: graphSummary,
+  },
+  hygiene: { dedup: hygieneDedup, archiveStale: hygieneArchiveStale, health: hygieneHealth },
+  extraction: { getConfig: extractionGetConfig, putConfig: extractionPutConfig, deleteConfig: extractionDeleteConfig },
+  spendCap: { get: spendCapGet, put: spendCapPut },
+  grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
+  agents: { list: agentsList },
   search: { collection: searchCollection, all: searchAll },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
-  admin: { me: adminMe, rotateKey: adminRotateKey, createTenant: adminCreateTenant },
+  webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
+  account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },
+  admin: {
+    me: adminMe,
+    rotateKey: adminRotateKey,
+    createTenant: adminCreateTenant,
+    stats: adminStats,
+    export: adminExport,
+    import: adminImport,
+    deleteAccount: adminDeleteAccount,
+    audit: adminAudit,
+  },
   system: { health: systemHealth, status: systemStatus, pulse: systemPulse, track: systemTrack },
 } as const;
 

@@ -21,6 +21,7 @@ const errorResponses = (proc: AnyProcedure) => {
   if (proc.access !== 'public') {
     r[401] = 'Missing, unknown, revoked or rotated API key';
     r[403] = proc.access === 'admin' ? 'The tenant is not an operator (admin) tenant' : 'Read-only key on a write, or a restricted collection the key is not granted on';
+    r[429] = "Over the key's rate limit (RateLimit-* headers on every authenticated answer; Retry-After in seconds)";
   }
   if (pathParams(proc.rest.path).length) r[404] = 'Not found (resources of other tenants are not found either)';
   return Object.fromEntries(
@@ -29,7 +30,7 @@ const errorResponses = (proc: AnyProcedure) => {
 };
 
 function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
-  const { method, path, status, bodyField, queryFields = [] } = proc.rest;
+  const { method, path, status, bodyField, queryFields = [], altStatus } = proc.rest;
   const shape = proc.input.shape as Record<string, z.ZodType>;
   const params = pathParams(path);
   const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(shape).filter((k) => !params.includes(k)) : queryFields;
@@ -54,7 +55,31 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
         status === 204
           ? { description: 'No content' }
           : { description: 'Success', content: { 'application/json': { schema: proc.output } } },
+      ...(altStatus && { [altStatus.status]: { description: altStatus.description, content: { 'application/json': { schema: proc.output } } } }),
       ...errorResponses(proc),
+    },
+  });
+}
+
+/** MCP is a front end, not a procedure, but its path is part of the /v1 contract. */
+function registerMcp(registry: OpenAPIRegistry) {
+  const jsonRpc = z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/mcp',
+    operationId: 'mcp',
+    summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses)',
+    description:
+      'JSON-RPC 2.0 messages of MCP. Send `Accept: application/json, text/event-stream`. Tools: the procedures that declare one ' +
+      '(store_memory, get_memory, list_collections, ...); tool arguments are the procedure inputs, and tool errors come back as ' +
+      'results with `isError: true` and text "<status>: <detail>".',
+    tags: ['mcp'],
+    security: [{ bearer: [] }],
+    request: { body: { required: true, content: { 'application/json': { schema: jsonRpc } } } },
+    responses: {
+      200: { description: 'JSON-RPC response', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+      202: { description: 'Accepted (notifications)' },
+      401: { description: 'Missing, unknown, revoked or rotated API key', content: { 'application/json': { schema: errorBody } } },
     },
   });
 }
@@ -68,6 +93,7 @@ export function openApiDocument() {
     description: 'An API key: `Authorization: Bearer mv_...`',
   });
   for (const proc of procedures) register(registry, proc);
+  registerMcp(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

@@ -1,12 +1,16 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { procedures } from '../procedures/index.ts';
 import type { App } from '../src/context.ts';
+import { Download } from '../src/download.ts';
 import { AppError } from '../src/errors.ts';
 import { invoke } from '../src/invoke.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
 
-/** The body of a request whose content type the server does not read. */
-export const UNREADABLE_BODY = Symbol('unreadable body');
+/** The body of a request that cannot be read (malformed JSON, unsupported content type). */
+export class UnreadableBody {
+  constructor(readonly detail: string) {}
+}
 
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -23,9 +27,9 @@ function restInput(proc: AnyProcedure, req: FastifyRequest): unknown {
     method === 'GET' || method === 'DELETE' ? query : Object.fromEntries(queryFields.filter((f) => f in query).map((f) => [f, query[f]]));
   let body: Record<string, unknown> = {};
   if (method !== 'GET' && method !== 'DELETE' && req.body !== undefined) {
-    if (req.body === UNREADABLE_BODY) {
+    if (req.body instanceof UnreadableBody) {
       if (proc.rest.tolerant) return {};
-      throw new AppError('BAD_REQUEST', `Unsupported content type ${req.headers['content-type'] ?? '(none)'}: send application/json`);
+      throw new AppError('BAD_REQUEST', req.body.detail);
     }
     if (bodyField) body = { [bodyField]: req.body };
     else if (req.body && typeof req.body === 'object' && !Array.isArray(req.body)) body = req.body as Record<string, unknown>;
@@ -41,16 +45,26 @@ export function sendError(reply: FastifyReply, err: AppError) {
     .send(err.body());
 }
 
+/** A file answer, streamed as it is produced (backpressure included). */
+function sendDownload(reply: FastifyReply, file: Download) {
+  return reply
+    .header('content-type', file.contentType)
+    .header('content-disposition', `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`)
+    .send(Readable.from(file.body));
+}
+
 export function registerRestRoutes(server: FastifyInstance, app: App) {
   for (const proc of procedures) {
     server.route({
       method: proc.rest.method,
       url: toFastifyPath(proc.rest.path),
+      bodyLimit: proc.rest.bodyLimit,
       handler: async (req, reply) => {
         try {
-          const { output, headers } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
-          reply.code(proc.rest.status).headers(headers);
-          return proc.rest.status === 204 ? reply.send() : reply.send(output);
+          const { output, headers, status = proc.rest.status } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
+          reply.code(status).headers(headers);
+          if (output instanceof Download) return sendDownload(reply, output);
+          return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
           if (proc.rest.tolerant) return reply.code(proc.rest.status).send();
           return sendError(reply, err as AppError);

@@ -10,6 +10,7 @@ import type { Embedder } from './ports/embedder/embedder.ts';
 import { makeEmbedder } from './ports/embedder/index.ts';
 import { embeddedQueue } from './ports/jobs/embedded.ts';
 import { graphileQueue } from './ports/jobs/graphile.ts';
+import { outboxMailer, smtpMailer } from './ports/mailer.ts';
 import { aesGcmSecrets, loadMasterKey } from './ports/secrets.ts';
 
 export interface AppOptions {
@@ -28,7 +29,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       ? await graphileQueue(config.databaseUrl, config.workerConcurrency, log)
       : embeddedQueue(db, config.workerConcurrency);
     const secrets = aesGcmSecrets(loadMasterKey(config.masterKey, config.dataDir));
-    return { config, db, embedder, jobs, secrets, log };
+    const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
+    return { config, db, embedder, jobs, secrets, mailer, log };
   } catch (err) {
     await db.close();
     throw err;

@@ -5,6 +5,10 @@ import { buildMcpServer } from '../mcp/server.ts';
 import { closeApp, createApp, startWorker } from './app.ts';
 import { loadConfig } from './config.ts';
 import type { App } from './context.ts';
+import { openPglite } from './ports/db/pglite.ts';
+import { openPostgres } from './ports/db/postgres.ts';
+import { makeEmbedder } from './ports/embedder/index.ts';
+import { reembed } from './reembed.ts';
 import { buildServer } from './server.ts';
 import { authenticate } from './services/keys.ts';
 import { countTenants, createTenant } from './services/tenants.ts';
@@ -15,6 +19,8 @@ const USAGE = `Usage: orgmem <command>
   worker                                      background jobs only (PostgreSQL deployments)
   migrate                                     apply database migrations and exit
   mcp                                         MCP over stdio; the key comes from ORGMEM_API_KEY
+  reembed                                     re-embed every memory with the configured embedder
+                                              (after changing embedder or dimension; stop the service first)
   admin create-tenant --name N --email E [--admin] [--tier T]
                                               create a tenant and print its key once
 `;
@@ -88,6 +94,18 @@ async function mcpStdio() {
   process.stdin.on('close', () => process.kill(process.pid, 'SIGTERM'));
 }
 
+async function reembedCommand() {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel });
+  const db = config.databaseUrl ? openPostgres(config.databaseUrl, 2) : await openPglite(config.dataDir);
+  try {
+    const { from, to, memories } = await reembed(db, makeEmbedder(config.embedder), log);
+    process.stdout.write(`Re-embedded ${memories} memories (${from} -> ${to} dimensions).\n`);
+  } finally {
+    await db.close();
+  }
+}
+
 async function admin(args: string[]) {
   const [sub, ...rest] = args;
   if (sub !== 'create-tenant') throw new Error(USAGE);
@@ -119,6 +137,8 @@ async function main(argv: string[]) {
     }
     case 'mcp':
       return mcpStdio();
+    case 'reembed':
+      return reembedCommand();
     case 'admin':
       return admin(args);
     default:

@@ -18,6 +18,22 @@ export const DEFAULT_TIERS: Record<string, TierLimits> = {
   enterprise: { rate_limit_per_minute: 3_000, max_memories: null, max_collections: null, max_storage_bytes: null },
 };
 
+const llmPrice = z.object({ prompt: z.number().min(0), completion: z.number().min(0) });
+export type LlmPrice = z.infer<typeof llmPrice>;
+
+/**
+ * USD per million tokens, for the usage report and the spend cap. `*` prices every model not
+ * listed; a deployment whose LLM costs nothing (a local model) sets `{"*": {"prompt": 0, "completion": 0}}`.
+ */
+export const DEFAULT_LLM_PRICES: Record<string, LlmPrice> = {
+  'gpt-4o-mini': { prompt: 0.15, completion: 0.6 },
+  'gpt-4o': { prompt: 2.5, completion: 10 },
+  'gpt-4.1-mini': { prompt: 0.4, completion: 1.6 },
+  'gpt-4.1-nano': { prompt: 0.1, completion: 0.4 },
+  'gpt-4.1': { prompt: 2, completion: 8 },
+  '*': { prompt: 1, completion: 3 },
+};
+
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const env = z.object({
@@ -36,6 +52,15 @@ const env = z.object({
   ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ORGMEM_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   ORGMEM_PRODUCTION: bool.default(false),
+  ORGMEM_LLM_BASE_URL: z.string().url().optional(),
+  ORGMEM_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  ORGMEM_LLM_API_KEY: z.string().default(''),
+  ORGMEM_PLATFORM_LLM_BASE_URL: z.string().url().optional(),
+  ORGMEM_PLATFORM_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  ORGMEM_PLATFORM_LLM_API_KEY: z.string().optional(),
+  ORGMEM_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  ORGMEM_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  ORGMEM_LLM_PRICES: z.string().optional(),
   ORGMEM_SEARCH_CACHE_MB: z.coerce.number().min(0).default(64),
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
@@ -43,6 +68,14 @@ const env = z.object({
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
     .optional(),
+  // Access, account and events (docs/access.md).
+  ORGMEM_RATE_LIMIT: bool.default(true),
+  ORGMEM_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  ORGMEM_SIGNUP_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(10),
+  ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR: z.coerce.number().int().positive().default(3),
+  ORGMEM_SMTP_URL: z.string().url().optional(),
+  ORGMEM_MAIL_FROM: z.string().default('orgmem <no-reply@localhost>'),
+  ORGMEM_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -76,6 +109,25 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
     production: e.ORGMEM_PRODUCTION,
     masterKey: e.ORGMEM_MASTER_KEY,
+    llm: {
+      // Extraction endpoints in the order after a tenant's own config: the server override, then the platform default.
+      server: e.ORGMEM_LLM_BASE_URL ? { baseUrl: e.ORGMEM_LLM_BASE_URL, model: e.ORGMEM_LLM_MODEL, apiKey: e.ORGMEM_LLM_API_KEY } : null,
+      platform:
+        e.ORGMEM_PLATFORM_LLM_BASE_URL || e.ORGMEM_PLATFORM_LLM_API_KEY
+          ? {
+              baseUrl: e.ORGMEM_PLATFORM_LLM_BASE_URL ?? 'https://api.openai.com/v1',
+              model: e.ORGMEM_PLATFORM_LLM_MODEL,
+              apiKey: e.ORGMEM_PLATFORM_LLM_API_KEY ?? '',
+            }
+          : null,
+      timeoutMs: e.ORGMEM_LLM_TIMEOUT_MS,
+      maxRetries: e.ORGMEM_LLM_MAX_RETRIES,
+      prices: e.ORGMEM_LLM_PRICES ? { ...DEFAULT_LLM_PRICES, ...z.record(z.string(), llmPrice).parse(JSON.parse(e.ORGMEM_LLM_PRICES)) } : DEFAULT_LLM_PRICES,
+    },
+    rateLimit: { enabled: e.ORGMEM_RATE_LIMIT, windowSeconds: e.ORGMEM_RATE_LIMIT_WINDOW_SECONDS },
+    signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
+    mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
+    webhooks: { allowPrivate: e.ORGMEM_WEBHOOK_ALLOW_PRIVATE },
     search: {
       /** Exact-repeat search answers kept per process (LRU by size); 0 turns the cache off. */
       resultCacheBytes: Math.floor(e.ORGMEM_SEARCH_CACHE_MB * 1024 * 1024),

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Db } from './ports/db/db.ts';
 import type { Embedder } from './ports/embedder/embedder.ts';
 import type { JobQueue } from './ports/jobs/jobs.ts';
+import type { Mailer } from './ports/mailer.ts';
 import type { Secrets } from './ports/secrets.ts';
 import type { TierLimits } from './config.ts';
 
@@ -13,6 +14,7 @@ export interface App {
   embedder: Embedder;
   jobs: JobQueue;
   secrets: Secrets;
+  mailer: Mailer;
   log: Logger;
 }
 
@@ -39,6 +41,8 @@ export interface PublicCtx {
   ip?: string;
   /** Headers the front end adds to its response (rate limits, downloads). */
   responseHeaders: Record<string, string>;
+  /** Set by a handler to answer its procedure's `rest.altStatus` instead of `rest.status`. */
+  responseStatus?: number;
 }
 
 export interface AuthedCtx extends PublicCtx {

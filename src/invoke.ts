@@ -1,19 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { App, AuthedCtx, PublicCtx } from './context.ts';
+import type { Agent, App, AuthedCtx, PublicCtx, Tenant } from './context.ts';
+import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
+import { recordAudit } from './services/audit.ts';
 import { assertCollectionAccess } from './services/grants.ts';
 import { authenticate } from './services/keys.ts';
+import { enforce } from './services/rate-limit.ts';
 
 export interface Caller {
   /** The raw Authorization header, if any. */
   authorization?: string;
   ip?: string;
+  /** Set by a front end that already authenticated (and rate-limited) this HTTP request. */
+  auth?: { tenant: Tenant; agent: Agent };
 }
 
 export interface InvokeResult {
   output: unknown;
   headers: Record<string, string>;
+  /** The handler's choice of status, when it made one. */
+  status?: number;
 }
 
 /**
@@ -26,8 +33,8 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     let ctx: PublicCtx | AuthedCtx = base;
     if (proc.access === 'internal') throw unauthorized('This endpoint is internal');
     if (proc.access !== 'public') {
-      const auth = await authenticate(app, caller.authorization);
-      ctx = { ...base, ...auth };
+      const auth = caller.auth ?? (await authenticateRequest(app, caller.authorization, base.responseHeaders));
+      ctx = { ...base, tenant: auth.tenant, agent: auth.agent };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
       if (auth.agent.read_only && !isRead(proc)) throw forbidden('This API key is read-only');
     }
@@ -35,11 +42,22 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     if (!parsed.success) throw validationError(parsed.error, proc.rest.bodyField);
     if (proc.collection && 'agent' in ctx) await checkGrants(ctx, proc, parsed.data);
     const result = await proc.handler(ctx as AuthedCtx, parsed.data);
-    const output = proc.output.parse(result);
-    return { output, headers: ctx.responseHeaders };
+    const output = result instanceof Download ? result : proc.output.parse(result);
+    if ('agent' in ctx && !isRead(proc)) await recordAudit(ctx, proc, parsed.data, output);
+    return { output, headers: ctx.responseHeaders, status: ctx.responseStatus };
   } catch (err) {
     throw toAppError(app, proc, err, base);
   }
+}
+
+/**
+ * Authenticates a request and counts it against its key's rate limit: RateLimit-* go into
+ * `headers`, and over the limit it is a 429 with Retry-After.
+ */
+export async function authenticateRequest(app: App, authorization: string | undefined, headers: Record<string, string>) {
+  const auth = await authenticate(app, authorization);
+  enforce(headers, auth.tenant.limits.rate_limit_per_minute, auth.rate);
+  return auth;
 }
 
 async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>) {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuthedCtx, PublicCtx } from './context.ts';
+import type { Download } from './download.ts';
 
 export type Access = 'public' | 'read' | 'write' | 'admin' | 'internal';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -27,8 +28,12 @@ export interface Procedure<
     bodyField?: string;
     /** Input fields read from the query string on a POST/PUT/PATCH (e.g. remember's `sync`). */
     queryFields?: string[];
+    /** A second success status the handler may answer with by setting `ctx.responseStatus` (remember's 202 or 200). */
+    altStatus?: { status: number; description: string };
     /** Answers `status` whatever the body and outcome (the pageview beacon). */
     tolerant?: boolean;
+    /** A larger request body than the server's default allows, in bytes (account import). */
+    bodyLimit?: number;
   };
   /** `read`/`write`: any authenticated key, writes refused to read-only keys. */
   access: A;
@@ -41,7 +46,8 @@ export interface Procedure<
   mcp?: { tool: string; description?: string };
   input: I;
   output: O;
-  handler: (ctx: A extends 'public' ? PublicCtx : AuthedCtx, input: z.output<I>) => Promise<z.input<O>>;
+  /** Answers the output, or a Download (a streamed file, REST only) that `output` describes. */
+  handler: (ctx: A extends 'public' ? PublicCtx : AuthedCtx, input: z.output<I>) => Promise<z.input<O> | Download>;
 }
 
 // Procedures are stored together in the catalogue, so their generic parameters are erased there.

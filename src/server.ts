@@ -2,7 +2,7 @@ import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerMcpHttp } from '../mcp/http.ts';
 import { openApiDocument } from '../rest-adapter/openapi.ts';
-import { registerRestRoutes, sendError, UNREADABLE_BODY } from '../rest-adapter/routes.ts';
+import { registerRestRoutes, sendError, UnreadableBody } from '../rest-adapter/routes.ts';
 import { appRouter } from '../trpc/router.ts';
 import type { App } from './context.ts';
 import { AppError } from './errors.ts';
@@ -19,13 +19,14 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
   });
 
-  // Our own JSON parser so a malformed body is a 400 {detail} like every other error.
+  // Our own JSON parser: a malformed body reaches the route marked unreadable, which answers
+  // 400 {detail} (or, for the beacon, 204 all the same).
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (!body) return done(null, undefined);
     try {
       done(null, JSON.parse(body as string));
     } catch {
-      done(new AppError('BAD_REQUEST', 'Malformed JSON body'), undefined);
+      done(null, new UnreadableBody('Malformed JSON body'));
     }
   });
   // text/plain is what navigator.sendBeacon sends; a JSON text inside is read as JSON.
@@ -37,13 +38,15 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     }
   });
 
-  // Any other content type reaches the route marked unreadable; only the beacon accepts it.
-  server.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, UNREADABLE_BODY));
+  // Any other content type reaches the route marked unreadable too.
+  server.addContentTypeParser('*', { parseAs: 'buffer' }, (req, _body, done) =>
+    done(null, new UnreadableBody(`Unsupported content type ${req.headers['content-type']}: send application/json`)),
+  );
 
   server.setErrorHandler((err, req, reply) => {
     if (err instanceof AppError) return sendError(reply, err);
     const status = (err as { statusCode?: number }).statusCode ?? 500;
-    if (status === 413) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${BODY_LIMIT} bytes`));
+    if (status === 413) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${req.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`));
     if (status >= 400 && status < 500) return sendError(reply, new AppError('BAD_REQUEST', (err as Error).message));
     req.log.error({ err }, 'unhandled error');
     return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
@@ -59,9 +62,10 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     prefix: '/trpc',
     trpcOptions: {
       router: appRouter,
-      createContext: ({ req }: { req: import('fastify').FastifyRequest }) => ({
+      createContext: ({ req, res }: { req: import('fastify').FastifyRequest; res: import('fastify').FastifyReply }) => ({
         app,
         caller: { authorization: req.headers.authorization, ip: req.ip },
+        setHeaders: (headers: Record<string, string>) => void res.headers(headers),
       }),
     },
   });

@@ -2,6 +2,7 @@ import { initTRPC, TRPCError, type TRPCBuiltRouter, type TRPCMutationProcedure, 
 import type { z } from 'zod';
 import { catalogue } from '../procedures/index.ts';
 import type { App } from '../src/context.ts';
+import { Download } from '../src/download.ts';
 import { AppError } from '../src/errors.ts';
 import { invoke, type Caller } from '../src/invoke.ts';
 import { isRead, type AnyProcedure, type Procedure } from '../src/procedure.ts';
@@ -9,6 +10,8 @@ import { isRead, type AnyProcedure, type Procedure } from '../src/procedure.ts';
 export interface TrpcContext {
   app: App;
   caller: Caller;
+  /** Adds headers (rate limits) to the HTTP response. */
+  setHeaders?: (headers: Record<string, string>) => void;
 }
 
 const t = initTRPC.context<TrpcContext>().create({
@@ -39,12 +42,20 @@ type RouterOf<G> = { [K in keyof G]: G[K] extends AnyProcedure ? TrpcProcedureOf
 function toTrpc(proc: AnyProcedure) {
   const builder = t.procedure.input((raw: unknown) => raw);
   const resolve = async ({ ctx, input }: { ctx: TrpcContext; input: unknown }) => {
+    let result;
     try {
-      return (await invoke(ctx.app, proc, ctx.caller, input)).output;
+      result = await invoke(ctx.app, proc, ctx.caller, input);
     } catch (err) {
       const e = err as AppError;
+      ctx.setHeaders?.(e.headers ?? {});
       throw new TRPCError({ code: e.code, message: e.detail, cause: e });
     }
+    ctx.setHeaders?.(result.headers);
+    // A file is streamed over REST only; here it would have to sit in memory whole.
+    if (result.output instanceof Download) {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: `${proc.name} is a file download: use ${proc.rest.method} ${proc.rest.path}` });
+    }
+    return result.output;
   };
   return isRead(proc) ? builder.query(resolve) : builder.mutation(resolve);
 }

@@ -2,6 +2,7 @@ import type { AuthedCtx } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import { iso } from '../ids.ts';
 import type { Queryable } from '../ports/db/db.ts';
+import { emitMemoryEvents } from './events.ts';
 import { readableCollectionSql } from './grants.ts';
 
 interface CollectionRow {
@@ -83,8 +84,13 @@ export async function updateCollection(
   return getCollection(ctx.app.db, ctx.tenant.id, input.name);
 }
 
-/** Deletes the collection and, by cascade, every memory in it. */
+/** Deletes the collection and, by cascade, every memory in it (each a memory.deleted event). */
 export async function deleteCollection(ctx: AuthedCtx, name: string): Promise<void> {
-  const rows = await ctx.app.db.query('delete from collections where tenant_id = $1 and name = $2 returning name', [ctx.tenant.id, name]);
-  if (!rows.length) throw notFound(`Collection "${name}" not found`);
+  await ctx.app.db.transaction(async (tx) => {
+    await emitMemoryEvents(tx, ctx, 'memory.deleted', name, () =>
+      tx.query<{ id: string }>('select id from memories where tenant_id = $1 and collection = $2 order by id', [ctx.tenant.id, name]),
+    );
+    const rows = await tx.query('delete from collections where tenant_id = $1 and name = $2 returning name', [ctx.tenant.id, name]);
+    if (!rows.length) throw notFound(`Collection "${name}" not found`);
+  });
 }

@@ -1,5 +1,8 @@
 import type { AuthedCtx } from '../context.ts';
-import { forbidden } from '../errors.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { iso, isUuid } from '../ids.ts';
+import type { Queryable } from '../ports/db/db.ts';
+import { getCollection } from './collections.ts';
 
 /**
  * The one place collection grants are decided. A collection is open until its first grant;
@@ -28,4 +31,100 @@ export function readableCollectionSql(column: string, tenantParam: string, agent
   return `(not exists (select 1 from collection_grants g where g.tenant_id = ${tenantParam} and g.collection = ${column})
            or exists (select 1 from collection_grants g where g.tenant_id = ${tenantParam} and g.collection = ${column}
                         and g.agent_key_id = ${agentParam} and g.can_read))`;
+}
+
+export interface GrantView {
+  agent_key_id: string;
+  label: string;
+  can_read: boolean;
+  can_write: boolean;
+}
+
+/**
+ * Runs a grant change on a collection in one transaction, serialised per collection (the
+ * collection row is locked; 404 if there is none). A change that would leave the collection
+ * restricted with no active, writable key granted can_write is refused: nobody could manage
+ * its grants again.
+ */
+async function changeGrants<T>(ctx: AuthedCtx, collection: string, change: (tx: Queryable) => Promise<T>): Promise<T> {
+  return ctx.app.db.transaction(async (tx) => {
+    const [locked] = await tx.query('select name from collections where tenant_id = $1 and name = $2 for update', [ctx.tenant.id, collection]);
+    if (!locked) throw notFound(`Collection "${collection}" not found`);
+    const result = await change(tx);
+    const [state] = await tx.query<{ restricted: boolean; managed: boolean }>(
+      `select exists (select 1 from collection_grants where tenant_id = $1 and collection = $2) as restricted,
+              exists (select 1 from collection_grants g join api_keys k on k.tenant_id = g.tenant_id and k.id = g.agent_key_id
+                       where g.tenant_id = $1 and g.collection = $2 and g.can_write and k.revoked_at is null and not k.read_only) as managed`,
+      [ctx.tenant.id, collection],
+    );
+    if (state!.restricted && !state!.managed) {
+      throw badRequest(
+        `This change would leave collection "${collection}" restricted with no active key granted can_write, and nobody could manage it: ` +
+          'grant can_write to a writable key first, or remove every grant to reopen it',
+      );
+    }
+    return result;
+  });
+}
+
+/**
+ * Adds or changes an agent's grant; the first grant restricts the collection. The key must be
+ * an active key of the tenant (a revoked key is no agent).
+ */
+export async function putGrant(
+  ctx: AuthedCtx,
+  collection: string,
+  input: { agent_key_id: string; can_read: boolean; can_write: boolean },
+): Promise<GrantView> {
+  const keyId = input.agent_key_id;
+  return changeGrants(ctx, collection, async (tx) => {
+    const [row] = isUuid(keyId)
+      ? await tx.query<GrantView>(
+          `with g as (
+             insert into collection_grants (tenant_id, collection, agent_key_id, can_read, can_write)
+             select k.tenant_id, $2, k.id, $4, $5 from api_keys k where k.tenant_id = $1 and k.id = $3 and k.revoked_at is null
+             on conflict (tenant_id, collection, agent_key_id) do update set can_read = excluded.can_read, can_write = excluded.can_write
+             returning agent_key_id, can_read, can_write)
+           select g.agent_key_id, k.label, g.can_read, g.can_write from g join api_keys k on k.tenant_id = $1 and k.id = g.agent_key_id`,
+          [ctx.tenant.id, collection, keyId, input.can_read, input.can_write],
+        )
+      : [];
+    if (!row) throw notFound(`API key ${keyId} not found among the tenant's active keys`);
+    return row;
+  });
+}
+
+/** The grants of a collection; `restricted` is true exactly when there is at least one. */
+export async function listGrants(ctx: AuthedCtx, collection: string) {
+  await getCollection(ctx.app.db, ctx.tenant.id, collection);
+  const grants = await ctx.app.db.query<GrantView>(
+    `select g.agent_key_id, k.label, g.can_read, g.can_write
+       from collection_grants g join api_keys k on k.tenant_id = g.tenant_id and k.id = g.agent_key_id
+      where g.tenant_id = $1 and g.collection = $2 order by g.created_at, g.agent_key_id`,
+    [ctx.tenant.id, collection],
+  );
+  return { collection, restricted: grants.length > 0, grants };
+}
+
+/** Removes one agent's grant; removing the last one reopens the collection. */
+export async function deleteGrant(ctx: AuthedCtx, collection: string, keyId: string): Promise<void> {
+  await changeGrants(ctx, collection, async (tx) => {
+    const rows = isUuid(keyId)
+      ? await tx.query('delete from collection_grants where tenant_id = $1 and collection = $2 and agent_key_id = $3 returning agent_key_id', [
+          ctx.tenant.id,
+          collection,
+          keyId,
+        ])
+      : [];
+    if (!rows.length) throw notFound(`No grant for API key ${keyId} on collection "${collection}"`);
+  });
+}
+
+/** The tenant's agents: its active API keys (revoked keys are not agents), without key material. */
+export async function listAgents(ctx: AuthedCtx) {
+  const rows = await ctx.app.db.query<{ id: string; label: string; read_only: boolean; created_at: Date }>(
+    'select id, label, read_only, created_at from api_keys where tenant_id = $1 and revoked_at is null order by created_at, id',
+    [ctx.tenant.id],
+  );
+  return rows.map((r) => ({ id: r.id, label: r.label, read_only: r.read_only, created_at: iso(r.created_at)! }));
 }

@@ -1,9 +1,10 @@
-import type { AuthedCtx } from '../context.ts';
+import type { App, AuthedCtx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { iso, isUuid, newId } from '../ids.ts';
 import { toVectorLiteral, type Queryable } from '../ports/db/db.ts';
 import type { Memory, MemoryCreate } from '../schemas.ts';
 import { getCollection, touchCollection } from './collections.ts';
+import { emitMemoryEvents } from './events.ts';
 
 export interface MemoryRow {
   id: string;
@@ -50,6 +51,8 @@ export function memoryView(r: MemoryRow): Memory {
 
 export interface NewMemory extends MemoryCreate {
   expires_at?: string | null;
+  pinned?: boolean;
+  archived?: boolean;
 }
 
 /**
@@ -65,23 +68,26 @@ export async function insertMemories(
 ): Promise<Memory[]> {
   if (!items.length) return [];
   await touchCollection(q, ctx.tenant.id, collection, items.length);
-  const cols = 13;
+  const cols = 15;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
     values.push(
       ctx.tenant.id, newId(), collection, m.text, m.importance, m.category, m.source, m.metadata,
       m.container_tag, ctx.agent.id, ctx.agent.label, toVectorLiteral(embeddings[i]!), m.expires_at ?? null,
+      m.pinned ?? false, m.archived ?? false,
     );
     const p = (k: number) => `$${i * cols + k}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz)`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)})`;
   });
   const rows = await q.query<MemoryRow>(
     `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
-                           created_by_id, created_by_label, embedding, expires_at)
+                           created_by_id, created_by_label, embedding, expires_at, pinned, archived)
      values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
     values,
   );
-  return rows.map(memoryView);
+  const memories = rows.map(memoryView);
+  await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
+  return memories;
 }
 
 export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {
@@ -144,7 +150,9 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
         patch.metadata ?? null, patch.pinned ?? null, patch.archived ?? null],
     );
     await touchCollection(tx, ctx.tenant.id, collection, 0);
-    return memoryView(row!);
+    const memory = memoryView(row!);
+    await emitMemoryEvents(tx, ctx, 'memory.updated', collection, [memory]);
+    return memory;
   });
 }
 
@@ -153,6 +161,7 @@ export async function deleteMemory(ctx: AuthedCtx, collection: string, id: strin
     await findMemory(tx, ctx, collection, id);
     await tx.query('delete from memories where tenant_id = $1 and id = $2', [ctx.tenant.id, id]);
     await touchCollection(tx, ctx.tenant.id, collection, -1);
+    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, [{ id }]);
   });
 }
 
@@ -166,8 +175,95 @@ export async function moveMemory(ctx: AuthedCtx, collection: string, id: string,
       [ctx.tenant.id, id, to],
     );
     await touchCollection(tx, ctx.tenant.id, collection, -1);
-    return memoryView(row!);
+    const memory = memoryView(row!);
+    await emitMemoryEvents(tx, ctx, 'memory.updated', to, [memory]);
+    return memory;
   });
+}
+
+/**
+ * Marks `oldId` superseded by `newId` (a newer fact that contradicts it). False when the old
+ * memory is gone or already superseded, so two concurrent extractions cannot both claim it.
+ */
+export async function supersedeMemory(q: Queryable, ctx: AuthedCtx, collection: string, oldId: string, newId: string): Promise<boolean> {
+  const rows = await q.query<MemoryRow>(
+    `update memories set superseded_by = $4, superseded_at = now(), updated_at = now()
+      where tenant_id = $1 and id = $2 and collection = $3 and superseded_by is null returning ${MEMORY_COLUMNS}`,
+    [ctx.tenant.id, oldId, collection, newId],
+  );
+  if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0);
+  await emitMemoryEvents(q, ctx, 'memory.updated', collection, rows.map(memoryView));
+  return rows.length > 0;
+}
+
+/** Archives the given memories of the collection that are not archived yet; answers the ids it archived. */
+export async function archiveMemories(q: Queryable, ctx: AuthedCtx, collection: string, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await q.query<MemoryRow>(
+    `update memories set archived = true, updated_at = now()
+      where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not archived returning ${MEMORY_COLUMNS}`,
+    [ctx.tenant.id, collection, ids],
+  );
+  if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0);
+  await emitMemoryEvents(q, ctx, 'memory.updated', collection, rows.map(memoryView));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Deletes duplicates in favour of their keeper. Older facts that a duplicate had superseded
+ * are re-linked to the keeper, so the contradictions history survives the deletion.
+ */
+export async function consolidateDuplicates(
+  ctx: AuthedCtx,
+  collection: string,
+  clusters: Array<{ keeperId: string; duplicateIds: string[] }>,
+): Promise<string[]> {
+  return ctx.app.db.transaction(async (tx) => {
+    const deleted: string[] = [];
+    for (const { keeperId, duplicateIds } of clusters) {
+      const rows = await tx.query<{ id: string }>(
+        'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not pinned returning id',
+        [ctx.tenant.id, collection, duplicateIds],
+      );
+      const ids = rows.map((r) => r.id);
+      await tx.query('update memories set superseded_by = $2 where tenant_id = $1 and superseded_by = any($3::uuid[])', [
+        ctx.tenant.id,
+        keeperId,
+        ids,
+      ]);
+      deleted.push(...ids);
+    }
+    if (deleted.length) await touchCollection(tx, ctx.tenant.id, collection, -deleted.length);
+    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, deleted.map((id) => ({ id })));
+    return deleted;
+  });
+}
+
+/**
+ * The hourly sweep: marks facts whose expiry has passed as expired (search already hides them
+ * from the moment `expires_at` passes). Batched so one run never holds a huge transaction.
+ */
+export async function expireDueMemories(app: App, batch = 5_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await app.db.transaction(async (tx) => {
+      const rows = await tx.query<{ tenant_id: string; collection: string }>(
+        `update memories m set expired_at = now()
+           from (select tenant_id, id from memories where expires_at <= now() and expired_at is null limit $1) due
+          where m.tenant_id = due.tenant_id and m.id = due.id
+          returning m.tenant_id, m.collection`,
+        [batch],
+      );
+      const touched = new Set(rows.map((r) => JSON.stringify([r.tenant_id, r.collection])));
+      for (const key of touched) {
+        const [tenantId, collection] = JSON.parse(key) as [string, string];
+        await touchCollection(tx, tenantId, collection, 0);
+      }
+      return rows.length;
+    });
+    total += n;
+    if (n < batch) return total;
+  }
 }
 
 /**
@@ -182,6 +278,7 @@ export async function deleteMemories(ctx: AuthedCtx, collection: string, ids: st
       [ctx.tenant.id, collection, ids],
     );
     if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length);
+    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, rows);
     return new Set(rows.map((r) => r.id));
   });
   return ids.filter((id) => deleted.has(id));

@@ -2,6 +2,7 @@ import type { App, Tenant } from '../context.ts';
 import type { TierLimits } from '../config.ts';
 import { conflict } from '../errors.ts';
 import { iso, newId } from '../ids.ts';
+import type { Queryable } from '../ports/db/db.ts';
 import { insertKey } from './keys.ts';
 
 export interface TenantRow {
@@ -28,19 +29,29 @@ export function tenantView(row: TenantRow, tiers: Record<string, TierLimits>): T
   };
 }
 
-export async function createTenant(
-  app: App,
-  input: { name: string; email: string; tier?: string; is_admin?: boolean },
-): Promise<{ tenant: Tenant; api_key: string }> {
+interface NewTenant {
+  name: string;
+  email: string;
+  tier?: string;
+  is_admin?: boolean;
+}
+
+/** Inserts a tenant without keys; undefined when the email already has one (one tenant per email). */
+export async function insertTenant(q: Queryable, input: NewTenant): Promise<TenantRow | undefined> {
+  const [row] = await q.query<TenantRow>(
+    `insert into tenants (id, name, email, tier, is_admin) values ($1, $2, $3, $4, $5)
+     on conflict ((lower(email))) do nothing returning *`,
+    [newId(), input.name, input.email, input.tier ?? 'free', input.is_admin ?? false],
+  );
+  return row;
+}
+
+export async function createTenant(app: App, input: NewTenant): Promise<{ tenant: Tenant; api_key: string }> {
   return app.db.transaction(async (tx) => {
-    const [existing] = await tx.query('select 1 from tenants where lower(email) = lower($1)', [input.email]);
-    if (existing) throw conflict('A tenant with this email already exists');
-    const [row] = await tx.query<TenantRow>(
-      'insert into tenants (id, name, email, tier, is_admin) values ($1, $2, $3, $4, $5) returning *',
-      [newId(), input.name, input.email, input.tier ?? 'free', input.is_admin ?? false],
-    );
-    const { apiKey } = await insertKey(tx, row!.id, 'default', false);
-    return { tenant: tenantView(row!, app.config.tiers), api_key: apiKey };
+    const row = await insertTenant(tx, input);
+    if (!row) throw conflict('A tenant with this email already exists');
+    const { apiKey } = await insertKey(tx, row.id, 'default', false);
+    return { tenant: tenantView(row, app.config.tiers), api_key: apiKey };
   });
 }
 

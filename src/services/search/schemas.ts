@@ -27,11 +27,11 @@ export const searchFields = {
   rewrite: z
     .boolean()
     .default(false)
-    .describe('Rewrite the query with the extraction LLM before retrieval (one LLM call). Accepted and ignored while no LLM is configured.'),
+    .describe('Rewrite the query with the tenant LLM before retrieval, for both the vector and the text side (one LLM call). Without an LLM, over the spend cap or if the call fails, the plain query is used.'),
   rerank: z
     .boolean()
     .default(false)
-    .describe('Re-rank the fused candidates with the extraction LLM (one LLM call). Accepted and ignored while no LLM is configured.'),
+    .describe('Re-rank the fused candidates with the tenant LLM (one LLM call, at most 50 candidates). Without an LLM, over the spend cap or if the call fails, the fused order is kept.'),
 };
 const searchInput = z.object(searchFields);
 export type SearchInput = z.output<typeof searchInput>;

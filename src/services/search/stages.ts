@@ -1,18 +1,21 @@
 import type { AuthedCtx } from '../../context.ts';
+import { rerankCandidates as rerankWithLlm, rewriteSearchQuery } from '../search-llm.ts';
 import type { CandidateRow } from './candidates.ts';
 
 /**
  * The LLM stages of the search pipeline: query rewriting before retrieval, re-ranking after
- * fusion. This build has no LLM port yet, so both hand their input back unchanged whatever the
- * request asked; the LLM integration replaces these two functions (and nothing else) with calls
- * to `rewrite_query` and `rerank` (decisions.md), falling back to their input when a call fails.
+ * fusion. Each is one LLM call when requested; without an LLM, over the spend cap, or when the
+ * call fails, the stage hands its input back and the search goes on with the plain result.
  */
-export async function rewriteQuery(_ctx: AuthedCtx, query: string, requested: boolean): Promise<string> {
-  void requested;
-  return query;
+export async function rewriteQuery(ctx: AuthedCtx, query: string, requested: boolean): Promise<string> {
+  if (!requested) return query;
+  return (await rewriteSearchQuery(ctx.app, ctx.tenant.id, query)) ?? query;
 }
 
-export async function rerankCandidates(_ctx: AuthedCtx, _query: string, candidates: CandidateRow[], requested: boolean): Promise<CandidateRow[]> {
-  void requested;
-  return candidates;
+export async function rerankCandidates(ctx: AuthedCtx, query: string, candidates: CandidateRow[], requested: boolean): Promise<CandidateRow[]> {
+  if (!requested) return candidates;
+  const order = await rerankWithLlm(ctx.app, ctx.tenant.id, query, candidates);
+  if (!order) return candidates;
+  const byId = new Map(candidates.map((c) => [c.id, c]));
+  return order.map((id) => byId.get(id)!);
 }

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName } from '../src/schemas.ts';
+import { DEFAULT_IMPORT_COLLECTION, importAccount } from '../src/services/import.ts';
+
+export default defineProcedure({
+  name: 'admin.import',
+  summary: 'Import memories (an export file works as is): texts re-embedded, collections created, new ids',
+  description:
+    'Each memory is a create body plus optional collection, pinned, archived and expires_at; other fields are ignored. ' +
+    `Target: into_collection if given, else the item's collection, else "${DEFAULT_IMPORT_COLLECTION}". Each item is validated on its own: ` +
+    'invalid items and items for collections the key may not write are skipped and counted (errors lists the first 100). ' +
+    'Listed collections are created with their description and metadata (ignored with into_collection). ' +
+    'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere).',
+  // An export file of a large account is far beyond the usual 8 MB; larger ones import in parts.
+  rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200, bodyLimit: 64 * 1024 * 1024 },
+  access: 'write',
+  input: z.object({
+    memories: z.array(z.unknown()).max(100_000),
+    collections: z.array(z.unknown()).max(10_000).optional(),
+    into_collection: collectionName.optional(),
+  }),
+  output: z.object({
+    imported: z.number().int(),
+    skipped: z.number().int(),
+    collections: z.array(z.string()).describe('Collections the import created or wrote to'),
+    errors: z.array(z.object({ index: z.number().int(), detail: z.string() })).describe('Why items were skipped (first 100)'),
+  }),
+  handler: (ctx, input) => importAccount(ctx, input),
+});

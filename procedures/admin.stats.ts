@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { accountStats } from '../src/services/account.ts';
+
+export default defineProcedure({
+  name: 'admin.stats',
+  summary: "The account's usage: collections, memories, stored bytes, memories added in the last 7 and 30 days",
+  rest: { method: 'GET', path: '/v1/memory/admin/stats', status: 200 },
+  access: 'read',
+  input: z.object({}),
+  output: z.object({
+    collections: z.number().int(),
+    memories: z.number().int(),
+    storage_bytes: z.number().describe('Bytes of memory texts, metadata and attached files'),
+    added_7d: z.number().int(),
+    added_30d: z.number().int(),
+  }),
+  handler: (ctx) => accountStats(ctx),
+});

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { listAgents } from '../src/services/grants.ts';
+import { agentSchema } from './_access.ts';
+
+export default defineProcedure({
+  name: 'agents.list',
+  summary: "The tenant's agent identities: its active API keys, without key material",
+  rest: { method: 'GET', path: '/v1/memory/agents', status: 200 },
+  access: 'read',
+  input: z.object({}),
+  output: z.array(agentSchema),
+  handler: (ctx) => listAgents(ctx),
+});

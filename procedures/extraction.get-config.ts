@@ -1,0 +1,14 @@
+import { defineProcedure } from '../src/procedure.ts';
+import { z } from 'zod';
+import { getExtractionConfig } from '../src/services/extraction-config.ts';
+import { extractionConfigView } from './_extraction.ts';
+
+export default defineProcedure({
+  name: 'extraction.getConfig',
+  summary: 'The tenant\'s own extraction LLM config (never its key) and which endpoint extraction uses now',
+  rest: { method: 'GET', path: '/v1/memory/extraction/config', status: 200 },
+  access: 'read',
+  input: z.object({}),
+  output: extractionConfigView,
+  handler: (ctx) => getExtractionConfig(ctx),
+});

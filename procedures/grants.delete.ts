@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName, noContent } from '../src/schemas.ts';
+import { deleteGrant } from '../src/services/grants.ts';
+
+export default defineProcedure({
+  name: 'grants.delete',
+  summary: "Remove an agent's grant; removing the last grant reopens the collection (404 if there is no such grant)",
+  rest: { method: 'DELETE', path: '/v1/memory/collections/{name}/grants/{agent_key_id}', status: 204 },
+  access: 'write',
+  collection: { field: 'name', permission: 'write' },
+  input: z.object({ name: collectionName, agent_key_id: z.string() }),
+  output: noContent,
+  handler: async (ctx, input) => {
+    await deleteGrant(ctx, input.name, input.agent_key_id);
+    return null;
+  },
+});

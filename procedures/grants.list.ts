@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName } from '../src/schemas.ts';
+import { listGrants } from '../src/services/grants.ts';
+import { grantSchema } from './_access.ts';
+
+export default defineProcedure({
+  name: 'grants.list',
+  summary: "A collection's grants; an empty list means the collection is open to every key of the tenant",
+  rest: { method: 'GET', path: '/v1/memory/collections/{name}/grants', status: 200 },
+  access: 'read',
+  collection: { field: 'name', permission: 'read' },
+  input: z.object({ name: collectionName }),
+  output: z.object({ collection: z.string(), restricted: z.boolean(), grants: z.array(grantSchema) }),
+  handler: (ctx, input) => listGrants(ctx, input.name),
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionName } from '../src/schemas.ts';
+import { putGrant } from '../src/services/grants.ts';
+import { grantSchema } from './_access.ts';
+
+export default defineProcedure({
+  name: 'grants.put',
+  summary: "Grant an agent (API key) read and/or write access to a collection; the first grant restricts the collection",
+  description:
+    'Once a collection has a grant, only granted keys may read (can_read) or write (can_write) it; others get 403 and ' +
+    'no longer see it in listings or all-collection search. Managing grants needs write access to the collection. ' +
+    'Unknown collection, or a key id that is not an active key of the tenant: 404.',
+  rest: { method: 'PUT', path: '/v1/memory/collections/{name}/grants', status: 200 },
+  access: 'write',
+  collection: { field: 'name', permission: 'write' },
+  input: z.object({
+    name: collectionName,
+    agent_key_id: z.string().describe('Id of an active API key of the tenant (see GET /v1/memory/agents)'),
+    can_read: z.boolean(),
+    can_write: z.boolean(),
+  }),
+  output: grantSchema,
+  handler: (ctx, { name, ...grant }) => putGrant(ctx, name, grant),
+});

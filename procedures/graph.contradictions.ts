@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { contradictions } from '../src/services/reports.ts';
+import { contradiction } from './_graph.ts';
+import { C, inCollection } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'graph.contradictions',
+  summary: 'Superseded facts paired with the newer facts that replaced them, newest first',
+  rest: { method: 'GET', path: `${C}/contradictions`, status: 200 },
+  access: 'read',
+  collection: { field: 'collection', permission: 'read' },
+  mcp: { tool: 'list_contradictions', description: 'List facts that were replaced by newer, contradicting facts, with what replaced them.' },
+  input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+  output: z.array(contradiction),
+  handler: (ctx, input) => contradictions(ctx, input.collection, input.limit),
+});

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { timestamp } from '../src/schemas.ts';
+import { getJob } from '../src/services/extraction-jobs.ts';
+import { extractedFact, skipped } from './_graph.ts';
+
+export default defineProcedure({
+  name: 'graph.extractJob',
+  summary: 'State of a remember extraction job',
+  description:
+    'States: queued -> processing -> done, or failed after 3 tries (backing off). Between tries the job is queued ' +
+    'again with the last error. A failed job keeps its raw memory (memory_id).',
+  rest: { method: 'GET', path: '/v1/memory/extract/job/{job_id}', status: 200 },
+  access: 'read',
+  mcp: { tool: 'get_extraction_job', description: 'Check a remember job: its state and, once done, the facts it stored.' },
+  input: z.object({ job_id: z.string().describe('The job id remember answered') }),
+  output: z
+    .object({
+      job_id: z.string(),
+      collection: z.string(),
+      memory_id: z.string().describe('The raw memory remember stored'),
+      state: z.enum(['queued', 'processing', 'done', 'failed']),
+      facts: z.array(extractedFact),
+      complete: z.boolean().describe('true once done or failed'),
+      skipped,
+      error: z.string().nullable(),
+      attempts: z.number().int(),
+      created_at: timestamp,
+      updated_at: timestamp,
+    })
+    .openapi('ExtractionJob'),
+  handler: (ctx, input) => getJob(ctx, input.job_id),
+});

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { importance, memoryText, queryBool } from '../src/schemas.ts';
+import { rememberNow, rememberQueued } from '../src/services/remember.ts';
+import { extractedFact, skipped } from './_graph.ts';
+import { C, inCollection } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'graph.remember',
+  summary: 'Remember free text: store it, extract typed facts, and supersede the facts they contradict',
+  description:
+    'Stores the raw content as a memory, then extracts discrete facts (category fact, preference or episode, source ' +
+    '"remember") and judges each against the most similar current facts: duplicate (nothing stored), supersedes (the ' +
+    'older fact leaves search and shows in contradictions) or new. Once its facts are stored the raw memory is archived ' +
+    '(kept, listable with include_archived). By default a background job does the extraction (202, poll ' +
+    '/v1/memory/extract/job/{job_id}); with sync=true the answer waits for it (200), and an LLM failure is a 502 that ' +
+    'leaves the raw memory stored. Without an LLM a heuristic extracts one fact per sentence. Over the spend cap the raw ' +
+    'memory is stored and extraction is skipped.',
+  rest: {
+    method: 'POST',
+    path: `${C}/remember`,
+    status: 202,
+    queryFields: ['sync'],
+    altStatus: { status: 200, description: 'sync=true: the facts as stored' },
+  },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  mcp: {
+    tool: 'remember',
+    description:
+      'Remember free text (a conversation turn, a note): the service extracts discrete facts and preferences, stores them, and replaces older facts they contradict. Pass sync=true to get the facts back at once.',
+  },
+  input: z.object({
+    ...inCollection,
+    content: memoryText.describe('The text to remember, 1 to 10000 characters'),
+    importance: importance.default(0.5),
+    sync: queryBool.default(false).describe('Wait for the extraction and answer the facts (200) instead of a job (202)'),
+  }),
+  output: z.union([
+    z.object({ job_id: z.string(), state: z.literal('queued') }),
+    z.object({ created: z.number().int().describe('Facts stored (new and superseding)'), memories: z.array(extractedFact), skipped }),
+  ]),
+  handler: async (ctx, { collection, sync, ...input }) => {
+    if (!sync) return rememberQueued(ctx, collection, input);
+    ctx.responseStatus = 200;
+    return rememberNow(ctx, collection, input);
+  },
+});

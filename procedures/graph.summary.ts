@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { timestamp } from '../src/schemas.ts';
+import { summary } from '../src/services/digest.ts';
+import { C, inCollection } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'graph.summary',
+  summary: 'A summary and the main themes of the newest memories of the collection',
+  description:
+    'Reads the newest `limit` current memories (each clipped to 1000 characters, 24000 in all). Written by the LLM when ' +
+    'one is configured; otherwise, or when the LLM fails, an extractive summary (the most central first sentences, and ' +
+    'the most shared terms as themes). Never fails for want of an LLM. Cached until the collection changes.',
+  rest: { method: 'GET', path: `${C}/summary`, status: 200 },
+  access: 'read',
+  collection: { field: 'collection', permission: 'read' },
+  mcp: { tool: 'summarize_collection', description: 'Summarise what a collection holds: a short summary and its main themes.' },
+  input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(200).default(50) }),
+  output: z
+    .object({ summary: z.string(), themes: z.array(z.string()), based_on: z.number().int().describe('Memories read'), generated_at: timestamp })
+    .openapi('Summary'),
+  handler: (ctx, input) => summary(ctx, input.collection, input.limit),
+});

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { memorySchema } from '../src/schemas.ts';
+import { dedup } from '../src/services/hygiene.ts';
+import { C, inCollection } from './_shared.ts';
+
+export default defineProcedure({
+  name: 'hygiene.dedup',
+  summary: 'Find (dry run) or delete near-duplicate memories',
+  description:
+    'Considers the 500 most recent current, non-archived memories. Keeper: the pinned one, else the highest importance, ' +
+    'then the newest; each keeper takes the memories at least `threshold` similar to it (cosine). Pinned memories are ' +
+    'never deleted. A deleted duplicate that had superseded an older fact hands that link to its keeper.',
+  rest: { method: 'POST', path: `${C}/dedup`, status: 200 },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  mcp: { tool: 'dedup_memories', description: 'Find near-duplicate memories (dry_run, the default) or delete them, keeping the best copy.' },
+  input: z.object({
+    ...inCollection,
+    threshold: z.number().min(0).max(1).default(0.95),
+    dry_run: z.boolean().default(true),
+  }),
+  output: z.union([
+    z.object({
+      clusters: z.array(z.object({ keeper: memorySchema, duplicates: z.array(memorySchema), similarity: z.number().describe('Lowest similarity of a duplicate to its keeper') })),
+    }),
+    z.object({ deleted: z.number().int(), ids: z.array(z.string()) }),
+  ]),
+  handler: (ctx, input) => dedup(ctx, input.collection, input.threshold, input.dry_run),
+});

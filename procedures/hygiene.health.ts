@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { collectionHealth } from '../src/services/reports.ts';
+import { C, inCollection } from './_shared.ts';
+
+const count = z.number().int();
+
+export default defineProcedure({
+  name: 'hygiene.health',
+  summary: 'Counts that show what in a collection needs attention; an unknown collection is exists=false',
+  description:
+    'total: every memory; current: neither superseded nor expired; archived, pinned: by flag; stale: not pinned, not ' +
+    'archived, updated_at older than stale_days; expired: past expires_at; supersessions: superseded memories; ' +
+    'categories: total per category; needs_attention = stale + expired + supersessions.',
+  rest: { method: 'GET', path: `${C}/health`, status: 200 },
+  access: 'read',
+  collection: { field: 'collection', permission: 'read' },
+  mcp: { tool: 'collection_health', description: 'Health of a collection: totals, stale, expired and superseded memories, per-category counts.' },
+  input: z.object({ ...inCollection, stale_days: z.coerce.number().int().min(0).default(90) }),
+  output: z
+    .object({
+      collection: z.string(),
+      exists: z.boolean(),
+      total: count,
+      current: count,
+      archived: count,
+      pinned: count,
+      stale: count,
+      expired: count,
+      supersessions: count,
+      categories: z.record(z.string(), count),
+      needs_attention: count,
+    })
+    .openapi('CollectionHealth'),
+  handler: (ctx, input) => collectionHealth(ctx, input.collection, input.stale_days),
+});

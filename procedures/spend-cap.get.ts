@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { getSpendCap } from '../src/services/spend-cap.ts';
+import { spendCapView } from './_spend-cap.ts';
+
+export default defineProcedure({
+  name: 'spendCap.get',
+  summary: 'The monthly cap on platform LLM spend and this month\'s spend',
+  rest: { method: 'GET', path: '/v1/memory/spend-cap', status: 200 },
+  access: 'read',
+  input: z.object({}),
+  output: spendCapView,
+  handler: (ctx) => getSpendCap(ctx),
+});

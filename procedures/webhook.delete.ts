@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { noContent } from '../src/schemas.ts';
+import { deleteWebhook } from '../src/services/webhooks.ts';
+
+export default defineProcedure({
+  name: 'webhook.delete',
+  summary: 'Remove the outbound webhook; events stop at once (404 when none is configured)',
+  rest: { method: 'DELETE', path: '/v1/memory/webhook/config', status: 204 },
+  access: 'write',
+  input: z.object({}),
+  output: noContent,
+  handler: async (ctx) => {
+    await deleteWebhook(ctx);
+    return null;
+  },
+});

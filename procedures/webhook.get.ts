@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { timestamp } from '../src/schemas.ts';
+import { getWebhook } from '../src/services/webhooks.ts';
+
+export default defineProcedure({
+  name: 'webhook.get',
+  summary: 'The outbound webhook (without its secret); 404 when none is configured',
+  rest: { method: 'GET', path: '/v1/memory/webhook/config', status: 200 },
+  access: 'read',
+  input: z.object({}),
+  output: z.object({ url: z.string(), created_at: timestamp }),
+  handler: (ctx) => getWebhook(ctx),
+});

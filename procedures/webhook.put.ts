@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineProcedure } from '../src/procedure.ts';
+import { putWebhook } from '../src/services/webhooks.ts';
+
+export default defineProcedure({
+  name: 'webhook.put',
+  summary: 'Set the outbound webhook; a new signing secret is generated and shown only in this answer',
+  description:
+    'Events memory.created, memory.updated and memory.deleted are POSTed as {id, type, created_at, data: {collection, memory}} ' +
+    'with X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed with the secret>, X-Service-Event and ' +
+    'X-Service-Delivery (the event id). Best effort: 5 s timeout, up to 3 tries. Only http(s) URLs; in production mode ' +
+    'private and loopback targets are refused (400) unless the operator allows them.',
+  rest: { method: 'PUT', path: '/v1/memory/webhook/config', status: 200 },
+  access: 'write',
+  input: z.object({ url: z.url({ protocol: /^https?$/ }).max(2048).describe('http(s) URL receiving the events') }),
+  output: z.object({ url: z.string(), secret: z.string().describe('The signing secret; shown only here') }),
+  handler: (ctx, input) => putWebhook(ctx, input.url),
+});

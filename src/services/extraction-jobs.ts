@@ -1,0 +1,70 @@
+import type { App, AuthedCtx } from '../context.ts';
+import { notFound } from '../errors.ts';
+import { iso, isUuid } from '../ids.ts';
+import type { Queryable } from '../ports/db/db.ts';
+import { assertCollectionAccess } from './grants.ts';
+import type { FactOutcome } from './remember.ts';
+
+type JobState = 'queued' | 'processing' | 'done' | 'failed';
+
+export interface JobRow {
+  id: string;
+  collection: string;
+  memory_id: string;
+  agent_id: string;
+  state: JobState;
+  attempts: number;
+  facts: FactOutcome[];
+  skipped: 'spend_cap' | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function createJob(q: Queryable, ctx: AuthedCtx, job: { id: string; collection: string; memoryId: string }) {
+  await q.query('insert into extraction_jobs (tenant_id, id, collection, memory_id, agent_id) values ($1, $2, $3, $4, $5)', [
+    ctx.tenant.id,
+    job.id,
+    job.collection,
+    job.memoryId,
+    ctx.agent.id,
+  ]);
+}
+
+/** Written in the same transaction as the facts, so a job is done exactly when its facts exist. */
+export async function finishJob(q: Queryable, tenantId: string, jobId: string, facts: FactOutcome[], skipped: 'spend_cap' | null) {
+  await q.query(
+    `update extraction_jobs set state = 'done', facts = $3::jsonb, skipped = $4, error = null, updated_at = now()
+      where tenant_id = $1 and id = $2`,
+    [tenantId, jobId, facts, skipped],
+  );
+}
+
+export const setState = (app: App, tenantId: string, jobId: string, state: JobState, fields: { attempts?: number; error?: string }) =>
+  app.db.query(
+    `update extraction_jobs set state = $3, attempts = coalesce($4, attempts), error = coalesce($5, error), updated_at = now()
+      where tenant_id = $1 and id = $2`,
+    [tenantId, jobId, state, fields.attempts ?? null, fields.error ?? null],
+  );
+
+export async function getJob(ctx: AuthedCtx, jobId: string) {
+  const [row] = isUuid(jobId)
+    ? await ctx.app.db.query<JobRow>('select * from extraction_jobs where tenant_id = $1 and id = $2', [ctx.tenant.id, jobId])
+    : [];
+  if (!row) throw notFound(`Extraction job ${jobId} not found`);
+  // The facts are the collection's content: the job is readable exactly when the collection is.
+  await assertCollectionAccess(ctx, row.collection, 'read');
+  return {
+    job_id: row.id,
+    collection: row.collection,
+    memory_id: row.memory_id,
+    state: row.state,
+    facts: row.facts,
+    complete: row.state === 'done' || row.state === 'failed',
+    skipped: row.skipped,
+    error: row.error,
+    attempts: row.attempts,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
+}

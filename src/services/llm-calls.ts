@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { defineCall } from './llm.ts';
+
+/**
+ * The structured LLM calls of decisions.md ("LLM calls"): name, instructions and reply shape.
+ * User messages that carry several items are JSON, which models read reliably.
+ */
+export const factType = z.enum(['fact', 'preference', 'episode']);
+export type FactType = z.infer<typeof factType>;
+
+export const extractFacts = defineCall(
+  'extract_facts',
+  `You turn a text into discrete, self-contained memories about its subject (usually the user).
+Each fact is one short sentence that stands on its own: name the subject instead of using pronouns.
+Type each one: "preference" for likes, dislikes and wishes; "episode" for something that happened at a
+particular time; "fact" for everything else. When the text bounds a fact in time ("until Friday",
+"this week only"), set expires_at to the ISO 8601 UTC moment it stops being true, else null.
+Leave out greetings, filler and anything not worth remembering; an empty list is a valid answer.`,
+  z.strictObject({
+    facts: z.array(z.strictObject({ text: z.string(), type: factType, expires_at: z.string().nullable() })),
+  }),
+);
+
+export const judgeFacts = defineCall(
+  'judge_facts',
+  `You keep a memory store consistent. For each new fact (numbered by fact_index) you get the most
+similar facts already stored, with their ids. Decide its relation:
+- "duplicate": a stored fact already says the same thing (target_id = that fact's id);
+- "supersedes": it replaces a stored fact that is no longer true, for example a new address, a
+  changed preference or a corrected name (target_id = the replaced fact's id);
+- "new": anything else, including facts that are merely related (target_id = null).
+Only use ids from the fact's own list. Answer one decision per new fact.`,
+  z.strictObject({
+    decisions: z.array(
+      z.strictObject({
+        fact_index: z.number().int().min(0),
+        relation: z.enum(['new', 'duplicate', 'supersedes']),
+        target_id: z.string().nullable(),
+      }),
+    ),
+  }),
+);
+
+export const rewriteQuery = defineCall(
+  'rewrite_query',
+  `Rewrite the search query so that it retrieves the right memories from a store of short facts and
+notes: expand abbreviations, add the obvious synonyms, drop filler words. Keep it one line.`,
+  z.strictObject({ query: z.string() }),
+);
+
+export const rerank = defineCall(
+  'rerank',
+  `Order the candidate memories by how well they answer the query, best first. Answer with their
+ids; leave out candidates that are irrelevant.`,
+  z.strictObject({ ids: z.array(z.string()) }),
+);
+
+export const summarize = defineCall(
+  'summarize',
+  `Summarise the memories below in a short paragraph (at most five sentences) and name their main
+themes (at most five, a few words each).`,
+  z.strictObject({ summary: z.string(), themes: z.array(z.string()) }),
+);
+
+export const profile = defineCall(
+  'profile',
+  `Write a short profile (one paragraph) of the subject from the facts and preferences below. State
+only what they say; when two of them disagree, trust the more recent one.`,
+  z.strictObject({ profile: z.string() }),
+);

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { App } from '../context.ts';
+import type { ChatRequest, LlmEndpoint } from '../ports/llm/llm.ts';
+import { loadExtractionEndpoint } from './extraction-config.ts';
+import { recordedChat, type LlmSource } from './llm-usage.ts';
+import { isOverSpendCap } from './spend-cap.ts';
+
+/** A named structured call of decisions.md's table: the reply is JSON of `reply`'s shape. */
+export interface StructuredCall<T> {
+  name: string;
+  system: string;
+  reply: z.ZodType<T>;
+  /** The JSON schema sent as `response_format` (OpenAI strict mode), derived from `reply`. */
+  wire: Record<string, unknown>;
+}
+
+/** `reply` must be built from `z.strictObject`s so the schema carries `additionalProperties: false`. */
+export function defineCall<T>(name: string, system: string, reply: z.ZodType<T>): StructuredCall<T> {
+  const { $schema: _drop, ...wire } = z.toJSONSchema(reply) as Record<string, unknown>;
+  return { name, system, reply, wire };
+}
+
+/** The reply did not parse or validate, twice. Nothing was written on its account. */
+export class LlmOutputError extends Error {}
+
+export interface TenantLlm {
+  source: LlmSource;
+  model: string;
+  /**
+   * One structured call. A reply that is not JSON, fails `reply`, or fails `check` (which
+   * returns a reason, or null when the reply is usable) is asked for once more; a second bad
+   * reply throws LlmOutputError. Every answered call is recorded for usage and the spend cap.
+   */
+  call<T>(def: StructuredCall<T>, user: string, opts?: CallOptions<T>): Promise<T>;
+}
+
+export interface CallOptions<T> {
+  check?: (reply: T) => string | null;
+  /** Appended to the instructions: what varies per call, such as the current time. */
+  note?: string;
+}
+
+export type LlmResolution = { llm: TenantLlm } | { llm: null; reason: 'none' | 'spend_cap' };
+
+/**
+ * The tenant's LLM: its own extraction config, else the server override, else the platform
+ * default, else none. Over the spend cap, the operator's endpoints are withheld.
+ */
+export async function resolveLlm(app: App, tenantId: string): Promise<LlmResolution> {
+  const own = await loadExtractionEndpoint(app, tenantId);
+  if (own) return { llm: tenantLlm(app, tenantId, own, 'tenant') };
+  const [endpoint, source] = app.config.llm.server
+    ? [app.config.llm.server, 'server' as const]
+    : app.config.llm.platform
+      ? [app.config.llm.platform, 'platform' as const]
+      : [null, null];
+  if (!endpoint) return { llm: null, reason: 'none' };
+  if (await isOverSpendCap(app, tenantId)) return { llm: null, reason: 'spend_cap' };
+  return { llm: tenantLlm(app, tenantId, endpoint, source) };
+}
+
+function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: LlmSource): TenantLlm {
+  return {
+    source,
+    model: endpoint.model,
+    async call(def, user, { check, note } = {}) {
+      const req: ChatRequest = {
+        messages: [
+          { role: 'system', content: note ? `${def.system}\n\n${note}` : def.system },
+          { role: 'user', content: user },
+        ],
+        jsonSchema: { name: def.name, schema: def.wire },
+      };
+      let reason = '';
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const reply = await recordedChat(app, tenantId, source, def.name, endpoint, req);
+        const parsed = parseReply(def, reply.content);
+        reason = parsed.ok ? (check?.(parsed.value) ?? '') : parsed.reason;
+        if (parsed.ok && !reason) return parsed.value;
+        app.log.warn({ call: def.name, attempt, reason }, 'LLM reply rejected');
+      }
+      throw new LlmOutputError(`The LLM's ${def.name} reply was invalid twice: ${reason}`);
+    },
+  };
+}
+
+function parseReply<T>(def: StructuredCall<T>, content: string): { ok: true; value: T } | { ok: false; reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch {
+    return { ok: false, reason: 'the reply is not JSON' };
+  }
+  const result = def.reply.safeParse(json);
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0]!;
+  return { ok: false, reason: `${issue.path.join('.') || 'reply'}: ${issue.message}` };
+}

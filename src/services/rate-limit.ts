@@ -1,0 +1,66 @@
+import type { App } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { Queryable } from '../ports/db/db.ts';
+
+/** One hit on a fixed-window counter: the count in the current window and when it ends. */
+export interface RateHit {
+  count: number;
+  /** Unix seconds at which the window ends and the count starts again. */
+  reset_at: number;
+}
+
+/**
+ * SQL of one hit as a single upsert, so a counter shared by every API process costs one
+ * statement. Windows are aligned on the database clock (multiples of `windowParam` seconds
+ * since the epoch); a row from an older window restarts at 1. `source` is an optional
+ * `from ... where ...` clause that the bucket expression reads from.
+ */
+export function hitSql(bucketExpr: string, windowParam: string, source = ''): string {
+  return `insert into rate_limits (bucket, window_start, count)
+    select ${bucketExpr}, to_timestamp((floor(extract(epoch from now()) / ${windowParam}::int) * ${windowParam}::int)::float8), 1 ${source}
+    on conflict (bucket) do update
+       set count = case when rate_limits.window_start = excluded.window_start then rate_limits.count + 1 else 1 end,
+           window_start = excluded.window_start
+    returning count, extract(epoch from window_start)::float8 + ${windowParam}::int as reset_at`;
+}
+
+let storeFailures = 0;
+
+/** How often the limiter's store failed in this process (the limiter then lets requests pass). */
+export const rateLimitStoreFailures = () => storeFailures;
+
+/** The limiter fails open: a broken store must not take the API down with it. */
+export function limiterFailed(app: App, err: unknown): void {
+  storeFailures++;
+  app.log.warn({ err, failures: storeFailures }, 'rate limiter store failed; request let through');
+}
+
+/** Hits `bucket`; null when the store failed (fail open). */
+export async function hit(app: App, q: Queryable, bucket: string, windowSeconds: number): Promise<RateHit | null> {
+  try {
+    const [row] = await q.query<RateHit>(hitSql('$1::text', '$2'), [bucket, windowSeconds]);
+    return row!;
+  } catch (err) {
+    limiterFailed(app, err);
+    return null;
+  }
+}
+
+/**
+ * Writes the RateLimit-* headers of `hit` into `headers` (when given) and refuses the request
+ * with 429 and Retry-After once the window's count is over `limit`.
+ */
+export function enforce(headers: Record<string, string> | null, limit: number, h: RateHit | null, what = 'API key'): void {
+  if (!h) return;
+  if (headers) {
+    headers['RateLimit-Limit'] = String(limit);
+    headers['RateLimit-Remaining'] = String(Math.max(0, limit - h.count));
+    headers['RateLimit-Reset'] = String(Math.round(h.reset_at));
+  }
+  if (h.count > limit) {
+    const retryAfter = Math.max(1, Math.ceil(h.reset_at - Date.now() / 1000));
+    throw new AppError('TOO_MANY_REQUESTS', `Rate limit of ${limit} requests per window exceeded for this ${what}; retry in ${retryAfter} s`, undefined, {
+      'Retry-After': String(retryAfter),
+    });
+  }
+}

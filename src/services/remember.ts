@@ -1,0 +1,222 @@
+import type { AuthedCtx } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { iso, newId } from '../ids.ts';
+import { toVectorLiteral } from '../ports/db/db.ts';
+import { LlmUnavailableError } from '../ports/llm/llm.ts';
+import { createJob, finishJob } from './extraction-jobs.ts';
+import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
+import { extractFacts, judgeFacts, type FactType } from './llm-calls.ts';
+import { LlmOutputError, resolveLlm, type TenantLlm } from './llm.ts';
+import { archiveMemories, createMemories, insertMemories, supersedeMemory, type NewMemory } from './memories.ts';
+
+export interface RememberInput {
+  content: string;
+  importance: number;
+}
+
+export type Relation = 'new' | 'duplicate' | 'supersedes';
+
+export interface FactOutcome {
+  id: string;
+  text: string;
+  type: FactType;
+  relation: Relation;
+  supersedes_id?: string;
+  expires_at: string | null;
+}
+
+export interface ExtractionOutcome {
+  facts: FactOutcome[];
+  skipped: 'spend_cap' | null;
+}
+
+/** The raw memory a remember stores before anything else, whatever extraction does later. */
+export interface RawMemory {
+  id: string;
+  text: string;
+  importance: number;
+}
+
+const FACT_TYPES = ['fact', 'preference', 'episode'];
+// Bounds on what one remember can cost: facts kept from one text, neighbours judged per fact.
+const MAX_FACTS = 50;
+const NEIGHBOURS = 5;
+
+const rawItem = (input: RememberInput): NewMemory => ({
+  text: input.content,
+  importance: input.importance,
+  category: 'other',
+  source: 'remember',
+  metadata: {},
+  container_tag: null,
+});
+
+/** Default remember: the raw memory, its job row and the queued job commit together. */
+export async function rememberQueued(ctx: AuthedCtx, collection: string, input: RememberInput) {
+  const embeddings = await ctx.app.embedder.embed([input.content]);
+  const jobId = newId();
+  await ctx.app.db.transaction(async (tx) => {
+    const [raw] = await insertMemories(tx, ctx, collection, [rawItem(input)], embeddings);
+    await createJob(tx, ctx, { id: jobId, collection, memoryId: raw!.id });
+    await ctx.app.jobs.enqueue(tx, 'extract_facts', { tenant_id: ctx.tenant.id, job_id: jobId }, { maxAttempts: 3 });
+  });
+  return { job_id: jobId, state: 'queued' as const };
+}
+
+/** `sync=true`: the same pipeline inside the request. An LLM failure is a 502; the raw memory stays. */
+export async function rememberNow(ctx: AuthedCtx, collection: string, input: RememberInput) {
+  const [raw] = await createMemories(ctx, collection, [rawItem(input)]);
+  try {
+    const { facts, skipped } = await extractAndStore(ctx, collection, raw!, null);
+    return { created: facts.filter((f) => f.relation !== 'duplicate').length, memories: facts, skipped };
+  } catch (err) {
+    if (err instanceof LlmUnavailableError || err instanceof LlmOutputError) {
+      throw new AppError('BAD_GATEWAY', `Fact extraction failed (${err.message}); the raw memory ${raw!.id} is stored`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Extracts typed facts from a raw memory, judges each against the most similar current facts
+ * of the collection, and stores the outcome in one transaction (with the job's final state when
+ * `jobId` is given): new facts inserted, superseded ones linked to their successors, the raw
+ * memory archived once its facts exist. Every LLM call and embedding happens before that
+ * transaction; a failure anywhere before it writes nothing.
+ */
+export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: RawMemory, jobId: string | null): Promise<ExtractionOutcome> {
+  const resolved = await resolveLlm(ctx.app, ctx.tenant.id);
+  if (!resolved.llm && resolved.reason === 'spend_cap') {
+    if (jobId) await finishJob(ctx.app.db, ctx.tenant.id, jobId, [], 'spend_cap');
+    return { facts: [], skipped: 'spend_cap' };
+  }
+  const llm = resolved.llm;
+  const facts = uniqueFacts(llm ? await llmFacts(llm, raw.text) : heuristicFacts(raw.text)).slice(0, MAX_FACTS);
+  const embeddings = facts.length ? await ctx.app.embedder.embed(facts.map((f) => f.text)) : [];
+  const neighbours: Neighbour[][] = [];
+  for (const e of embeddings) neighbours.push(await nearestCurrentFacts(ctx, collection, e));
+  const decisions = llm ? await llmJudge(llm, facts, neighbours) : heuristicJudge(facts, neighbours);
+
+  return ctx.app.db.transaction(async (tx) => {
+    const fresh = facts.map((f, i) => ({ f, i })).filter(({ i }) => decisions[i]!.relation !== 'duplicate');
+    const items = fresh.map(({ f }): NewMemory => ({
+      ...rawItem({ content: f.text, importance: raw.importance }),
+      category: f.type,
+      metadata: { remembered_from: raw.id },
+      expires_at: f.expires_at,
+    }));
+    const stored = await insertMemories(tx, ctx, collection, items, fresh.map(({ i }) => embeddings[i]!));
+    const storedAt = new Map(fresh.map(({ i }, k) => [i, stored[k]!]));
+    const outcomes: FactOutcome[] = [];
+    for (const [i, f] of facts.entries()) {
+      const d = decisions[i]!;
+      const memory = storedAt.get(i);
+      if (!memory) {
+        outcomes.push({ id: d.target!, text: f.text, type: f.type, relation: 'duplicate', expires_at: f.expires_at });
+      } else if (d.relation === 'supersedes' && (await supersedeMemory(tx, ctx, collection, d.target!, memory.id))) {
+        outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'supersedes', supersedes_id: d.target!, expires_at: memory.expires_at });
+      } else {
+        outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'new', expires_at: memory.expires_at });
+      }
+    }
+    // The facts now carry the content; the raw text stays, archived, as their source record.
+    if (facts.length) await archiveMemories(tx, ctx, collection, [raw.id]);
+    if (jobId) await finishJob(tx, ctx.tenant.id, jobId, outcomes, null);
+    return { facts: outcomes, skipped: null };
+  });
+}
+
+/** The same fact twice in one text is one fact. */
+function uniqueFacts(facts: ExtractedFact[]): ExtractedFact[] {
+  const seen = new Set<string>();
+  return facts
+    .map((f) => ({ ...f, text: f.text.trim().slice(0, 10_000) }))
+    .filter((f) => {
+      const key = normalizeFact(f.text);
+      if (!key || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
+async function llmFacts(llm: TenantLlm, content: string): Promise<ExtractedFact[]> {
+  const reply = await llm.call(extractFacts, content, {
+    note: `The current time is ${new Date().toISOString()}.`,
+    check: (r) => {
+      const bad = r.facts.find((f) => f.expires_at !== null && Number.isNaN(Date.parse(f.expires_at)));
+      return bad ? `expires_at "${bad.expires_at}" is not a date` : null;
+    },
+  });
+  return reply.facts.map((f) => ({ ...f, expires_at: f.expires_at === null ? null : iso(new Date(f.expires_at)) }));
+}
+
+interface Neighbour {
+  id: string;
+  text: string;
+  category: string;
+  created_at: Date;
+  similarity: number;
+}
+
+/**
+ * The most similar current facts of the collection. Ordered by the similarity expression rather
+ * than the distance operator on purpose: that makes an exact scan of this collection, where the
+ * global HNSW index filtered down to one tenant's collection could come back short.
+ */
+function nearestCurrentFacts(ctx: AuthedCtx, collection: string, embedding: number[]) {
+  return ctx.app.db.query<Neighbour>(
+    `select id, text, category, created_at, (1 - (embedding <=> $3::vector))::float8 as similarity
+       from memories
+      where tenant_id = $1 and collection = $2 and category = any($4::text[]) and not archived
+        and superseded_by is null and (expires_at is null or expires_at > now())
+      order by 1 - (embedding <=> $3::vector) desc, id
+      limit $5`,
+    [ctx.tenant.id, collection, toVectorLiteral(embedding), FACT_TYPES, NEIGHBOURS],
+  );
+}
+
+interface Decision {
+  relation: Relation;
+  target: string | null;
+}
+
+function heuristicJudge(facts: ExtractedFact[], neighbours: Neighbour[][]): Decision[] {
+  return facts.map((f, i) => {
+    const same = neighbours[i]!.find((n) => n.similarity >= DUPLICATE_SIMILARITY || normalizeFact(n.text) === normalizeFact(f.text));
+    return same ? { relation: 'duplicate', target: same.id } : { relation: 'new', target: null };
+  });
+}
+
+/** One judge call for the facts that have neighbours; a fact with none is new without asking. */
+async function llmJudge(llm: TenantLlm, facts: ExtractedFact[], neighbours: Neighbour[][]): Promise<Decision[]> {
+  const decisions: Decision[] = facts.map(() => ({ relation: 'new', target: null }));
+  const asked = facts.map((f, i) => ({ f, i })).filter(({ i }) => neighbours[i]!.length);
+  if (!asked.length) return decisions;
+  const message = {
+    facts: asked.map(({ f, i }) => ({
+      fact_index: i,
+      text: f.text,
+      type: f.type,
+      similar: neighbours[i]!.map((n) => ({ id: n.id, text: n.text, type: n.category, stored_at: iso(n.created_at) })),
+    })),
+  };
+  const reply = await llm.call(judgeFacts, JSON.stringify(message), {
+    check: (r) => {
+      for (const d of r.decisions) {
+        const candidates = neighbours[d.fact_index];
+        if (!asked.some(({ i }) => i === d.fact_index)) return `fact_index ${d.fact_index} was not asked about`;
+        if (d.relation !== 'new' && !candidates!.some((n) => n.id === d.target_id)) {
+          return `target_id ${d.target_id} of fact ${d.fact_index} is not one of its similar facts`;
+        }
+      }
+      return null;
+    },
+  });
+  const answered = new Set<number>();
+  for (const d of reply.decisions) {
+    if (answered.has(d.fact_index)) continue;
+    answered.add(d.fact_index);
+    decisions[d.fact_index] = { relation: d.relation, target: d.relation === 'new' ? null : d.target_id };
+  }
+  return decisions;
+}

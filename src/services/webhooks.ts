@@ -1,0 +1,73 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { App, AuthedCtx } from '../context.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { iso } from '../ids.ts';
+import { assertPublicTarget, postWebhook, PrivateTargetError } from './webhook-http.ts';
+
+/** Private and loopback targets are refused in production mode unless the operator allows them. */
+const publicOnly = (app: App) => app.config.production && !app.config.webhooks.allowPrivate;
+
+/** Sets the tenant's webhook; every PUT generates a new signing secret, returned only here. */
+export async function putWebhook(ctx: AuthedCtx, url: string): Promise<{ url: string; secret: string }> {
+  if (publicOnly(ctx.app)) {
+    try {
+      await assertPublicTarget(new URL(url));
+    } catch (err) {
+      const reason = err instanceof PrivateTargetError ? err.message : `the host cannot be resolved (${(err as Error).message})`;
+      throw badRequest(`Webhook URL refused: ${reason}`);
+    }
+  }
+  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+  await ctx.app.db.query(
+    `insert into webhooks (tenant_id, url, secret_sealed) values ($1, $2, $3)
+     on conflict (tenant_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed, created_at = now()`,
+    [ctx.tenant.id, url, ctx.app.secrets.encrypt(secret)],
+  );
+  return { url, secret };
+}
+
+export async function getWebhook(ctx: AuthedCtx): Promise<{ url: string; created_at: string }> {
+  const [row] = await ctx.app.db.query<{ url: string; created_at: Date }>('select url, created_at from webhooks where tenant_id = $1', [
+    ctx.tenant.id,
+  ]);
+  if (!row) throw notFound('No webhook is configured');
+  return { url: row.url, created_at: iso(row.created_at)! };
+}
+
+export async function deleteWebhook(ctx: AuthedCtx): Promise<void> {
+  const rows = await ctx.app.db.query('delete from webhooks where tenant_id = $1 returning tenant_id', [ctx.tenant.id]);
+  if (!rows.length) throw notFound('No webhook is configured');
+}
+
+/** `sha256=<hex HMAC-SHA256 of the raw body>` keyed with the signing secret. */
+export const signature = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+
+/**
+ * Delivers one event to the tenant's current webhook (the one configured when the job runs;
+ * none left means nothing to do). A non-2xx answer or a timeout throws, so the job retries.
+ */
+export async function deliverEvent(app: App, tenantId: string, event: { id: string; type: string }): Promise<void> {
+  const [hook] = await app.db.query<{ url: string; secret_sealed: string }>('select url, secret_sealed from webhooks where tenant_id = $1', [
+    tenantId,
+  ]);
+  if (!hook) return;
+  const raw = JSON.stringify(event);
+  let status: number;
+  try {
+    status = await postWebhook(
+      hook.url,
+      raw,
+      {
+        'X-Service-Signature': signature(app.secrets.decrypt(hook.secret_sealed), raw),
+        'X-Service-Event': event.type,
+        'X-Service-Delivery': event.id,
+      },
+      publicOnly(app),
+    );
+  } catch (err) {
+    // A refused target stays refused: drop the event instead of retrying it.
+    if (err instanceof PrivateTargetError) return app.log.warn({ tenantId, event: event.id, reason: err.message }, 'webhook target refused');
+    throw err;
+  }
+  if (status < 200 || status >= 300) throw new Error(`webhook answered ${status}`);
+}

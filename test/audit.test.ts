@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newTenant } from './support/client.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+describe('audit log', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+  });
+  afterAll(() => server?.close());
+
+  it('records every successful write and access or account change with actor, action, target and a small detail', async () => {
+    const t = await newTenant(server.url, server.adminKey, { admin: true });
+    const agent = await t.newKey('scribe');
+    const created = await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'secret plans', category: 'fact' }, agent.key);
+    await t.api('GET', '/v1/memory/collections/notes/memories'); // reads are not recorded
+    await t.api('POST', '/v1/memory/collections/notes/memories', { text: '' }); // nor failed writes
+    await t.api('PUT', '/v1/memory/collections/notes/grants', { agent_key_id: agent.id, can_read: true, can_write: true });
+    await t.api('PUT', '/v1/memory/webhook/config', { url: 'http://127.0.0.1:9/hook?token=abc' });
+    await t.api('DELETE', `/v1/memory/collections/notes/memories/${created.body.id}`, undefined, agent.key);
+    await t.api('POST', '/v1/memory/collections/other/memories/bulk', [{ text: 'a' }, { text: 'b' }]);
+
+    const res = await t.api('GET', '/v1/memory/admin/audit');
+    expect(res.status).toBe(200);
+    const entries = res.body.reverse();
+    expect(entries.map((e: { action: string; target: string; actor: { label: string } }) => [e.actor.label, e.action, e.target])).toEqual([
+      ['default', 'keys.create', 'keys'],
+      ['scribe', 'memories.create', 'collections/notes/memories'],
+      ['default', 'grants.put', 'collections/notes/grants'],
+      ['default', 'webhook.put', 'webhook/config'],
+      ['scribe', 'memories.delete', `collections/notes/memories/${created.body.id}`],
+      ['default', 'memories.bulk', 'collections/other/memories/bulk'],
+    ]);
+    const [keys, create, grant, hook, , bulk] = entries;
+    expect(keys.detail).toEqual({ label: 'scribe', read_only: false, id: agent.id });
+    expect(create.actor).toEqual({ id: agent.id, label: 'scribe' });
+    expect(create.detail).toEqual({ importance: 0.5, category: 'fact', source: 'api', container_tag: null, id: created.body.id });
+    expect(grant.detail).toEqual({ agent_key_id: agent.id, can_read: true, can_write: true });
+    expect(hook.detail).toEqual({}); // the URL may carry a token: never copied
+    expect(bulk.detail).toEqual({ items_count: 2 });
+    expect(JSON.stringify(res.body)).not.toContain('secret plans');
+    for (const e of entries) expect(e.at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+  });
+
+  it('is an operator endpoint with days, limit and tenant_id', async () => {
+    const plain = await newTenant(server.url, server.adminKey);
+    await plain.api('POST', '/v1/memory/collections/a/memories', { text: 'one' });
+    await plain.api('POST', '/v1/memory/collections/a/memories', { text: 'two' });
+    expect((await plain.api('GET', '/v1/memory/admin/audit')).status).toBe(403);
+
+    const operator = await newTenant(server.url, server.adminKey, { admin: true });
+    const other = await operator.api('GET', `/v1/memory/admin/audit?tenant_id=${plain.id}&limit=1`);
+    expect(other.status).toBe(200);
+    expect(other.body).toHaveLength(1);
+    expect(other.body[0].action).toBe('memories.create');
+    expect((await operator.api('GET', `/v1/memory/admin/audit?tenant_id=${plain.id}`)).body).toHaveLength(2);
+    await server.app.db.exec(`alter table audit_log disable trigger audit_log_append_only`);
+    await server.app.db.query(`update audit_log set at = now() - interval '40 days' where tenant_id = $1`, [plain.id]);
+    await server.app.db.exec(`alter table audit_log enable trigger audit_log_append_only`);
+    expect((await operator.api('GET', `/v1/memory/admin/audit?tenant_id=${plain.id}`)).body).toEqual([]);
+    expect((await operator.api('GET', `/v1/memory/admin/audit?tenant_id=${plain.id}&days=60`)).body).toHaveLength(2);
+    for (const q of ['days=0', 'limit=0', 'limit=1001', 'tenant_id=nope']) {
+      expect((await operator.api('GET', `/v1/memory/admin/audit?${q}`)).status, q).toBe(422);
+    }
+  });
+
+  it('is append-only: rows cannot be changed or removed, except with their tenant', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    await t.api('POST', '/v1/memory/collections/a/memories', { text: 'one' });
+    await expect(server.app.db.query(`update audit_log set action = 'forged' where tenant_id = $1`, [t.id])).rejects.toThrow(/append-only/);
+    await expect(server.app.db.query('delete from audit_log where tenant_id = $1', [t.id])).rejects.toThrow(/append-only/);
+    const [{ n }] = await server.app.db.query<{ n: number }>('select count(*)::int as n from audit_log where tenant_id = $1', [t.id]);
+    expect(n).toBe(1);
+  });
+});

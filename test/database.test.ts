@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeApp, createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { toVectorLiteral } from '../src/ports/db/db.ts';
+import { openPglite } from '../src/ports/db/pglite.ts';
+import { openPostgres } from '../src/ports/db/postgres.ts';
+import { hashEmbedder } from '../src/ports/embedder/hash.ts';
+import { reembed } from '../src/reembed.ts';
+import { startServer } from './support/server.ts';
+
+const silent = pino({ level: 'silent' });
+
+async function reembedBack(env: Record<string, string>) {
+  const raw = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 1) : await openPglite(env.ORGMEM_DATA_DIR!);
+  await reembed(raw, hashEmbedder(512), silent);
+  await raw.close();
+}
+
+describe('database', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'orgmem-db-'));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('refuses to start with an embedder of another dimension, naming the re-embed command', async () => {
+    const server = await startServer({}, { worker: false });
+    const env: Record<string, string> = server.app.config.databaseUrl ? { DATABASE_URL: server.app.config.databaseUrl } : {};
+    try {
+      if (!server.app.config.databaseUrl) {
+        // An in-memory PGlite cannot be reopened; use a data directory for the embedded case.
+        const dir = tempDir();
+        const first = await createApp(loadConfig({ ORGMEM_DATA_DIR: dir }), { embedder: hashEmbedder(512), log: silent });
+        await closeApp(first);
+        Object.assign(env, { ORGMEM_DATA_DIR: dir });
+      }
+      const again = createApp(loadConfig(env), { embedder: hashEmbedder(384), log: silent });
+      await expect(again).rejects.toThrow(/stores 512-dimensional embeddings but the configured embedder produces 384.*orgmem reembed/);
+      // `orgmem reembed` moves the database to the new embedder, keeping every memory.
+      const old = await createApp(loadConfig(env), { embedder: hashEmbedder(512), log: silent });
+      await old.db.query(`insert into tenants (id, name, email) values ('01900000-0000-7000-8000-00000000aaaa', 'r', 'r@x')`);
+      await old.db.query(`insert into collections (tenant_id, name) values ('01900000-0000-7000-8000-00000000aaaa', 'c')`);
+      const v = toVectorLiteral((await hashEmbedder(512).embed(['old']))[0]!);
+      await old.db.query(`insert into memories (tenant_id, id, collection, text, embedding) values ('01900000-0000-7000-8000-00000000aaaa', '01900000-0000-7000-8000-00000000bbbb', 'c', 'kept through re-embedding', $1::vector)`, [v]);
+      await closeApp(old);
+      const raw = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 1) : await openPglite(env.ORGMEM_DATA_DIR!);
+      const result = await reembed(raw, hashEmbedder(384), silent);
+      await raw.close();
+      expect(result).toEqual({ from: 512, to: 384, memories: 1 });
+      const moved = await createApp(loadConfig(env), { embedder: hashEmbedder(384), log: silent });
+      const [mem] = await moved.db.query<{ dims: number; text: string }>('select vector_dims(embedding) as dims, text from memories');
+      expect(mem).toEqual({ dims: 384, text: 'kept through re-embedding' });
+      await closeApp(moved);
+      await reembedBack(env);
+      // The same dimension still opens, and migrating twice is a no-op.
+      const ok = await createApp(loadConfig(env), { embedder: hashEmbedder(512), log: silent });
+      const [row] = await ok.db.query<{ n: number }>('select count(*)::int as n from schema_migrations');
+      expect(row!.n).toBeGreaterThanOrEqual(2);
+      await closeApp(ok);
+    } finally {
+      await server.close();
+    }
+    // Embedded, this opens PGlite five times (seconds each in WASM).
+  }, 180_000);
+
+  it('a second process opening the same embedded data directory gets a clear error', async () => {
+    const dir = tempDir();
+    const app = await createApp(loadConfig({ ORGMEM_DATA_DIR: dir }), { embedder: hashEmbedder(512), log: silent });
+    try {
+      const bin = join(import.meta.dirname, '..', 'bin', 'orgmem.js');
+      let stderr = '';
+      try {
+        execFileSync(process.execPath, [bin, 'migrate'], { env: { ...process.env, ORGMEM_DATA_DIR: dir, DATABASE_URL: '' }, stdio: 'pipe', encoding: 'utf8' });
+      } catch (err) {
+        stderr = String((err as { stderr: string }).stderr);
+      }
+      expect(stderr).toMatch(/in use by another orgmem process \(pid \d+\)/);
+    } finally {
+      await closeApp(app);
+    }
+    // Released on close: the directory opens again.
+    const reopened = await createApp(loadConfig({ ORGMEM_DATA_DIR: dir }), { embedder: hashEmbedder(512), log: silent });
+    await closeApp(reopened);
+  }, 120_000);
+});

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashKey } from '../src/services/keys.ts';
+import { rateLimitStoreFailures } from '../src/services/rate-limit.ts';
+import { call, newTenant, type Tenant } from './support/client.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+// Free tier at 3 requests per window. The window is an hour so that a test never straddles a
+// window boundary; the reset is tested by moving the stored window into the past.
+const TIERS = JSON.stringify({ free: { rate_limit_per_minute: 3, max_memories: 100, max_collections: 10, max_storage_bytes: 1_000_000 } });
+
+const mcpInit = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
+
+describe('per-key rate limit', () => {
+  let server: TestServer;
+  let t: Tenant;
+
+  beforeAll(async () => {
+    server = await startServer({ ORGMEM_TIERS: TIERS, ORGMEM_RATE_LIMIT_WINDOW_SECONDS: '3600', ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+  });
+  afterAll(() => server?.close());
+
+  const keyBucket = async (key: string) => {
+    const [row] = await server.app.db.query<{ id: string }>('select id from api_keys where key_hash = $1', [hashKey(key)]);
+    return `key:${row!.id}`;
+  };
+
+  it('counts every authenticated request, with RateLimit headers, then answers 429 with Retry-After', async () => {
+    t = await newTenant(server.url, server.adminKey, { tier: 'free' });
+    const now = Math.floor(Date.now() / 1000);
+    const seen: Array<[number, string | null]> = [];
+    let reset = '';
+    for (const path of ['/v1/memory/collections', '/v1/memory/collections/missing', '/v1/memory/admin/me']) {
+      const res = await t.api('GET', path);
+      seen.push([res.status, res.headers.get('ratelimit-remaining')]);
+      expect(res.headers.get('ratelimit-limit')).toBe('3');
+      reset = res.headers.get('ratelimit-reset')!;
+    }
+    // A 404 is an authenticated answer too: it counts and carries the headers.
+    expect(seen).toEqual([[200, '2'], [404, '1'], [200, '0']]);
+    expect(Number(reset)).toBeGreaterThan(now);
+    expect(Number(reset)).toBeLessThanOrEqual(now + 3600 + 1);
+
+    const over = await t.api('GET', '/v1/memory/collections');
+    expect(over.status).toBe(429);
+    expect(over.body.detail).toMatch(/rate limit/i);
+    expect(over.headers.get('ratelimit-remaining')).toBe('0');
+    expect(over.headers.get('ratelimit-reset')).toBe(reset);
+    const retryAfter = Number(over.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(Number(reset) - now + 1);
+
+    // Every front end is limited alike.
+    const trpc = await call(server.url, 'GET', '/trpc/collections.list', { key: t.key });
+    expect(trpc.status).toBe(429);
+    expect(trpc.headers.get('retry-after')).toBeTruthy();
+    const mcp = await call(server.url, 'POST', '/v1/mcp', { key: t.key, body: mcpInit, headers: { accept: 'application/json, text/event-stream' } });
+    expect(mcp.status).toBe(429);
+    expect(mcp.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it('starts over in a new window', async () => {
+    t = await newTenant(server.url, server.adminKey, { tier: 'free' });
+    for (let i = 0; i < 3; i++) expect((await t.api('GET', '/v1/memory/collections')).status).toBe(200);
+    expect((await t.api('GET', '/v1/memory/collections')).status).toBe(429);
+    await server.app.db.query(`update rate_limits set window_start = window_start - interval '1 hour' where bucket = $1`, [await keyBucket(t.key)]);
+    const again = await t.api('GET', '/v1/memory/collections');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('ratelimit-remaining')).toBe('2');
+  });
+
+  it('is per key, carries headers over tRPC and MCP, and none on 401', async () => {
+    const admin = (path: string, body: unknown) => call(server.url, 'POST', path, { key: server.adminKey, body });
+    const created = await admin('/v1/memory/admin/tenants', { name: 'perkey', email: `perkey-${Date.now()}@test.local`, tier: 'free' });
+    const first = created.body.api_key as string;
+    const second = (await call(server.url, 'POST', '/v1/memory/keys', { key: first, body: { label: 'second' } })).body.api_key as string;
+    expect((await call(server.url, 'GET', '/v1/memory/agents', { key: first })).headers.get('ratelimit-remaining')).toBe('1');
+    const trpc = await call(server.url, 'GET', '/trpc/agents.list', { key: second });
+    expect(trpc.status).toBe(200);
+    expect([trpc.headers.get('ratelimit-limit'), trpc.headers.get('ratelimit-remaining')]).toEqual(['3', '2']);
+    const mcp = await call(server.url, 'POST', '/v1/mcp', { key: second, body: mcpInit, headers: { accept: 'application/json, text/event-stream' } });
+    expect(mcp.status).toBe(200);
+    expect(mcp.headers.get('ratelimit-remaining')).toBe('1');
+    const unauthenticated = await call(server.url, 'GET', '/v1/memory/agents', { key: 'mv_unknown' });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('fails open when its table is unavailable, and counts the failure', async () => {
+    t = await newTenant(server.url, server.adminKey, { tier: 'free' });
+    const before = rateLimitStoreFailures();
+    await server.app.db.query('alter table rate_limits rename to rate_limits_away');
+    try {
+      for (let i = 0; i < 5; i++) {
+        const res = await t.api('GET', '/v1/memory/collections');
+        expect(res.status).toBe(200);
+        expect(res.headers.get('ratelimit-limit')).toBeNull();
+      }
+      expect(rateLimitStoreFailures() - before).toBe(5);
+    } finally {
+      await server.app.db.query('alter table rate_limits_away rename to rate_limits');
+    }
+    const back = await t.api('GET', '/v1/memory/collections');
+    expect(back.headers.get('ratelimit-remaining')).toBe('2');
+  });
+});
+
+describe('rate limit switched off', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ ORGMEM_TIERS: TIERS, ORGMEM_RATE_LIMIT: '0', ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+  });
+  afterAll(() => server?.close());
+
+  it('neither counts nor sends headers', async () => {
+    const t = await newTenant(server.url, server.adminKey, { tier: 'free' });
+    for (let i = 0; i < 5; i++) {
+      const res = await t.api('GET', '/v1/memory/collections');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-limit')).toBeNull();
+    }
+    expect(await server.app.db.query('select * from rate_limits')).toEqual([]);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * A valid example input for every catalogue procedure that takes a collection, so tests
+ * generated from the catalogue (the grants matrix) can call each one and expect success.
+ * A procedure with `collection` and no entry here fails those tests: add its sample when you
+ * add the procedure.
+ */
+
+export interface Fixture {
+  /** An existing collection holding `memoryId`. */
+  collection: string;
+  memoryId: string;
+  /** A second existing collection (a move target). */
+  target: string;
+  /** The key making the call. */
+  agentKeyId: string;
+  /** Another active key of the same tenant. */
+  otherKeyId: string;
+}
+
+/** Collection access states of the grants matrix. */
+export type AccessState = 'open' | 'granted-rw' | 'granted-read' | 'not-granted';
+
+export interface Sample {
+  input(fx: Fixture): Record<string, unknown>;
+  /**
+   * The REST status when access is allowed, if not the procedure's success status: an allowed
+   * call may still find nothing to act on in some states (no grant to remove in an open collection).
+   */
+  allowedStatus?(state: AccessState): number | undefined;
+}
+
+export const samples: Record<string, Sample> = {
+  'collections.get': { input: (fx) => ({ name: fx.collection }) },
+  'collections.update': { input: (fx) => ({ name: fx.collection, description: 'updated by the sample' }) },
+  'collections.delete': { input: (fx) => ({ name: fx.collection }) },
+  'memories.create': { input: (fx) => ({ collection: fx.collection, text: 'a sample memory about tide tables' }) },
+  'memories.bulk': { input: (fx) => ({ collection: fx.collection, items: [{ text: 'first bulk sample' }, { text: 'second bulk sample' }] }) },
+  'memories.list': { input: (fx) => ({ collection: fx.collection }) },
+  'memories.get': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
+  'memories.update': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, importance: 0.9 }) },
+  'memories.delete': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
+  'memories.move': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, to_collection: fx.target }) },
+  'memories.pin': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, pinned: true }) },
+  'memories.archive': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, archived: true }) },
+  'memories.related': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
+  // A threshold no match reaches: the call is allowed and deletes nothing, so later cases keep their fixture.
+  'memories.forget': { input: (fx) => ({ collection: fx.collection, query: 'tide tables', min_score: 1 }) },
+  'search.collection': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },
+  'search.all': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },
+  'graph.remember': { input: (fx) => ({ collection: fx.collection, content: 'I moved to Lisbon. I prefer green tea.' }) },
+  'graph.contradictions': { input: (fx) => ({ collection: fx.collection }) },
+  'graph.profile': { input: (fx) => ({ collection: fx.collection }) },
+  'graph.summary': { input: (fx) => ({ collection: fx.collection }) },
+  'hygiene.dedup': { input: (fx) => ({ collection: fx.collection }) },
+  'hygiene.archiveStale': { input: (fx) => ({ collection: fx.collection }) },
+  'hygiene.health': { input: (fx) => ({ collection: fx.collection }) },
+  'grants.put': { input: (fx) => ({ name: fx.collection, agent_key_id: fx.otherKeyId, can_read: true, can_write: true }) },
+  'grants.list': { input: (fx) => ({ name: fx.collection }) },
+  'grants.delete': {
+    // The caller removes its own grant; an open collection has none to remove.
+    input: (fx) => ({ name: fx.collection, agent_key_id: fx.agentKeyId }),
+    allowedStatus: (state) => (state === 'open' ? 404 : undefined),
+  },
+};

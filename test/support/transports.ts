@@ -1,0 +1,75 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { catalogue } from '../../procedures/index.ts';
+import { isRead, type AnyProcedure } from '../../src/procedure.ts';
+import type { AppRouter } from '../../trpc/router.ts';
+import { call, type Res } from './client.ts';
+
+/**
+ * Calls any catalogue procedure with an input object over each front end, the way a client
+ * of that front end would. Used by the tests generated from the catalogue.
+ */
+
+/** REST: path parameters, then query string (GET/DELETE, or `queryFields`), then JSON body. */
+export function restCall(url: string, key: string, proc: AnyProcedure, input: Record<string, unknown>): Promise<Res> {
+  const rest = { ...input };
+  const path = proc.rest.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = rest[name];
+    delete rest[name];
+    return encodeURIComponent(String(value));
+  });
+  const { method, bodyField, queryFields = [] } = proc.rest;
+  const query = new URLSearchParams();
+  const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(rest) : queryFields.filter((f) => f in rest);
+  for (const f of inQuery) {
+    query.set(f, String(rest[f]));
+    delete rest[f];
+  }
+  const body = method === 'GET' || method === 'DELETE' ? undefined : bodyField ? rest[bodyField] : rest;
+  return call(url, method, path + (query.size ? `?${query}` : ''), { key, body });
+}
+
+/** The tRPC path of a procedure: its place in the catalogue. */
+export function trpcPath(proc: AnyProcedure): [string, string] {
+  for (const [group, procs] of Object.entries(catalogue)) {
+    for (const [verb, p] of Object.entries(procs)) if (p === proc) return [group, verb];
+  }
+  throw new Error(`${proc.name} is not in the catalogue`);
+}
+
+export function trpcClient(url: string, key: string) {
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/trpc`, headers: { authorization: `Bearer ${key}` } })] });
+}
+
+/** Calls a procedure through the typed tRPC client; answers 'ok' or the error's HTTP status. */
+export async function trpcCall(client: ReturnType<typeof trpcClient>, proc: AnyProcedure, input: Record<string, unknown>): Promise<'ok' | number> {
+  const [group, verb] = trpcPath(proc);
+  // The path is only known at run time; the client proxy resolves it the same way as a typed call.
+  const fn = (client as unknown as Record<string, Record<string, { query(i: unknown): Promise<unknown>; mutate(i: unknown): Promise<unknown> }>>)[group]![verb]!;
+  try {
+    await (isRead(proc) ? fn.query(input) : fn.mutate(input));
+    return 'ok';
+  } catch (err) {
+    if (err instanceof TRPCClientError) return (err.data as { httpStatus: number }).httpStatus;
+    throw err;
+  }
+}
+
+export async function mcpClient(url: string, key: string): Promise<Client> {
+  const client = new Client({ name: 'orgmem-tests', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
+  return client;
+}
+
+/** Calls a procedure's MCP tool; answers 'ok' or the status the tool error starts with. */
+export async function mcpCall(client: Client, proc: AnyProcedure, input: Record<string, unknown>): Promise<'ok' | number> {
+  const result = await client.callTool({ name: proc.mcp!.tool, arguments: input });
+  if (!result.isError) return 'ok';
+  const text = (result.content as Array<{ text: string }>)[0]!.text;
+  const status = /^(\d{3}):/.exec(text);
+  if (!status) throw new Error(`MCP tool error without a status: ${text}`);
+  return Number(status[1]);
+}

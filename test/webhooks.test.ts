@@ -1,0 +1,207 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPrivateAddress, postWebhook, PrivateTargetError } from '../src/services/webhook-http.ts';
+import { newTenant, type Tenant } from './support/client.ts';
+import { startServer, type TestServer } from './support/server.ts';
+import { startReceiver, type Behaviour, type Received } from './fakes/webhook-receiver.ts';
+
+const parse = (r: Received) => JSON.parse(r.body) as { id: string; type: string; created_at: string; data: { collection: string; memory: any } };
+const sign = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+
+describe('webhooks', () => {
+  let server: TestServer;
+  let behaviour: Behaviour = 204;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
+    receiver = await startReceiver(() => behaviour);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await server?.close();
+  });
+
+  async function subscribed(): Promise<{ t: Tenant; secret: string }> {
+    const t = await newTenant(server.url, server.adminKey);
+    const put = await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url });
+    expect(put.status).toBe(200);
+    return { t, secret: put.body.secret };
+  }
+
+  it('configures: secret shown once, GET without it, DELETE, 404 when absent, 422 for non-http(s) URLs', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    expect((await t.api('GET', '/v1/memory/webhook/config')).status).toBe(404);
+    const put = await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url });
+    expect(put.body).toEqual({ url: receiver.url, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
+    const got = await t.api('GET', '/v1/memory/webhook/config');
+    expect(got.body).toEqual({ url: receiver.url, created_at: expect.stringMatching(/Z$/) });
+    // The secret is stored sealed, never in clear.
+    const [row] = await server.app.db.query<{ secret_sealed: string }>('select secret_sealed from webhooks where tenant_id = $1', [t.id]);
+    expect(row!.secret_sealed).not.toContain(put.body.secret);
+    const again = await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url });
+    expect(again.body.secret).not.toBe(put.body.secret);
+
+    for (const url of ['ftp://example.com/hook', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url', '']) {
+      expect((await t.api('PUT', '/v1/memory/webhook/config', { url })).status, url).toBe(422);
+    }
+    const reader = await t.newKey('reader', true);
+    expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url }, reader.key)).status).toBe(403);
+    expect((await t.api('DELETE', '/v1/memory/webhook/config', undefined, reader.key)).status).toBe(403);
+    expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(204);
+    expect((await t.api('GET', '/v1/memory/webhook/config')).status).toBe(404);
+    expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(404);
+  });
+
+  it('sends memory.created/updated/deleted for every kind of write, signed', async () => {
+    behaviour = 204;
+    const { t, secret } = await subscribed();
+    const start = receiver.received.length;
+    const ofTenant = () => receiver.received.slice(start);
+    const created = await t.api('POST', '/v1/memory/collections/inbox/memories', { text: 'order more coffee' });
+    const bulk = await t.api('POST', '/v1/memory/collections/inbox/memories/bulk', [{ text: 'one' }, { text: 'two' }]);
+    const id = created.body.id as string;
+    expect((await t.api('PATCH', `/v1/memory/collections/inbox/memories/${id}`, { text: 'order more tea' })).status).toBe(200);
+    expect((await t.api('POST', `/v1/memory/collections/inbox/memories/${id}/pin`, { pinned: true })).status).toBe(200);
+    expect((await t.api('POST', `/v1/memory/collections/inbox/memories/${id}/archive`, { archived: true })).status).toBe(200);
+    expect((await t.api('POST', `/v1/memory/collections/inbox/memories/${id}/move`, { to_collection: 'done' })).status).toBe(200);
+    expect((await t.api('DELETE', `/v1/memory/collections/done/memories/${id}`)).status).toBe(204);
+    expect((await t.api('DELETE', '/v1/memory/collections/inbox')).status).toBe(204);
+
+    await receiver.waitFor(0, 15_000, () => ofTenant().length >= 10);
+    const events = ofTenant().map((r) => ({ r, e: parse(r) }));
+    for (const { r, e } of events) {
+      expect(r.headers['x-service-signature']).toBe(sign(secret, r.body));
+      expect(r.headers['x-service-event']).toBe(e.type);
+      expect(r.headers['x-service-delivery']).toBe(e.id);
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(Object.keys(e).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+    }
+    const summary = events.map(({ e }) => `${e.type} ${e.data.collection} ${e.data.memory.id}${e.data.memory.text ? ` ${e.data.memory.text}` : ''}`).sort();
+    const [one, two] = bulk.body.ids as string[];
+    expect(summary).toEqual(
+      [
+        `memory.created inbox ${id} order more coffee`,
+        `memory.created inbox ${one} one`,
+        `memory.created inbox ${two} two`,
+        `memory.updated inbox ${id} order more tea`,
+        `memory.updated inbox ${id} order more tea`,
+        `memory.updated inbox ${id} order more tea`,
+        `memory.updated done ${id} order more tea`,
+        `memory.deleted done ${id}`,
+        `memory.deleted inbox ${one}`,
+        `memory.deleted inbox ${two}`,
+      ].sort(),
+    );
+    const moved = events.find(({ e }) => e.type === 'memory.updated' && e.data.collection === 'done')!.e;
+    expect(moved.data.memory).toMatchObject({ id, collection: 'done', pinned: true, archived: true });
+    expect(events.find(({ e }) => e.type === 'memory.deleted')!.e.data.memory).toEqual({ id: expect.any(String) });
+    expect(new Set(events.map(({ e }) => e.id)).size).toBe(10);
+  });
+
+  it('sends events for hygiene writes too: dedup deletes, archive-stale updates', async () => {
+    behaviour = 204;
+    const { t } = await subscribed();
+    const first = await t.api('POST', '/v1/memory/collections/h/memories', { text: 'the printer is on floor two' });
+    const copy = await t.api('POST', '/v1/memory/collections/h/memories', { text: 'the printer is on floor two' });
+    const other = await t.api('POST', '/v1/memory/collections/h/memories', { text: 'lunch is at noon', importance: 0.9 });
+    const dedup = await t.api('POST', '/v1/memory/collections/h/dedup', { threshold: 0.99, dry_run: false });
+    expect(dedup.body.deleted).toBe(1);
+    const [gone] = dedup.body.ids as string[];
+    const kept = gone === first.body.id ? copy.body.id : first.body.id;
+    const stale = await t.api('POST', '/v1/memory/collections/h/archive-stale', { older_than_days: 0, dry_run: false });
+    expect(stale.body.archived).toBe(2);
+    const mine = (all: Received[]) => all.map(parse).filter((e) => [first.body.id, copy.body.id, other.body.id].includes(e.data.memory.id));
+    const events = mine(await receiver.waitFor(0, 15_000, (all) => mine(all).length >= 6));
+    const summary = events.filter((e) => e.type !== 'memory.created').map((e) => `${e.type} ${e.data.memory.id} ${e.data.memory.archived ?? ''}`);
+    expect(summary.sort()).toEqual([`memory.deleted ${gone} `, `memory.updated ${kept} true`, `memory.updated ${other.body.id} true`].sort());
+  });
+
+  it('sends nothing for tenants without a webhook, nor for failed writes', async () => {
+    const { t } = await subscribed();
+    const quiet = await newTenant(server.url, server.adminKey);
+    const start = receiver.received.length;
+    expect((await quiet.api('POST', '/v1/memory/collections/x/memories', { text: 'unheard' })).status).toBe(201);
+    expect((await t.api('POST', '/v1/memory/collections/x/memories', { text: '' })).status).toBe(422);
+    expect((await t.api('POST', '/v1/memory/collections/x/memories', { text: 'heard' })).status).toBe(201);
+    const got = await receiver.waitFor(start + 1);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(got.slice(start).map((r) => parse(r).data.memory.text)).toEqual(['heard']);
+  });
+
+  it('delivers asynchronously: a receiver that hangs does not hold up the API, and is given up after 5 s', async () => {
+    behaviour = 'hang';
+    try {
+      const { t } = await subscribed();
+      const start = receiver.received.length;
+      const res = await t.api('POST', '/v1/memory/collections/slow/memories', { text: 'the receiver will hang' });
+      expect(res.status).toBe(201);
+      // Had delivery been part of the write, the answer would have come only after the
+      // sender gave up on the hanging receiver; it came while nothing had been given up.
+      expect(receiver.received.slice(start).every((r) => r.closedAt === undefined)).toBe(true);
+      const [first] = (await receiver.waitFor(0, 20_000, (all) => all.slice(start).some((r) => r.closedAt !== undefined))).slice(start);
+      expect(parse(first!).data.memory.id).toBe(res.body.id);
+      const heldFor = first!.closedAt! - first!.at;
+      expect(heldFor).toBeGreaterThanOrEqual(4_800);
+      expect(heldFor).toBeLessThan(7_000);
+    } finally {
+      behaviour = 204;
+    }
+  }, 30_000);
+
+  it('retries a failing receiver (best effort, a few tries)', async () => {
+    behaviour = 500;
+    const { t } = await subscribed();
+    const res = await t.api('POST', '/v1/memory/collections/retry/memories', { text: 'try again' });
+    // (Earlier tests' retries may still arrive: look at this event's deliveries only.)
+    const mine = (all: Received[]) => all.filter((r) => parse(r).data.memory.id === res.body.id);
+    const tries = mine(await receiver.waitFor(0, 20_000, (all) => mine(all).length >= 2));
+    behaviour = 204;
+    expect(tries.map((r) => parse(r).type)).toEqual(['memory.created', 'memory.created']);
+    // The same event (same delivery id) is tried again.
+    expect(new Set(tries.map((r) => r.headers['x-service-delivery'])).size).toBe(1);
+  }, 30_000);
+});
+
+describe('webhook targets in production mode', () => {
+  let strict: TestServer;
+  let lenient: TestServer;
+  beforeAll(async () => {
+    strict = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_PRODUCTION: '1' }, { worker: false });
+    lenient = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_PRODUCTION: '1', ORGMEM_WEBHOOK_ALLOW_PRIVATE: '1' }, { worker: false });
+  });
+  afterAll(async () => {
+    await strict?.close();
+    await lenient?.close();
+  });
+
+  it('refuses private and loopback targets unless the operator allows them', async () => {
+    const t = await newTenant(strict.url, strict.adminKey);
+    for (const url of ['http://127.0.0.1:9/h', 'http://localhost:9/h', 'http://[::1]:9/h', 'http://10.1.2.3/h', 'http://192.168.0.10/h', 'http://169.254.169.254/latest']) {
+      const res = await t.api('PUT', '/v1/memory/webhook/config', { url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.detail).toMatch(/refused/);
+    }
+    const allowed = await newTenant(lenient.url, lenient.adminKey);
+    expect((await allowed.api('PUT', '/v1/memory/webhook/config', { url: 'http://127.0.0.1:9/h' })).status).toBe(200);
+  });
+
+  it('checks the address actually connected to at delivery', async () => {
+    const receiver = await startReceiver();
+    try {
+      await expect(postWebhook(receiver.url, '{}', {}, true)).rejects.toBeInstanceOf(PrivateTargetError);
+      await expect(postWebhook(`http://localhost:${receiver.port}/x`, '{}', {}, true)).rejects.toBeInstanceOf(PrivateTargetError);
+      expect(receiver.received).toHaveLength(0);
+      expect(await postWebhook(`http://localhost:${receiver.port}/x`, '{}', {}, false)).toBe(204);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('classifies addresses', () => {
+    const priv = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1'];
+    const pub = ['8.8.8.8', '172.32.0.1', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
+    expect(priv.filter((a) => !isPrivateAddress(a))).toEqual([]);
+    expect(pub.filter((a) => isPrivateAddress(a))).toEqual([]);
+  });
+});

@@ -1,23 +1,10 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
+import { memorySchema } from '../src/schemas.ts';
 import { exportAccount } from '../src/services/export.ts';
 
-const exported = z.object({
-  id: z.string(),
-  collection: z.string(),
-  text: z.string(),
-  importance: z.number(),
-  category: z.string(),
-  source: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  container_tag: z.string().nullable(),
-  pinned: z.boolean(),
-  archived: z.boolean(),
-  expires_at: z.string().nullable(),
-  created_by: z.object({ id: z.string().nullable(), label: z.string().nullable() }),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+// An exported memory is the memory as the API shows it, less its files (text only).
+const exported = memorySchema.omit({ images: true });
 
 export default defineProcedure({
   name: 'admin.export',

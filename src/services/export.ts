@@ -1,30 +1,17 @@
 import type { AuthedCtx } from '../context.ts';
 import { Download } from '../download.ts';
-import { iso } from '../ids.ts';
 import { listCollections } from './collections.ts';
 import { readableCollectionSql } from './grants.ts';
-import { MEMORY_COLUMNS, type MemoryRow } from './memories.ts';
+import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memories.ts';
 
 const PAGE = 500;
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
 /** A memory as exported: its text and attributes; no embedding, no files. */
-const exportView = (r: MemoryRow) => ({
-  id: r.id,
-  collection: r.collection,
-  text: r.text,
-  importance: r.importance,
-  category: r.category,
-  source: r.source,
-  metadata: r.metadata,
-  container_tag: r.container_tag,
-  pinned: r.pinned,
-  archived: r.archived,
-  expires_at: iso(r.expires_at),
-  created_by: { id: r.created_by_id, label: r.created_by_label },
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
-});
+const exportView = (r: MemoryRow) => {
+  const { images: _files, ...memory } = memoryView(r);
+  return memory;
+};
 
 /**
  * The account as one JSON document, written piece by piece while the memories are read in

@@ -24,8 +24,9 @@ export interface InvokeResult {
 }
 
 /**
- * The one pipeline every front end calls: authenticate -> access -> parse -> handler ->
- * output check -> error mapping. Access rules live here and nowhere else.
+ * The one pipeline every front end calls: authenticate (and rate-limit) -> admin and read-only
+ * checks -> parse -> collection grants -> handler -> output check -> audit (writes) -> error
+ * mapping. Access rules live here and nowhere else.
  */
 export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawInput: unknown): Promise<InvokeResult> {
   const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip, responseHeaders: {} };

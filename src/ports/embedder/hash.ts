@@ -25,8 +25,9 @@ function hashVector(text: string, dims: number): number[] {
     const bucket = h.readUInt32LE(0) % dims;
     v[bucket] = v[bucket]! + ((h[4]! & 1) === 1 ? 1 : -1);
   }
-  // An all-zero vector has no cosine distance; give texts without words a fixed direction.
-  if (!features.length) v[0] = 1;
+  // An all-zero vector has no cosine distance (no words, or features that cancel out): give it a
+  // fixed direction instead.
+  if (v.every((x) => x === 0)) v[0] = 1;
   const norm = Math.hypot(...v) || 1;
   return Array.from(v, (x) => x / norm);
 }

@@ -17,6 +17,8 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
   const to = embedder.dimensions;
   let memories = 0;
   await db.transaction(async (tx) => {
+    // The index is rebuilt as the migrations defined it (its parameters live there only).
+    const [index] = await tx.query<{ def: string }>(`select pg_get_indexdef('memories_embedding'::regclass) as def`);
     await tx.exec(`drop index if exists memories_embedding;
                    alter table memories drop column embedding;
                    alter table memories add column embedding vector(${to})`);
@@ -39,8 +41,7 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
       ({ tenant_id: lastTenant, id: lastId } = rows[rows.length - 1]!);
       log.info(`re-embedded ${memories} memories`);
     }
-    await tx.exec(`alter table memories alter column embedding set not null;
-                   create index memories_embedding on memories using hnsw (embedding vector_cosine_ops)`);
+    await tx.exec(`alter table memories alter column embedding set not null; ${index!.def}`);
     await tx.query(`insert into settings (key, value) values ('embedding_dim', $1::jsonb) on conflict (key) do update set value = excluded.value`, [to]);
   });
   return { from, to, memories };

@@ -30,8 +30,18 @@ const view = (r: CollectionRow) => ({
 });
 
 /**
- * Every write to a collection's memories goes through here: it creates the collection on
- * first write, keeps its memory count, and bumps the version that search caches key on.
+ * Creates the collection on a first write, before memories that reference it are inserted. Takes
+ * no lock on an existing collection, so concurrent writers to one collection do not queue here.
+ */
+export async function ensureCollection(q: Queryable, tenantId: string, name: string): Promise<void> {
+  await q.query('insert into collections (tenant_id, name) values ($1, $2) on conflict (tenant_id, name) do nothing', [tenantId, name]);
+}
+
+/**
+ * Every write to a collection's memories goes through here: it keeps the collection's memory
+ * count and bumps the version that search caches key on (creating the collection if needed).
+ * The update locks the collection's row until commit, so writers call it last, after their
+ * index work: concurrent bulk inserts into one collection then only queue for the commit.
  */
 export async function touchCollection(q: Queryable, tenantId: string, name: string, countDelta: number): Promise<void> {
   await q.query(

@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { iso, isUuid, newId } from '../ids.ts';
 import { toVectorLiteral, type Queryable } from '../ports/db/db.ts';
 import type { Memory, MemoryCreate } from '../schemas.ts';
-import { getCollection, touchCollection } from './collections.ts';
+import { ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { emitMemoryEvents } from './events.ts';
 
 export interface MemoryRow {
@@ -67,7 +67,7 @@ export async function insertMemories(
   embeddings: number[][],
 ): Promise<Memory[]> {
   if (!items.length) return [];
-  await touchCollection(q, ctx.tenant.id, collection, items.length);
+  await ensureCollection(q, ctx.tenant.id, collection);
   const cols = 15;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
@@ -85,6 +85,7 @@ export async function insertMemories(
      values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
     values,
   );
+  await touchCollection(q, ctx.tenant.id, collection, items.length);
   const memories = rows.map(memoryView);
   await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
   return memories;
@@ -169,11 +170,12 @@ export async function moveMemory(ctx: AuthedCtx, collection: string, id: string,
   if (to === collection) throw badRequest('The memory is already in that collection');
   return ctx.app.db.transaction(async (tx) => {
     await findMemory(tx, ctx, collection, id);
-    await touchCollection(tx, ctx.tenant.id, to, 1);
+    await ensureCollection(tx, ctx.tenant.id, to);
     const [row] = await tx.query<MemoryRow>(
       `update memories set collection = $3, updated_at = now() where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
       [ctx.tenant.id, id, to],
     );
+    await touchCollection(tx, ctx.tenant.id, to, 1);
     await touchCollection(tx, ctx.tenant.id, collection, -1);
     const memory = memoryView(row!);
     await emitMemoryEvents(tx, ctx, 'memory.updated', to, [memory]);

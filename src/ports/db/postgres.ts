@@ -2,7 +2,9 @@ import postgres from 'postgres';
 import type { Db, Queryable, Row } from './db.ts';
 
 export function openPostgres(url: string, max: number): Db {
-  const sql = postgres(url, { max, onnotice: () => {}, prepare: true });
+  // JIT off: every statement here is short, and compiling one with LLVM costs tens of
+  // milliseconds, which a large filtered search's cost estimate would otherwise trigger.
+  const sql = postgres(url, { max, onnotice: () => {}, prepare: true, connection: { jit: 'off' } });
   const wrap = (s: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<T = Row>(text: string, params: unknown[] = []) {
       return (await s.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as T[];

@@ -64,6 +64,7 @@ const env = z.object({
   ORGMEM_SEARCH_CACHE_MB: z.coerce.number().min(0).default(64),
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
+  ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).default(20_000),
   ORGMEM_MASTER_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
@@ -135,6 +136,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       embeddingCacheEntries: e.ORGMEM_QUERY_EMBEDDING_CACHE,
       /** Full-text matches ranked per search at most (exact below it; see docs/search.md). */
       textRankCap: e.ORGMEM_SEARCH_TEXT_CAP,
+      /** Up to this many memories in scope (after filters), vector search scans exactly instead of walking the HNSW graph. */
+      exactScanMax: e.ORGMEM_SEARCH_EXACT_MAX,
     },
   };
 }

@@ -3,20 +3,27 @@ import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /**
- * A collection larger than the full-text match cap: the text side ranks a sample there, the
- * plain vector search runs alongside it, and filters still find rare matches.
+ * A collection larger than the full-text match cap and the exact-scan bound: the text side ranks
+ * a sample there, the vector side walks the HNSW graph (the plain vector search alongside the
+ * text side), and filters still find rare matches (by an exact scan) and common ones (by the
+ * graph).
  */
 let server: TestServer;
 let t: Tenant;
 let priya: string;
 let tagged: string;
+let teamA: Set<string>;
 
 beforeAll(async () => {
-  server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50' });
+  server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '30' });
   t = await newTenant(server.url, server.adminKey);
-  const filler = Array.from({ length: 120 }, (_, i) => ({ text: `Weekly report note ${i}: numbers look fine this week` }));
-  for (const part of [filler.slice(0, 60), filler.slice(60)]) {
-    expect((await t.api('POST', '/v1/memory/collections/big/memories/bulk', part)).status).toBe(201);
+  // The first 60 notes belong to team-a: a filter matching more memories than the exact bound.
+  const filler = Array.from({ length: 120 }, (_, i) => ({ text: `Weekly report note ${i}: numbers look fine this week`, container_tag: i < 60 ? 'team-a' : null }));
+  teamA = new Set();
+  for (const [i, part] of [filler.slice(0, 60), filler.slice(60)].entries()) {
+    const res = await t.api('POST', '/v1/memory/collections/big/memories/bulk', part);
+    expect(res.status).toBe(201);
+    if (i === 0) res.body.ids.forEach((id: string) => teamA.add(id));
   }
   const res = await t.api('POST', '/v1/memory/collections/big/memories/bulk', [
     { text: 'Priya Patel owns the weekly report and sends it every Friday' },
@@ -44,6 +51,15 @@ describe('search over more matches than the text cap', () => {
     for (const mode of ['hybrid', 'vector', 'text']) {
       const res = await t.api('POST', '/v1/memory/collections/big/search', { query: 'weekly report', mode, container_tag: 'user-rare', min_score: 0 });
       expect(res.body.results.map((r: { id: string }) => r.id)).toEqual([tagged]);
+    }
+  });
+
+  it('a filter matching more than the exact-scan bound fills the page from the graph, only with matches', async () => {
+    for (const mode of ['hybrid', 'vector']) {
+      const res = await t.api('POST', '/v1/memory/collections/big/search', { query: 'numbers look fine', mode, container_tag: 'team-a', limit: 40, min_score: 0 });
+      expect(res.status).toBe(200);
+      expect(res.body.results).toHaveLength(40);
+      expect(res.body.results.every((r: { id: string }) => teamA.has(r.id))).toBe(true);
     }
   });
 });

@@ -4,7 +4,7 @@ import { iso } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { readableCollectionSql } from '../grants.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
-import { vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { narrows, vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
 import { feedbackVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import type { SearchInput, SearchResponse, SearchResult } from './schemas.ts';
@@ -72,9 +72,9 @@ const ms = (since: number) => round2(performance.now() - since);
 /**
  * Candidates from each side, filters inside both. Hybrid feeds the three best matches of an
  * exhaustive first full-text pass back into both sides (feedback.ts, text.ts). Where the first
- * pass may have to sample (more memories in scope than the match cap), the plain vector search
- * starts alongside it, so the common case costs the slower side, not both in turn; it is
- * replaced by the feedback search if the pass turns out exhaustive after all.
+ * pass may have to sample (more memories in scope than the match cap, and no filter to narrow
+ * them), the plain vector search starts alongside it, so the common case costs the slower side,
+ * not both in turn; it is replaced by the feedback search if the pass turns out exhaustive.
  */
 async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query: string, queryVector: ArrayLike<number> | undefined) {
   const db = ctx.app.db;
@@ -83,10 +83,10 @@ async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query:
   const filters: Filters = input;
   const literal = queryVector && toVectorLiteral(queryVector);
   const nearest = async (searchWith: string) =>
-    (await vectorCandidates(db, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
+    (await vectorCandidates(ctx.app, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
   if (input.mode === 'vector') return { vectorRows: await nearest(literal!), textRows: [] };
 
-  const plain = input.mode === 'hybrid' && scope.memoryCount > cap ? nearest(literal!) : undefined;
+  const plain = input.mode === 'hybrid' && scope.memoryCount > cap && !narrows(filters) ? nearest(literal!) : undefined;
   plain?.catch(() => {}); // awaited below, or superseded: never an unhandled rejection
   const weights = await queryLexemes(db, query);
   const firstPass = await rankText(db, scope, filters, weights, cap);

@@ -136,7 +136,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       embeddingCacheEntries: e.ORGMEM_QUERY_EMBEDDING_CACHE,
       /** Full-text matches ranked per search at most (exact below it; see docs/search.md). */
       textRankCap: e.ORGMEM_SEARCH_TEXT_CAP,
-      /** Up to this many memories in scope (after filters), vector search scans exactly instead of walking the HNSW graph. */
+      /** Up to this many memories in scope after filters, search reads them through the filter indexes: exact vector ranking, words checked per row. */
       exactScanMax: e.ORGMEM_SEARCH_EXACT_MAX,
     },
   };

@@ -54,8 +54,8 @@ describe('search over more matches than the text cap', () => {
     }
   });
 
-  it('a filter matching more than the exact-scan bound fills the page from the graph, only with matches', async () => {
-    for (const mode of ['hybrid', 'vector']) {
+  it('a filter matching more than the exact-scan bound fills the page from the indexes, only with matches', async () => {
+    for (const mode of ['hybrid', 'vector', 'text']) {
       const res = await t.api('POST', '/v1/memory/collections/big/search', { query: 'numbers look fine', mode, container_tag: 'team-a', limit: 40, min_score: 0 });
       expect(res.status).toBe(200);
       expect(res.body.results).toHaveLength(40);

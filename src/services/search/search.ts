@@ -4,7 +4,7 @@ import { iso } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { readableCollectionSql } from '../grants.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
-import { narrows, vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { vectorCandidates, type CandidateRow, type Filters, type Scope } from './candidates.ts';
 import { feedbackVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import type { SearchInput, SearchResponse, SearchResult } from './schemas.ts';
@@ -72,9 +72,9 @@ const ms = (since: number) => round2(performance.now() - since);
 /**
  * Candidates from each side, filters inside both. Hybrid feeds the three best matches of an
  * exhaustive first full-text pass back into both sides (feedback.ts, text.ts). Where the first
- * pass may have to sample (more memories in scope than the match cap, and no filter to narrow
- * them), the plain vector search starts alongside it, so the common case costs the slower side,
- * not both in turn; it is replaced by the feedback search if the pass turns out exhaustive.
+ * pass may have to sample (more memories in scope than the match cap), the plain vector search
+ * starts alongside it, so the common case costs the slower side, not both in turn; it is
+ * replaced by the feedback search if the pass turns out exhaustive after all.
  */
 async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query: string, queryVector: ArrayLike<number> | undefined) {
   const db = ctx.app.db;
@@ -86,17 +86,17 @@ async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query:
     (await vectorCandidates(ctx.app, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
   if (input.mode === 'vector') return { vectorRows: await nearest(literal!), textRows: [] };
 
-  const plain = input.mode === 'hybrid' && scope.memoryCount > cap && !narrows(filters) ? nearest(literal!) : undefined;
+  const plain = input.mode === 'hybrid' && scope.memoryCount > cap ? nearest(literal!) : undefined;
   plain?.catch(() => {}); // awaited below, or superseded: never an unhandled rejection
   const weights = await queryLexemes(db, query);
-  const firstPass = await rankText(db, scope, filters, weights, cap);
+  const firstPass = await rankText(ctx.app, scope, filters, weights);
   if (input.mode === 'text') return { vectorRows: [], textRows: await loadMatches(db, scope, firstPass.ranked, k) };
 
   const expanded = expandQuery(weights, firstPass);
   if (!expanded) return { vectorRows: await (plain ?? nearest(literal!)), textRows: await loadMatches(db, scope, firstPass.ranked, k) };
   const [vectorRows, textRows] = await Promise.all([
     feedbackVector(db, scope, queryVector!, firstPass.ranked).then(nearest),
-    rankText(db, scope, filters, expanded, cap).then((second) => loadMatches(db, scope, second.ranked, k)),
+    rankText(ctx.app, scope, filters, expanded).then((second) => loadMatches(db, scope, second.ranked, k)),
   ]);
   return { vectorRows, textRows };
 }

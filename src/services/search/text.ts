@@ -1,6 +1,7 @@
+import type { App } from '../../context.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { rankBm25, type Bm25Doc } from './bm25.ts';
-import { COLUMNS, where, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { COLUMNS, narrows, where, type CandidateRow, type Filters, type Scope } from './candidates.ts';
 
 /**
  * Finding `limit` matches of common words means reading about limit / (share of memories
@@ -36,19 +37,31 @@ export async function queryLexemes(db: Db, text: string): Promise<Map<string, nu
  * and ranking are exact; above it the text side ranks the newest matches (ids are time-ordered)
  * and the vector side carries the relevance (docs/search.md).
  */
-export async function rankText(db: Db, scope: Scope, filters: Filters, weights: Map<string, number>, cap: number): Promise<TextRanking> {
+export async function rankText(app: App, scope: Scope, filters: Filters, weights: Map<string, number>): Promise<TextRanking> {
   if (!weights.size) return { ranked: [], exhaustive: true }; // only stop words: nothing to match
+  const { textRankCap: cap, exactScanMax: max } = app.config.search;
   const limit = scope.memoryCount > LARGE_SCOPE ? Math.min(cap, SAMPLE) : cap;
-  const matches = await db.transaction(async (tx) => {
+  const matches = await app.db.transaction(async (tx) => {
     const params: unknown[] = [[...weights.keys()]];
     const cond = where(scope, filters, params, {});
+    const match = `tsv @@ search_tsquery($1::text[])::tsquery`;
     // Custom plans: a common word wants a scan that stops at the cap, a rare one the GIN index.
     await tx.query(`select set_config('plan_cache_mode', 'force_custom_plan', true)`);
-    return tx.query<Bm25Doc>(
-      `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m
-        where ${cond} and m.tsv @@ search_tsquery($1::text[])::tsquery order by m.id desc limit ${Number(limit)}`,
-      params,
-    );
+    if (narrows(filters)) {
+      // Filter first, as the vector side does: the filter's rows (at most `max`) are read through
+      // its index and the words checked on each. Left to itself the planner intersects the
+      // filter's index with the GIN index, whose common words list a sixth of a large collection
+      // (162k entries for one query at 1M). A last row flags a filter too broad for this.
+      const rows = await tx.query<Bm25Doc & { broad: boolean }>(
+        `with f as materialized (select m.id, m.tsv from memories m where ${cond} limit ${max + 1})
+         select id, tsvector_to_array(tsv) as lexemes, false as broad
+           from (select id, tsv from f where ${match} order by id desc limit ${Number(limit)}) t
+         union all select null, null, true where (select count(*) from f) > ${max}`,
+        params,
+      );
+      if (!rows.some((r) => r.broad)) return rows.map(({ broad: _b, ...doc }) => doc);
+    }
+    return tx.query<Bm25Doc>(`select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`, params);
   });
   return { ranked: rankBm25(matches, weights, scope.memoryCount), exhaustive: matches.length < limit };
 }

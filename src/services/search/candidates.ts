@@ -93,9 +93,12 @@ export async function vectorCandidates(app: App, scope: Scope, filters: Filters,
   const max = app.config.search.exactScanMax;
   type Row = CandidateRow & { distance: number; matched?: number };
   const run = (tx: Queryable, path: 'exact' | 'approximate', readAtMost?: number) => {
-    const params: unknown[] = [vector, opts.scoreAgainst ?? vector];
+    const params: unknown[] = [vector];
+    // The score is 1 - distance unless it is taken against another vector: only then is a second
+    // distance computed per row (the exact scan reads up to exactScanMax rows).
+    const score = opts.scoreAgainst ? `, 1 - (m.embedding <=> $${params.push(opts.scoreAgainst)}::vector) as score` : '';
     const cond = where(scope, filters, params, opts);
-    const select = `select ${COLUMNS}, 1 - (m.embedding <=> $2::vector) as score, m.embedding <=> $1::vector as distance from memories m where ${cond}`;
+    const select = `select ${COLUMNS}${score}, m.embedding <=> $1::vector as distance from memories m where ${cond}`;
     const sql =
       path === 'approximate'
         ? `${select} order by m.embedding <=> $1::vector limit ${Number(k)}`
@@ -114,7 +117,9 @@ export async function vectorCandidates(app: App, scope: Scope, filters: Filters,
       if (rows.length < k) rows = await run(tx, 'exact');
     }
     // relaxed_order may return neighbours slightly out of order.
-    return rows.sort((a, b) => a.distance - b.distance).map(({ distance: _d, matched: _m, ...row }) => clampScore(row));
+    return rows
+      .sort((a, b) => a.distance - b.distance)
+      .map(({ distance, matched: _m, ...row }) => clampScore({ ...row, score: opts.scoreAgainst ? row.score : 1 - Number(distance) }));
   });
 }
 

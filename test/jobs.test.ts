@@ -42,3 +42,27 @@ describe('job queue', () => {
     expect(seen.some((s) => s.n === 2)).toBe(false);
   });
 });
+
+describe.runIf(process.env.TEST_DATABASE_URL)('job queue on PostgreSQL', () => {
+  it('closes every connection before stop() returns, so dropping the database right after cannot kill the process', async () => {
+    const server = await startServer();
+    const [{ db }] = await server.app.db.query<{ db: string }>('select current_database() as db');
+    await server.app.jobs.stop();
+    // A connection still open when the server closes it (the tests' drop database ... with
+    // (force), a restart) must not be an unhandled error: graphile-worker ended the pool it made
+    // itself without waiting, after taking its error handler off, and one CI run died of it.
+    // The queue's connections (node-postgres: no application_name) are gone; the app's own
+    // (postgres.js names itself) are not the queue's to close. A backend leaves pg_stat_activity
+    // a moment after its client hangs up, so this polls for a short while; a pool left open keeps
+    // its idle connections for 10 s, far longer.
+    const names = async () =>
+      (
+        await server.app.db.query<{ name: string }>(
+          'select distinct application_name as name from pg_stat_activity where datname = $1 order by 1',
+          [db],
+        )
+      ).map((r) => r.name);
+    await expect.poll(names, { timeout: 3_000, interval: 100 }).toEqual(['postgres.js']);
+    await server.close();
+  });
+});

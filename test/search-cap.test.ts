@@ -63,3 +63,40 @@ describe('search over more matches than the text cap', () => {
     }
   });
 });
+
+describe('a broad filter samples its first rows for the text side', () => {
+  let sampled: TestServer;
+  let u: Tenant;
+  const oldest = new Set<string>();
+  const tagged = new Set<string>();
+
+  beforeAll(async () => {
+    // Bound 45: a filter of 70 is broad, and the text side's sample reads its first 45 rows,
+    // enough for the 20 candidates a page of 5 wants, so the GIN index is not asked.
+    sampled = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '45' });
+    u = await newTenant(sampled.url, sampled.adminKey);
+    // Only the newest notes say "urgent": a plan reading the newest matches would rank them first.
+    const notes = Array.from({ length: 100 }, (_, i) => ({ text: `Standup note ${i}: the release train is on time${i >= 80 ? ', urgent' : ''}`, container_tag: i % 10 < 7 ? 'team-b' : null }));
+    const res = await u.api('POST', '/v1/memory/collections/big/memories/bulk', notes);
+    expect(res.status).toBe(201);
+    res.body.ids.forEach((id: string, i: number) => {
+      if (notes[i]!.container_tag) tagged.add(id);
+      if (notes[i]!.container_tag && tagged.size <= 45) oldest.add(id);
+    });
+  });
+  afterAll(() => sampled?.close());
+
+  it('fills the page with matches of the filter, from the rows it read', async () => {
+    for (const query of ['urgent: is the release train on time', 'standup release urgent']) {
+      const res = await u.api('POST', '/v1/memory/collections/big/search', { query, mode: 'text', container_tag: 'team-b', limit: 5 });
+      expect(res.status).toBe(200);
+      expect(res.body.results).toHaveLength(5);
+      // The sample is the filter's first 45 rows (its index's order: the oldest here); the GIN
+      // plan would have taken the newest matches instead, and ranked the urgent ones first.
+      expect(res.body.results.every((r: { id: string }) => oldest.has(r.id))).toBe(true);
+    }
+    const hybrid = await u.api('POST', '/v1/memory/collections/big/search', { query: 'release train', container_tag: 'team-b', limit: 10, min_score: 0 });
+    expect(hybrid.body.results).toHaveLength(10);
+    expect(hybrid.body.results.every((r: { id: string }) => tagged.has(r.id))).toBe(true);
+  });
+});

@@ -91,6 +91,15 @@ describe('search', () => {
       expect(texts(multi)).toEqual([CORPUS[1]!.text]);
       const nothing = await search(t, { query: 'deploy failed', mode, metadata_filter: { team: 'payments', severity: 'low' }, min_score: 0 });
       expect(nothing.body.results).toEqual([]);
+      // Several filters are one containment test on the facets index: each must hold.
+      const tagged = await search(t, { query: 'team lunches peanuts', mode, category: 'fact', container_tag: 'user-chloe', min_score: 0 });
+      expect(texts(tagged)).toEqual([CORPUS[4]!.text]);
+      const all3 = await search(t, { query: 'weekends bouldering', mode, category: 'fact', container_tag: 'user-chloe', metadata_filter: { team: 'infra' }, min_score: 0 });
+      expect(all3.body.results).toEqual([]);
+      const mismatch = await search(t, { query: 'weekends bouldering', mode, category: 'episode', metadata_filter: { team: 'infra' }, min_score: 0 });
+      expect(mismatch.body.results).toEqual([]);
+      const empty = await search(t, { query: 'weekends bouldering', mode, category: 'fact', metadata_filter: {}, min_score: 0 });
+      expect(texts(empty)).toContain(CORPUS[2]!.text);
     });
 
     it('archived memories appear only with include_archived', async () => {

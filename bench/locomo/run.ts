@@ -24,6 +24,8 @@ const { values: args, positionals } = parseArgs({
     'skip-load': { type: 'boolean', default: false },
     // LoCoMo turns that share a photo carry its BLIP caption; appended as "[shares <caption>]".
     captions: { type: 'boolean', default: false },
+    // The search limit; recall is reported for the k up to it (a page of 10 fuses 40 candidates per side, 50 fuses 100).
+    limit: { type: 'string', default: '50' },
   },
 });
 const file = positionals[0];
@@ -41,14 +43,15 @@ interface Sample {
   qa: Array<{ question: string; evidence?: string[]; category: number }>;
 }
 
-const KS = [5, 10, 25, 50] as const;
+const LIMIT = Number(args.limit);
+const KS = [5, 10, 25, 50].filter((k) => k <= LIMIT);
 const MODES = ['hybrid', 'vector', 'text'] as const;
 const CATEGORIES = [1, 2, 3, 4];
 const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 const samples = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
 const dbUrl = await createDatabase(args.base!, args.db!, !args['skip-load']);
-const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'local', ORGMEM_DB_POOL: '6' };
+const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'local', ORGMEM_DB_POOL: '6', ORGMEM_RATE_LIMIT: 'false' };
 const keyFile = `/tmp/${args.db}.key`;
 const key = args['skip-load'] ? readFileSync(keyFile, 'utf8') : createTenantKey(env, 'locomo');
 writeFileSync(keyFile, key);
@@ -69,7 +72,7 @@ function turns(s: Sample) {
 }
 
 const collectionOf = (s: Sample) => s.sample_id.replace(/[^A-Za-z0-9._-]/g, '-');
-const report: Record<string, unknown> = { file, at: new Date().toISOString(), embedder: 'local USE-lite 512-d', limit: 50, min_score: 0, captions: args.captions };
+const report: Record<string, unknown> = { file, at: new Date().toISOString(), embedder: 'local USE-lite 512-d', limit: LIMIT, min_score: 0, captions: args.captions };
 try {
   const started = performance.now();
   let stored = 0;
@@ -100,12 +103,12 @@ try {
     const counts = new Map<string, number>();
     const t0 = performance.now();
     await pool(usable, 4, async (q) => {
-      const res = await api(server.url, key, 'POST', `/v1/memory/collections/${q.collection}/search`, { query: q.question, mode, limit: 50, min_score: 0 });
+      const res = await api(server.url, key, 'POST', `/v1/memory/collections/${q.collection}/search`, { query: q.question, mode, limit: LIMIT, min_score: 0 });
       if (res.status !== 200) throw new Error(`search: ${res.status} ${JSON.stringify(res.body)}`);
       const got = (res.body.results as Array<{ metadata: { dia_id: string } }>).map((r) => r.metadata.dia_id);
       const recall = KS.map((k) => q.evidence.filter((e) => got.slice(0, k).includes(e)).length / q.evidence.length);
       for (const cat of [String(q.category), 'overall']) {
-        const acc = sums.get(cat) ?? [0, 0, 0, 0];
+        const acc = sums.get(cat) ?? KS.map(() => 0);
         recall.forEach((r, i) => (acc[i]! += r));
         sums.set(cat, acc);
         counts.set(cat, (counts.get(cat) ?? 0) + 1);
@@ -125,7 +128,7 @@ try {
   await server.stop();
 }
 mkdirSync('bench/results', { recursive: true });
-const out = `bench/results/locomo${args.captions ? '-captions' : ''}.json`;
+const out = `bench/results/locomo${args.captions ? '-captions' : ''}${LIMIT !== 50 ? `-limit${LIMIT}` : ''}.json`;
 writeFileSync(out, JSON.stringify(report, null, 2));
 log(`wrote ${out}`);
 if (!args.keep) await dropDatabase(args.base!, args.db!);

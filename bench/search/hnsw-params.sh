@@ -21,6 +21,6 @@ for setting in "$@"; do
   "${P[@]}" -d "$db" -c "insert into memories (tenant_id, id, collection, text, embedding) select tenant_id, gen_random_uuid(), collection, text, embedding from fresh"
   ended=$(date +%s.%N)
   echo "m=$m ef_construction=$ef: $(echo "20000 / ($ended - $started)" | bc) inserts/s"
-  node --import tsx bench/search/hnsw-recall.ts "$db"
+  node --import tsx bench/search/hnsw-recall.ts "$db" 200 "${EF_SEARCH:-40}"
   "${P[@]}" -d postgres -c "drop database $db"
 done

@@ -3,7 +3,7 @@
  * into one collection (plus a few small ones), then measures search per mode, with and without
  * filters, at concurrency 1 and 8 (server-side search_ms and end-to-end HTTP latency, QPS).
  *
- *   node --import tsx bench/search/run.ts --n 100000 [--db NAME] [--load-only | --skip-load] [--keep]
+ *   node --import tsx bench/search/run.ts --n 100000 [--db NAME] [--load-only | --skip-load] [--keep] [--only NAME-PART]
  *
  * Engine numbers use ORGMEM_EMBEDDER=hash (no model cost); bench/search/embedder-cost.ts
  * measures the bundled model's query cost separately. Results: bench/results/search-<n>.json.
@@ -26,6 +26,8 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '18931' },
     samples: { type: 'string', default: '200' },
     'load-concurrency': { type: 'string', default: '4' },
+    // Only the scenarios whose name contains this (quick iterations; the README's numbers are full runs).
+    only: { type: 'string', default: '' },
   },
 });
 const N = Number(args.n);
@@ -39,7 +41,7 @@ const LIMIT = 10;
 const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 const dbUrl = await createDatabase(args.base!, dbName, !args['skip-load']);
-const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_DB_POOL: '10' };
+const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_DB_POOL: '10', ORGMEM_RATE_LIMIT: 'false' };
 const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
 const results: Record<string, unknown> = { n: N, database: dbName, at: new Date().toISOString() };
 
@@ -141,7 +143,7 @@ async function measureSearch(apiKey: string) {
   // Warm the server and PostgreSQL's caches the same way for every scenario.
   await pool(queries(50, 99), 4, async (q) => void (await api(server.url, apiKey, 'POST', C, { query: q, mode: 'hybrid', min_score: 0 })));
   const out = [];
-  for (const s of scenarios) {
+  for (const s of scenarios.filter((x) => x.name.includes(args.only!))) {
     for (const [concurrency, set] of [[1, qs.slice(0, SAMPLES)], [8, qs.slice(SAMPLES)]] as const) {
       const searchMs: number[] = [];
       const httpMs: number[] = [];

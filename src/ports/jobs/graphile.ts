@@ -1,4 +1,5 @@
 import { parseCronItems, run, runMigrations, type Runner, type Task } from 'graphile-worker';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { Logger as GraphileLogger } from 'graphile-worker';
 import type { JobQueue, TaskDef } from './jobs.ts';
@@ -10,8 +11,16 @@ export async function graphileQueue(connectionString: string, concurrency: numbe
     else if (level === 'warning') log.warn(message);
     else log.debug(message);
   });
+  // Our own pool, not one graphile-worker makes from the connection string: it ends that one
+  // without waiting and takes its error handler off first, so a connection closed by the server
+  // right after stop() (a dropped database, a restart) was an unhandled 'error' that killed the
+  // process. This one keeps its handler and stop() waits for it to close.
+  const pgPool = new pg.Pool({ connectionString, max: concurrency + 2 });
+  const closed = (error: Error) => log.warn({ err: error }, 'job queue connection closed');
+  pgPool.on('error', closed);
+  pgPool.on('connect', (client) => client.on('error', closed));
   // The API enqueues through graphile_worker.add_job even when no worker runs in this process.
-  await runMigrations({ connectionString, logger });
+  await runMigrations({ pgPool, logger });
   let runner: Runner | undefined;
   return {
     async enqueue(q, task, payload, opts = {}) {
@@ -24,7 +33,7 @@ export async function graphileQueue(connectionString: string, concurrency: numbe
       const taskList: Record<string, Task> = {};
       for (const def of tasks) taskList[def.name] = graphileTask(app, def);
       runner = await run({
-        connectionString,
+        pgPool,
         concurrency,
         taskList,
         parsedCronItems: parseCronItems(crontab.map((c) => ({ task: c.task, match: c.match }))),
@@ -36,6 +45,7 @@ export async function graphileQueue(connectionString: string, concurrency: numbe
     async stop() {
       await runner?.stop();
       runner = undefined;
+      if (!pgPool.ended) await pgPool.end();
     },
   };
 }

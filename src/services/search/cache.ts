@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { App } from '../../context.ts';
 import type { SearchResult } from './schemas.ts';
+import type { Filters, Scope } from './scope.ts';
 
 export interface CachedAnswer {
   results: SearchResult[];
@@ -10,6 +11,7 @@ export interface CachedAnswer {
 interface Caches {
   answers: LRUCache<string, CachedAnswer>;
   embeddings: LRUCache<string, Float32Array>;
+  broad: LRUCache<string, true>;
 }
 
 // Caches belong to one running App (tests start several in one process); a WeakMap keeps them
@@ -27,6 +29,7 @@ function caches(app: App): Caches {
         sizeCalculation: (v) => Math.max(1, JSON.stringify(v).length),
       }),
       embeddings: new LRUCache<string, Float32Array>({ max: Math.max(1, embeddingCacheEntries) }),
+      broad: new LRUCache<string, true>({ max: BROAD_ENTRIES, ttl: BROAD_TTL_MS }),
     };
     perApp.set(app, c);
   }
@@ -65,3 +68,17 @@ export async function embedQuery(app: App, text: string): Promise<{ vector: Arra
   cache?.set(text, stored);
   return { vector: stored, ms };
 }
+
+/**
+ * Filters found to select more memories than the exact bound, so that the next search with them
+ * goes straight to the indexes instead of reading the bound's worth of rows again first. Only a
+ * cost decision, never the answer's: an entry that went stale (the filter's memories were
+ * deleted) costs an approximate search that falls back to exact if short, and it expires.
+ */
+const BROAD_ENTRIES = 10_000;
+const BROAD_TTL_MS = 10 * 60_000;
+const broadKey = (scope: Scope, f: Filters) =>
+  JSON.stringify([scope.tenantId, scope.collections, f.category, f.container_tag, f.metadata_filter, f.include_archived]);
+
+export const isBroad = (app: App, scope: Scope, filters: Filters) => caches(app).broad.has(broadKey(scope, filters));
+export const markBroad = (app: App, scope: Scope, filters: Filters) => void caches(app).broad.set(broadKey(scope, filters), true);

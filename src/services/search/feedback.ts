@@ -1,5 +1,5 @@
 import { fromVectorLiteral, toVectorLiteral, type Db } from '../../ports/db/db.ts';
-import type { Scope } from './candidates.ts';
+import type { Scope } from './scope.ts';
 
 /** How many of the best full-text matches steer the vector query, and how strongly. */
 export const FEEDBACK_DOCS = 3;

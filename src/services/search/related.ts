@@ -2,7 +2,8 @@ import type { AuthedCtx } from '../../context.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { deleteMemories, findMemory } from '../memories.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
-import { NO_FILTERS, vectorCandidates } from './candidates.ts';
+import { vectorCandidates } from './candidates.ts';
+import { NO_FILTERS } from './scope.ts';
 import type { SearchResponse } from './schemas.ts';
 import { candidateCount, expiryTtl, resolveScope, toResult } from './search.ts';
 

@@ -1,7 +1,10 @@
 import type { App } from '../../context.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { rankBm25, type Bm25Doc } from './bm25.ts';
-import { COLUMNS, narrows, where, type CandidateRow, type Filters, type Scope } from './candidates.ts';
+import { markBroad } from './cache.ts';
+import { exactBound, plannerSettings, readsExactly } from './candidates.ts';
+import { scanExact } from './scan.ts';
+import { narrows, where, type Filters, type Scope } from './scope.ts';
 
 /**
  * Finding `limit` matches of common words means reading about limit / (share of memories
@@ -10,6 +13,8 @@ import { COLUMNS, narrows, where, type CandidateRow, type Filters, type Scope } 
  */
 const LARGE_SCOPE = 10_000;
 const SAMPLE = 250;
+/** A broad filter's sample reads at most this many rows per match wanted (text.ts, rankText). */
+const SAMPLE_READ = 16;
 
 export type RankedMatch = Bm25Doc & { score: number };
 
@@ -34,37 +39,54 @@ export async function queryLexemes(db: Db, text: string): Promise<Map<string, nu
  * Ranking costs per matching row, and a query made of common words matches a large share of a
  * big collection, so at most `cap` matches are ranked, and in scopes of more than LARGE_SCOPE
  * memories at most SAMPLE: below that (rare words, ordinary collections) document frequencies
- * and ranking are exact; above it the text side ranks the newest matches (ids are time-ordered)
- * and the vector side carries the relevance (docs/search.md).
+ * and ranking are exact; above it the text side ranks the newest matches (ids are time-ordered),
+ * or under a broad filter the first matches its index gives, and the vector side carries the
+ * relevance (docs/search.md). `need`: the candidates the caller wants, when that many match.
  */
-export async function rankText(app: App, scope: Scope, filters: Filters, weights: Map<string, number>): Promise<TextRanking> {
+export async function rankText(app: App, scope: Scope, filters: Filters, weights: Map<string, number>, need: number): Promise<TextRanking> {
   if (!weights.size) return { ranked: [], exhaustive: true }; // only stop words: nothing to match
-  const { textRankCap: cap, exactScanMax: max } = app.config.search;
-  const limit = scope.memoryCount > LARGE_SCOPE ? Math.min(cap, SAMPLE) : cap;
-  const matches = await app.db.transaction(async (tx) => {
-    const params: unknown[] = [[...weights.keys()]];
-    const cond = where(scope, filters, params, {});
-    const match = `tsv @@ search_tsquery($1::text[])::tsquery`;
-    // Custom plans: a common word wants a scan that stops at the cap, a rare one the GIN index.
-    await tx.query(`select set_config('plan_cache_mode', 'force_custom_plan', true)`);
-    if (narrows(filters)) {
-      // Filter first, as the vector side does: the filter's rows (at most `max`) are read through
-      // its index and the words checked on each. Left to itself the planner intersects the
-      // filter's index with the GIN index, whose common words list a sixth of a large collection
-      // (162k entries for one query at 1M). A last row flags a filter too broad for this.
-      const rows = await tx.query<Bm25Doc & { broad: boolean }>(
-        `with f as materialized (select m.id, m.tsv from memories m where ${cond} limit ${max + 1})
-         select id, tsvector_to_array(tsv) as lexemes, false as broad
-           from (select id, tsv from f where ${match} order by id desc limit ${Number(limit)}) t
-         union all select null, null, true where (select count(*) from f) > ${max}`,
-        params,
-      );
-      if (!rows.some((r) => r.broad)) return rows.map(({ broad: _b, ...doc }) => doc);
+  const limit = textLimit(app, scope);
+  const lexemes = [...weights.keys()];
+  return app.db.transaction(async (tx) => {
+    // Custom plans: a common word wants a scan that stops at the limit, a rare one the GIN index.
+    await plannerSettings(tx);
+    if (narrows(filters) && readsExactly(app, scope, filters)) {
+      // Filter first, as the vector side does (scan.ts): left to itself the planner intersects
+      // the filter's index with the GIN index, whose common words list a sixth of a large
+      // collection (162k entries for one query at 1M). Without a filter the GIN index is best.
+      const scan = await scanExact(tx, scope, filters, { lexemes, limit, bound: exactBound(app, scope) });
+      if (!scan.broad) return rankMatches(scan.matches, weights, scope, limit);
+      markBroad(app, scope, filters);
     }
-    return tx.query<Bm25Doc>(`select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`, params);
+    const query = (sql: (cond: string) => string) => {
+      const params: unknown[] = [lexemes];
+      return tx.query<Bm25Doc>(sql(where(scope, filters, params, {})), params);
+    };
+    const match = `tsv @@ search_tsquery($1::text[])::tsquery`;
+    if (narrows(filters)) {
+      // A filter known to select more memories than the exact bound: the matches among its first
+      // `read` rows are the sample, where the planner would AND the filter's index with the
+      // words' GIN lists (30 to 56 ms for a 2% filter at 1M). Those rows are not all of the
+      // filter's, so the sample is never exhaustive. Words too rare to fill a quarter of it, or
+      // the `need`ed candidates, go to the GIN index, quick for rare words, which finds them all.
+      const read = Math.min(SAMPLE_READ * limit, app.config.search.exactScanMax);
+      const sample = await query((cond) => `with f as materialized (select m.id, m.tsv from memories m where ${cond} limit ${read})
+         select id, tsvector_to_array(tsv) as lexemes from f where ${match} limit ${Number(limit)}`);
+      if (sample.length >= Math.max(need, limit / 4)) return { ranked: rankBm25(sample, weights, scope.memoryCount), exhaustive: false };
+    }
+    const matches = await query((cond) => `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`);
+    return rankMatches(matches, weights, scope, limit);
   });
-  return { ranked: rankBm25(matches, weights, scope.memoryCount), exhaustive: matches.length < limit };
 }
+
+/** How many matches are ranked at most: SAMPLE in scopes over LARGE_SCOPE memories, else the cap. */
+export const textLimit = (app: App, scope: Scope) => (scope.memoryCount > LARGE_SCOPE ? Math.min(app.config.search.textRankCap, SAMPLE) : app.config.search.textRankCap);
+
+/** BM25 over the matches read, at most `limit`: fewer means every match was read. */
+export const rankMatches = (matches: Bm25Doc[], weights: Map<string, number>, scope: Scope, limit: number): TextRanking => ({
+  ranked: rankBm25(matches, weights, scope.memoryCount),
+  exhaustive: matches.length < limit,
+});
 
 /** Words of the best first-pass matches, added to the query with this weight (relative to 1). */
 const EXPANSION_DOCS = 3;
@@ -86,16 +108,4 @@ export function expandQuery(weights: Map<string, number>, firstPass: TextRanking
     for (const l of doc.lexemes) if (expanded.size < MAX_LEXEMES && !expanded.has(l)) expanded.set(l, EXPANSION_WEIGHT);
   }
   return expanded;
-}
-
-/** The memories behind the best `k` ranked matches, in rank order, with their text scores. */
-export async function loadMatches(db: Db, scope: Scope, ranked: RankedMatch[], k: number): Promise<CandidateRow[]> {
-  const top = ranked.slice(0, k);
-  if (!top.length) return [];
-  const rows = await db.query<CandidateRow>(`select ${COLUMNS} from memories m where m.tenant_id = $1 and m.id = any($2::uuid[])`, [
-    scope.tenantId,
-    top.map((t) => t.id),
-  ]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return top.flatMap((t) => (byId.has(t.id) ? [{ ...byId.get(t.id)!, score: t.score }] : []));
 }

@@ -1,0 +1,51 @@
+import type { SearchInput } from './schemas.ts';
+
+/** The collections a search reads, all of one tenant (already checked against grants). */
+export interface Scope {
+  tenantId: string;
+  collections: string[];
+  /** Memories in those collections, all states: below the candidate count no index can come back short. */
+  memoryCount: number;
+}
+
+export type Filters = Pick<SearchInput, 'category' | 'metadata_filter' | 'container_tag' | 'include_archived'>;
+export const NO_FILTERS: Filters = { category: null, metadata_filter: null, container_tag: null, include_archived: false };
+
+/** Whether a filter (beyond currentness and archiving) narrows the scope's memories. */
+export const narrows = (f: Filters) => f.category !== null || f.container_tag !== null || f.metadata_filter !== null;
+
+/** Superseded and expired memories never appear in search (api.md section 3). */
+const CURRENT = `m.superseded_by is null and m.expired_at is null and (m.expires_at is null or m.expires_at > now())`;
+
+/**
+ * Several filters as one containment test on the facets index (migration 008 says why): the
+ * keys memory_facets() gives a memory, only those the request sets. Containment nests, so
+ * {"m": filter} is contained exactly when the memory's metadata contains the filter. One filter
+ * alone uses its own index.
+ */
+const facets = (f: Filters) => ({
+  ...(f.category !== null ? { c: f.category } : {}),
+  ...(f.container_tag !== null ? { t: f.container_tag } : {}),
+  ...(f.metadata_filter !== null ? { m: f.metadata_filter } : {}),
+});
+
+/**
+ * The WHERE clause shared by both candidate queries: scope, currentness and the request's
+ * filters. Filters sit inside each candidate query (not after a top-k cut), so a filtered
+ * search finds its matches however rare they are. `params` receives the values.
+ */
+export function where(scope: Scope, filters: Filters, params: unknown[], opts: { excludeId?: string; anyState?: boolean }): string {
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const conds = [`m.tenant_id = ${p(scope.tenantId)}`];
+  conds.push(scope.collections.length === 1 ? `m.collection = ${p(scope.collections[0])}` : `m.collection = any(${p(scope.collections)}::text[])`);
+  if (!opts.anyState) conds.push(CURRENT);
+  if (!opts.anyState && !filters.include_archived) conds.push('not m.archived');
+  const set = Object.keys(facets(filters)).length;
+  if (set > 1) conds.push(`memory_facets(m.category, m.container_tag, m.metadata) @> ${p(facets(filters))}::jsonb`);
+  else if (filters.category !== null) conds.push(`m.category = ${p(filters.category)}`);
+  else if (filters.container_tag !== null) conds.push(`m.container_tag = ${p(filters.container_tag)}`);
+  else if (filters.metadata_filter !== null) conds.push(`m.metadata @> ${p(filters.metadata_filter)}::jsonb`);
+  if (opts.excludeId) conds.push(`m.id <> ${p(opts.excludeId)}`);
+  return conds.join(' and ');
+}
+

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { recoverKey } from '../src/services/signup.ts';
-import { linkSent, publicEmail } from './_access.ts';
+import { linkSent, publicEmail } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'account.recoverKey',

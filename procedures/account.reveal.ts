@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { reveal } from '../src/services/signup.ts';
-import { tenantSchema } from './_tenant.ts';
+import { tenantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'account.reveal',

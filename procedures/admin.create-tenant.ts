@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { createTenant } from '../src/services/tenants.ts';
-import { tenantSchema } from './_tenant.ts';
+import { tenantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'admin.createTenant',

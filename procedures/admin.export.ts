@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { memorySchema } from '../src/schemas.ts';
+import { tenantSchema } from '../src/schemas/access.ts';
+import { collectionSchema, memorySchema } from '../src/schemas/memory.ts';
 import { exportAccount } from '../src/services/export.ts';
 
-// An exported memory is the memory as the API shows it, less its files (text only).
-const exported = memorySchema.omit({ images: true });
+// The export restates nothing: each part is the API's own shape, less what is not exported
+// (files, counts, grants, limits).
+const exportedMemory = memorySchema.omit({ images: true });
+const exportedCollection = collectionSchema.pick({ name: true, description: true, metadata: true, created_at: true });
+const exportedTenant = tenantSchema.pick({ id: true, name: true, email: true, tier: true, created_at: true });
 
 export default defineProcedure({
   name: 'admin.export',
@@ -19,9 +23,9 @@ export default defineProcedure({
   output: z.object({
     version: z.literal(1),
     exported_at: z.string(),
-    tenant: z.object({ id: z.string(), name: z.string(), email: z.string(), tier: z.string(), created_at: z.string() }),
-    collections: z.array(z.object({ name: z.string(), description: z.string().nullable(), metadata: z.record(z.string(), z.unknown()), created_at: z.string() })),
-    memories: z.array(exported),
+    tenant: exportedTenant,
+    collections: z.array(exportedCollection),
+    memories: z.array(exportedMemory),
   }),
   handler: async (ctx) => exportAccount(ctx),
 });

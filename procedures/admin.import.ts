@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { collectionName } from '../src/schemas.ts';
+import { collectionName } from '../src/schemas/fields.ts';
 import { DEFAULT_IMPORT_COLLECTION, importAccount } from '../src/services/import.ts';
 
 export default defineProcedure({

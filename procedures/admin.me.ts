@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { tenantSchema } from './_tenant.ts';
+import { tenantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'admin.me',

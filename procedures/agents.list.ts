@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { listAgents } from '../src/services/grants.ts';
-import { agentSchema } from './_access.ts';
+import { agentSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'agents.list',

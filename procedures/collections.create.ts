@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { collectionName, collectionSchema, metadataObject } from '../src/schemas.ts';
+import { collectionName, metadataObject } from '../src/schemas/fields.ts';
+import { collectionSchema } from '../src/schemas/memory.ts';
 import { createCollection } from '../src/services/collections.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { collectionSchema } from '../src/schemas.ts';
+import { collectionSchema } from '../src/schemas/memory.ts';
 import { listCollections } from '../src/services/collections.ts';
 
 export default defineProcedure({

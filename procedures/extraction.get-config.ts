@@ -1,7 +1,7 @@
 import { defineProcedure } from '../src/procedure.ts';
 import { z } from 'zod';
 import { getExtractionConfig } from '../src/services/extraction-config.ts';
-import { extractionConfigView } from './_extraction.ts';
+import { extractionConfigView } from '../src/schemas/llm.ts';
 
 export default defineProcedure({
   name: 'extraction.getConfig',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { collectionName, noContent } from '../src/schemas.ts';
+import { collectionName, noContent } from '../src/schemas/fields.ts';
 import { deleteGrant } from '../src/services/grants.ts';
 
 export default defineProcedure({

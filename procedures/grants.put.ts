@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { collectionName } from '../src/schemas.ts';
+import { collectionName } from '../src/schemas/fields.ts';
 import { putGrant } from '../src/services/grants.ts';
-import { grantSchema } from './_access.ts';
+import { grantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'grants.put',

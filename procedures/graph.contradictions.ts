@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { contradictions } from '../src/services/reports.ts';
-import { contradiction } from './_graph.ts';
-import { C, inCollection } from './_shared.ts';
+import { contradiction } from '../src/schemas/graph.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'graph.contradictions',

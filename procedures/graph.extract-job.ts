@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { timestamp } from '../src/schemas.ts';
+import { timestamp } from '../src/schemas/fields.ts';
 import { getJob } from '../src/services/extraction-jobs.ts';
-import { extractedFact, skipped } from './_graph.ts';
+import { extractedFact, skipped } from '../src/schemas/graph.ts';
 
 export default defineProcedure({
   name: 'graph.extractJob',

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { importance, memoryText, queryBool } from '../src/schemas.ts';
+import { importance, memoryText, queryBool } from '../src/schemas/fields.ts';
 import { rememberNow, rememberQueued } from '../src/services/remember.ts';
-import { extractedFact, skipped } from './_graph.ts';
-import { C, inCollection } from './_shared.ts';
+import { extractedFact, skipped } from '../src/schemas/graph.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'graph.remember',

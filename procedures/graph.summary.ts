@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { timestamp } from '../src/schemas.ts';
+import { timestamp } from '../src/schemas/fields.ts';
 import { summary } from '../src/services/digest.ts';
-import { C, inCollection } from './_shared.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'graph.summary',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { ARCHIVE_STALE_MAX, archiveStale } from '../src/services/hygiene.ts';
-import { C, inCollection } from './_shared.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'hygiene.archiveStale',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { memorySchema } from '../src/schemas.ts';
+import { memorySchema } from '../src/schemas/memory.ts';
 import { dedup } from '../src/services/hygiene.ts';
-import { C, inCollection } from './_shared.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'hygiene.dedup',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionHealth } from '../src/services/reports.ts';
-import { C, inCollection } from './_shared.ts';
+import { C, inCollection } from './collection-path.ts';
 
 const count = z.number().int();
 

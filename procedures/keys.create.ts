@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { timestamp } from '../src/schemas.ts';
+import { timestamp } from '../src/schemas/fields.ts';
 import { insertKey } from '../src/services/keys.ts';
 
 export default defineProcedure({

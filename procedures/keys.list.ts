@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { listKeys } from '../src/services/keys.ts';
-import { keySchema } from './_tenant.ts';
+import { keySchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'keys.list',

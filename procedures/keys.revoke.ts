@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { noContent } from '../src/schemas.ts';
+import { noContent } from '../src/schemas/fields.ts';
 import { revokeKey } from '../src/services/keys.ts';
 
 export default defineProcedure({

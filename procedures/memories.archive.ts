@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { memorySchema } from '../src/schemas.ts';
+import { memorySchema } from '../src/schemas/memory.ts';
 import { updateMemory } from '../src/services/memories.ts';
-import { C, memoryPath } from './_shared.ts';
+import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.archive',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { memoryCreate } from '../src/schemas.ts';
+import { memoryCreate } from '../src/schemas/memory.ts';
 import { createMemories } from '../src/services/memories.ts';
-import { C, inCollection } from './_shared.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.bulk',

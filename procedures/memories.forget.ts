@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { forget } from '../src/services/search/related.ts';
-import { forgetFields, forgetResponse } from '../src/services/search/schemas.ts';
-import { C, inCollection } from './_shared.ts';
+import { forgetFields, forgetResponse } from '../src/schemas/search.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.forget',

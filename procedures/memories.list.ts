@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { memorySchema, queryBool } from '../src/schemas.ts';
+import { memorySchema } from '../src/schemas/memory.ts';
+import { queryBool } from '../src/schemas/fields.ts';
 import { listMemories } from '../src/services/memories.ts';
-import { C, inCollection } from './_shared.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.list',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { related } from '../src/services/search/related.ts';
-import { relatedFields, searchResponse } from '../src/services/search/schemas.ts';
-import { C, memoryPath } from './_shared.ts';
+import { relatedFields, searchResponse } from '../src/schemas/search.ts';
+import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.related',

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { category, importance, memorySchema, memoryText, metadataObject } from '../src/schemas.ts';
+import { category, importance, memoryText, metadataObject } from '../src/schemas/fields.ts';
+import { memorySchema } from '../src/schemas/memory.ts';
 import { updateMemory } from '../src/services/memories.ts';
-import { C, memoryPath } from './_shared.ts';
+import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.update',

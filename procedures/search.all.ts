@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { collectionName } from '../src/schemas.ts';
-import { searchFields, searchResponse } from '../src/services/search/schemas.ts';
+import { collectionName } from '../src/schemas/fields.ts';
+import { searchFields, searchResponse } from '../src/schemas/search.ts';
 import { search } from '../src/services/search/search.ts';
 
 export default defineProcedure({

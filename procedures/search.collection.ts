@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { searchFields, searchResponse } from '../src/services/search/schemas.ts';
+import { searchFields, searchResponse } from '../src/schemas/search.ts';
 import { search } from '../src/services/search/search.ts';
-import { C, inCollection } from './_shared.ts';
+import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'search.collection',

@@ -1,3 +1,3 @@
-import { pulseProcedure } from './_pulse.ts';
+import { pulseProcedure } from './pulse-beacon.ts';
 
 export default pulseProcedure('system.track', '/v1/track');

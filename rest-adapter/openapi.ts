@@ -2,7 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
-import '../src/schemas.ts';
+import '../src/schemas/fields.ts';
 import { pathParams } from './routes.ts';
 
 const errorBody = z

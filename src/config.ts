@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Every environment variable the service reads, in one place. The README's configuration
  * table is written from this list; keep them together.
  */
-const tierLimits = z.object({
+export const tierLimits = z.object({
   rate_limit_per_minute: z.number().int().positive(),
   max_memories: z.number().int().positive().nullable(),
   max_collections: z.number().int().positive().nullable(),

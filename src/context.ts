@@ -5,7 +5,7 @@ import type { Embedder } from './ports/embedder/embedder.ts';
 import type { JobQueue } from './ports/jobs/jobs.ts';
 import type { Mailer } from './ports/mailer.ts';
 import type { Secrets } from './ports/secrets.ts';
-import type { TierLimits } from './config.ts';
+import type { Tenant } from './schemas/access.ts';
 
 /** The long-lived parts of a running service, shared by every request and job. */
 export interface App {
@@ -16,16 +16,6 @@ export interface App {
   secrets: Secrets;
   mailer: Mailer;
   log: Logger;
-}
-
-export interface Tenant {
-  id: string;
-  name: string;
-  email: string;
-  tier: string;
-  limits: TierLimits;
-  is_admin: boolean;
-  created_at: string;
 }
 
 /** The API key a request authenticated with: each key is an agent identity. */

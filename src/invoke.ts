@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, App, AuthedCtx, PublicCtx, Tenant } from './context.ts';
+import type { Agent, App, AuthedCtx, PublicCtx } from './context.ts';
+import type { Tenant } from './schemas/access.ts';
 import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';

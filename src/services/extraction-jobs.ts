@@ -3,7 +3,7 @@ import { notFound } from '../errors.ts';
 import { iso, isUuid } from '../ids.ts';
 import type { Queryable } from '../ports/db/db.ts';
 import { assertCollectionAccess } from './grants.ts';
-import type { FactOutcome } from './remember.ts';
+import type { FactOutcome } from '../schemas/graph.ts';
 
 type JobState = 'queued' | 'processing' | 'done' | 'failed';
 

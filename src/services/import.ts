@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { AuthedCtx } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { collectionName, memoryCreate, metadataObject } from '../schemas.ts';
+import { collectionName, metadataObject } from '../schemas/fields.ts';
+import { memoryCreate } from '../schemas/memory.ts';
 import { assertCollectionAccess } from './grants.ts';
 import { insertMemories, type NewMemory } from './memories.ts';
 

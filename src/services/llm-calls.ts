@@ -1,13 +1,11 @@
 import { z } from 'zod';
+import { factType } from '../schemas/graph.ts';
 import { defineCall } from './llm.ts';
 
 /**
  * The structured LLM calls of decisions.md ("LLM calls"): name, instructions and reply shape.
  * User messages that carry several items are JSON, which models read reliably.
  */
-export const factType = z.enum(['fact', 'preference', 'episode']);
-export type FactType = z.infer<typeof factType>;
-
 export const extractFacts = defineCall(
   'extract_facts',
   `You turn a text into discrete, self-contained memories about its subject (usually the user).

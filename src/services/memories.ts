@@ -2,7 +2,7 @@ import type { App, AuthedCtx } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { iso, isUuid, newId } from '../ids.ts';
 import { toVectorLiteral, type Queryable } from '../ports/db/db.ts';
-import type { Memory, MemoryCreate } from '../schemas.ts';
+import type { Memory, MemoryCreate } from '../schemas/memory.ts';
 import { ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { emitMemoryEvents } from './events.ts';
 

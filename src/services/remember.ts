@@ -5,24 +5,14 @@ import { toVectorLiteral } from '../ports/db/db.ts';
 import { LlmUnavailableError } from '../ports/llm/llm.ts';
 import { createJob, finishJob } from './extraction-jobs.ts';
 import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
-import { extractFacts, judgeFacts, type FactType } from './llm-calls.ts';
+import { extractFacts, judgeFacts } from './llm-calls.ts';
+import type { FactOutcome, Relation } from '../schemas/graph.ts';
 import { LlmOutputError, resolveLlm, type TenantLlm } from './llm.ts';
 import { archiveMemories, createMemories, insertMemories, supersedeMemory, type NewMemory } from './memories.ts';
 
 export interface RememberInput {
   content: string;
   importance: number;
-}
-
-export type Relation = 'new' | 'duplicate' | 'supersedes';
-
-export interface FactOutcome {
-  id: string;
-  text: string;
-  type: FactType;
-  relation: Relation;
-  supersedes_id?: string;
-  expires_at: string | null;
 }
 
 export interface ExtractionOutcome {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { App, PublicCtx, Tenant } from '../context.ts';
+import type { App, PublicCtx } from '../context.ts';
+import type { Tenant } from '../schemas/access.ts';
 import { notFound } from '../errors.ts';
 import type { Queryable } from '../ports/db/db.ts';
 import type { Mail } from '../ports/mailer.ts';

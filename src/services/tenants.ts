@@ -1,4 +1,5 @@
-import type { App, Tenant } from '../context.ts';
+import type { App } from '../context.ts';
+import type { Tenant } from '../schemas/access.ts';
 import type { TierLimits } from '../config.ts';
 import { conflict } from '../errors.ts';
 import { iso, newId } from '../ids.ts';

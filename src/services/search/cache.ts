@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { App } from '../../context.ts';
-import type { SearchResult } from './schemas.ts';
+import type { SearchResult } from '../../schemas/search.ts';
 import type { Filters, Scope } from './scope.ts';
 
 export interface CachedAnswer {

@@ -4,7 +4,7 @@ import { deleteMemories, findMemory } from '../memories.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
 import { vectorCandidates } from './candidates.ts';
 import { NO_FILTERS } from './scope.ts';
-import type { SearchResponse } from './schemas.ts';
+import type { SearchResponse } from '../../schemas/search.ts';
 import { candidateCount, expiryTtl, resolveScope, toResult } from './search.ts';
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

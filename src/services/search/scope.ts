@@ -1,4 +1,4 @@
-import type { SearchInput } from './schemas.ts';
+import type { SearchInput } from '../../schemas/search.ts';
 
 /** The collections a search reads, all of one tenant (already checked against grants). */
 export interface Scope {

@@ -8,7 +8,7 @@ import { exactBound, loadRows, plannerSettings, readsExactly, vectorCandidates, 
 import { feedbackVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { scanExact } from './scan.ts';
-import type { SearchInput, SearchResponse, SearchResult } from './schemas.ts';
+import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import type { Filters, Scope } from './scope.ts';
 import { rerankCandidates, rewriteQuery } from './stages.ts';
 import { expandQuery, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { category, imageSchema, metadataObject, timestamp } from '../../schemas.ts';
+import { category, metadataObject, timestamp } from './fields.ts';
+import { imageSchema } from './memory.ts';
 
 /** Request and response shapes of search (api.md 4.4), related and forget (api.md 4.3). */
 export const searchQuery = z.string().min(1).max(10_000).describe('What to look for, in natural language (1 to 10000 characters)');

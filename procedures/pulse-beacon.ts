@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Procedure } from '../src/procedure.ts';
-import { noContent } from '../src/schemas.ts';
+import { noContent } from '../src/schemas/fields.ts';
 import { recordPageview } from '../src/services/status.ts';
 
 // A beacon never fails: anything unusable becomes null (and the view is not recorded).

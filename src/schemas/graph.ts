@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { memorySchema, timestamp } from '../src/schemas.ts';
-import { factType } from '../src/services/llm-calls.ts';
+import { timestamp } from './fields.ts';
+import { memorySchema } from './memory.ts';
 
-/** Shapes shared by the graph-memory procedures (decisions.md "Search, graph memory, reports"). */
+/** Shapes of graph memory: remember's facts and the supersession history (decisions.md "Search, graph memory, reports"). */
+export const factType = z.enum(['fact', 'preference', 'episode']);
+export type FactType = z.infer<typeof factType>;
+
 export const extractedFact = z
   .object({
     id: z.string().describe('The stored fact; for a duplicate, the existing fact it repeats'),
@@ -13,6 +16,9 @@ export const extractedFact = z
     expires_at: timestamp.nullable(),
   })
   .openapi('ExtractedFact');
+/** What remember did with one extracted fact. */
+export type FactOutcome = z.infer<typeof extractedFact>;
+export type Relation = FactOutcome['relation'];
 
 export const skipped = z.enum(['spend_cap']).nullable().describe('"spend_cap" when extraction was skipped because the monthly cap is reached');
 

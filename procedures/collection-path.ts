@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionName } from '../src/schemas.ts';
+import { collectionName } from '../src/schemas/fields.ts';
 
 /** Path parameters shared by the `C/...` procedures. */
 export const inCollection = { collection: collectionName };

@@ -1,29 +1,7 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { category, importance, memoryText, metadataObject, timestamp } from './fields.ts';
 
-// Lets schemas carry `.openapi()` metadata for the generated document.
-extendZodWithOpenApi(z);
-
-/** Schemas shared by several procedures. Field rules come from api.md and decisions.md. */
-export const collectionName = z
-  .string()
-  .regex(/^(?!\.)[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 . _ - and not start with "."')
-  .describe('Collection name');
-
-export const metadataObject = z
-  .record(z.string(), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= 16_384, 'metadata must serialise to at most 16 KiB')
-  .describe('Arbitrary JSON object, at most 16 KiB serialised');
-
-export const category = z
-  .string()
-  .regex(/^[a-z0-9_-]{1,64}$/, 'must be a lowercase slug of 1 to 64 characters [a-z0-9_-]')
-  .describe('fact, preference, episode, other, document, email, connector, or any lowercase slug');
-
-export const memoryText = z.string().min(1).max(10_000).describe('1 to 10000 characters');
-export const importance = z.number().min(0).max(1).describe('0 to 1');
-export const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
-
+/** A memory, its files and its collection as the API shows them (api.md 4.2, 4.3). */
 export const imageSchema = z
   .object({
     index: z.number().int(),
@@ -56,6 +34,7 @@ export const memorySchema = z
   .openapi('Memory');
 export type Memory = z.infer<typeof memorySchema>;
 
+/** The body that creates a memory (single, bulk item, import item). */
 export const memoryCreate = z.object({
   text: memoryText,
   importance: importance.default(0.5),
@@ -77,11 +56,3 @@ export const collectionSchema = z
     updated_at: timestamp,
   })
   .openapi('Collection');
-
-/** Query-string booleans arrive as text; only these spellings are accepted. */
-export const queryBool = z.preprocess(
-  (v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v),
-  z.boolean(),
-);
-
-export const noContent = z.null();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { timestamp } from '../src/schemas.ts';
+import { timestamp } from './fields.ts';
 
+/** The tenant's LLM settings: its own extraction endpoint and the spend cap on the operator's (api.md 4.9). */
 export const extractionConfigView = z
   .object({
     configured: z.boolean().describe('Whether the tenant has its own config'),
@@ -13,3 +14,11 @@ export const extractionConfigView = z
     source: z.enum(['tenant', 'server', 'platform', 'none']).describe('The endpoint extraction uses now: the tenant\'s, the server override, the platform default, or none (heuristics)'),
   })
   .openapi('ExtractionConfig');
+
+export const spendCapView = z
+  .object({
+    monthly_usd: z.number().nullable().describe('null: no cap'),
+    spent_this_month_usd: z.number().describe('Estimated cost of the platform\'s LLM calls for this tenant since the 1st (UTC)'),
+    over_cap: z.boolean(),
+  })
+  .openapi('SpendCap');

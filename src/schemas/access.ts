@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { tierLimits } from '../config.ts';
+import { timestamp } from './fields.ts';
+
+/** Tenants, their API keys (agents) and collection grants (api.md 4.1, 4.5; docs/access.md). */
+export const tenantSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    tier: z.string(),
+    limits: tierLimits.describe("The tier's limits, overridden per tenant where the operator set one"),
+    is_admin: z.boolean(),
+    created_at: timestamp,
+  })
+  .openapi('Tenant');
+export type Tenant = z.infer<typeof tenantSchema>;
+
+export const keySchema = z
+  .object({
+    id: z.string(),
+    label: z.string(),
+    read_only: z.boolean(),
+    prefix: z.string(),
+    masked: z.string(),
+    created_at: timestamp,
+    last_used_at: timestamp.nullable(),
+    revoked_at: timestamp.nullable(),
+  })
+  .openapi('ApiKey');
+
+export const agentSchema = z
+  .object({ id: z.string(), label: z.string(), read_only: z.boolean(), created_at: timestamp })
+  .openapi('Agent');
+
+export const grantSchema = z
+  .object({ agent_key_id: z.string(), label: z.string(), can_read: z.boolean(), can_write: z.boolean() })
+  .openapi('Grant');
+
+export const linkSent = z.object({ detail: z.string() }).describe('Always the same answer: no account enumeration');
+
+export const publicEmail = z.email().max(320).describe('The account email address');

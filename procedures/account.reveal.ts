@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { reveal } from '../src/services/signup.ts';
+import { reveal } from '../src/services/access/signup.ts';
 import { tenantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { signup } from '../src/services/signup.ts';
+import { signup } from '../src/services/access/signup.ts';
 import { linkSent, publicEmail } from '../src/schemas/access.ts';
 
 export default defineProcedure({

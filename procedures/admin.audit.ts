@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { listAudit } from '../src/services/audit.ts';
+import { listAudit } from '../src/services/events/audit.ts';
 
 export default defineProcedure({
   name: 'admin.audit',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { createTenant } from '../src/services/tenants.ts';
+import { createTenant } from '../src/services/access/tenants.ts';
 import { tenantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { deleteAccount } from '../src/services/account.ts';
+import { deleteAccount } from '../src/services/access/account.ts';
 
 export default defineProcedure({
   name: 'admin.deleteAccount',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { tenantSchema } from '../src/schemas/access.ts';
 import { collectionSchema, memorySchema } from '../src/schemas/memory.ts';
-import { exportAccount } from '../src/services/export.ts';
+import { exportAccount } from '../src/services/memory/export.ts';
 
 // The export restates nothing: each part is the API's own shape, less what is not exported
 // (files, counts, grants, limits).

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
-import { DEFAULT_IMPORT_COLLECTION, importAccount } from '../src/services/import.ts';
+import { DEFAULT_IMPORT_COLLECTION, importAccount } from '../src/services/memory/import.ts';
 
 export default defineProcedure({
   name: 'admin.import',

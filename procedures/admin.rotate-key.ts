@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { rotateKey } from '../src/services/keys.ts';
+import { rotateKey } from '../src/services/access/keys.ts';
 
 export default defineProcedure({
   name: 'admin.rotateKey',

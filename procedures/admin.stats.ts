@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { accountStats } from '../src/services/account.ts';
+import { accountStats } from '../src/services/access/account.ts';
 
 export default defineProcedure({
   name: 'admin.stats',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionName, noContent } from '../src/schemas/fields.ts';
-import { deleteCollection } from '../src/services/collections.ts';
+import { deleteCollection } from '../src/services/memory/collections.ts';
 
 export default defineProcedure({
   name: 'collections.delete',

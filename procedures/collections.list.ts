@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionSchema } from '../src/schemas/memory.ts';
-import { listCollections } from '../src/services/collections.ts';
+import { listCollections } from '../src/services/memory/collections.ts';
 
 export default defineProcedure({
   name: 'collections.list',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionName, metadataObject } from '../src/schemas/fields.ts';
 import { collectionSchema } from '../src/schemas/memory.ts';
-import { updateCollection } from '../src/services/collections.ts';
+import { updateCollection } from '../src/services/memory/collections.ts';
 
 export default defineProcedure({
   name: 'collections.update',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
-import { deleteExtractionConfig } from '../src/services/extraction-config.ts';
+import { deleteExtractionConfig } from '../src/services/llm/extraction-config.ts';
 
 export default defineProcedure({
   name: 'extraction.deleteConfig',

@@ -1,6 +1,6 @@
 import { defineProcedure } from '../src/procedure.ts';
 import { z } from 'zod';
-import { getExtractionConfig } from '../src/services/extraction-config.ts';
+import { getExtractionConfig } from '../src/services/llm/extraction-config.ts';
 import { extractionConfigView } from '../src/schemas/llm.ts';
 
 export default defineProcedure({

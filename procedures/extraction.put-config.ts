@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { putExtractionConfig } from '../src/services/extraction-config.ts';
+import { putExtractionConfig } from '../src/services/llm/extraction-config.ts';
 import { extractionConfigView } from '../src/schemas/llm.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionName, noContent } from '../src/schemas/fields.ts';
-import { deleteGrant } from '../src/services/grants.ts';
+import { deleteGrant } from '../src/services/access/grants.ts';
 
 export default defineProcedure({
   name: 'grants.delete',

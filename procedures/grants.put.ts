@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
-import { putGrant } from '../src/services/grants.ts';
+import { putGrant } from '../src/services/access/grants.ts';
 import { grantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { contradictions } from '../src/services/reports.ts';
+import { contradictions } from '../src/services/graph/reports.ts';
 import { contradiction } from '../src/schemas/graph.ts';
 import { C, inCollection } from './collection-path.ts';
 

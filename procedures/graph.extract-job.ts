@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
-import { getJob } from '../src/services/extraction-jobs.ts';
+import { getJob } from '../src/services/graph/extraction-jobs.ts';
 import { extractedFact, skipped } from '../src/schemas/graph.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { profile } from '../src/services/digest.ts';
+import { profile } from '../src/services/graph/digest.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
-import { summary } from '../src/services/digest.ts';
+import { summary } from '../src/services/graph/digest.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { ARCHIVE_STALE_MAX, archiveStale } from '../src/services/hygiene.ts';
+import { ARCHIVE_STALE_MAX, archiveStale } from '../src/services/graph/hygiene.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
-import { dedup } from '../src/services/hygiene.ts';
+import { dedup } from '../src/services/graph/hygiene.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { collectionHealth } from '../src/services/reports.ts';
+import { collectionHealth } from '../src/services/graph/reports.ts';
 import { C, inCollection } from './collection-path.ts';
 
 const count = z.number().int();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
-import { insertKey } from '../src/services/keys.ts';
+import { insertKey } from '../src/services/access/keys.ts';
 
 export default defineProcedure({
   name: 'keys.create',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { listKeys } from '../src/services/keys.ts';
+import { listKeys } from '../src/services/access/keys.ts';
 import { keySchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({

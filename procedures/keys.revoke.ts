@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
-import { revokeKey } from '../src/services/keys.ts';
+import { revokeKey } from '../src/services/access/keys.ts';
 
 export default defineProcedure({
   name: 'keys.revoke',

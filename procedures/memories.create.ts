@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memoryCreate, memorySchema } from '../src/schemas/memory.ts';
-import { createMemories } from '../src/services/memories.ts';
+import { createMemories } from '../src/services/memory/memories.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
-import { deleteMemory } from '../src/services/memories.ts';
+import { deleteMemory } from '../src/services/memory/memories.ts';
 import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
-import { findMemory, memoryView } from '../src/services/memories.ts';
+import { findMemory, memoryView } from '../src/services/memory/memories.ts';
 import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { queryBool } from '../src/schemas/fields.ts';
-import { listMemories } from '../src/services/memories.ts';
+import { listMemories } from '../src/services/memory/memories.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
-import { moveMemory } from '../src/services/memories.ts';
+import { moveMemory } from '../src/services/memory/memories.ts';
 import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { category, importance, memoryText, metadataObject } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
-import { updateMemory } from '../src/services/memories.ts';
+import { updateMemory } from '../src/services/memory/memories.ts';
 import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { getSpendCap } from '../src/services/spend-cap.ts';
+import { getSpendCap } from '../src/services/llm/spend-cap.ts';
 import { spendCapView } from '../src/schemas/llm.ts';
 
 export default defineProcedure({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { statusReport } from '../src/services/status.ts';
+import { statusReport } from '../src/services/status/checks.ts';
 
 export default defineProcedure({
   name: 'system.status',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
-import { deleteWebhook } from '../src/services/webhooks.ts';
+import { deleteWebhook } from '../src/services/events/webhooks.ts';
 
 export default defineProcedure({
   name: 'webhook.delete',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
-import { getWebhook } from '../src/services/webhooks.ts';
+import { getWebhook } from '../src/services/events/webhooks.ts';
 
 export default defineProcedure({
   name: 'webhook.get',

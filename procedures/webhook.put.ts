@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { putWebhook } from '../src/services/webhooks.ts';
+import { putWebhook } from '../src/services/events/webhooks.ts';
 
 export default defineProcedure({
   name: 'webhook.put',

@@ -10,8 +10,8 @@ import { openPostgres } from './ports/db/postgres.ts';
 import { makeEmbedder } from './ports/embedder/index.ts';
 import { reembed } from './reembed.ts';
 import { buildServer } from './server.ts';
-import { authenticate } from './services/keys.ts';
-import { countTenants, createTenant } from './services/tenants.ts';
+import { authenticate } from './services/access/keys.ts';
+import { countTenants, createTenant } from './services/access/tenants.ts';
 
 const USAGE = `Usage: orgmem <command>
 

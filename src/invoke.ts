@@ -4,10 +4,10 @@ import type { Tenant } from './schemas/access.ts';
 import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
-import { recordAudit } from './services/audit.ts';
-import { assertCollectionAccess } from './services/grants.ts';
-import { authenticate } from './services/keys.ts';
-import { enforce } from './services/rate-limit.ts';
+import { recordAudit } from './services/events/audit.ts';
+import { assertCollectionAccess } from './services/access/grants.ts';
+import { authenticate } from './services/access/keys.ts';
+import { enforce } from './services/access/rate-limit.ts';
 
 export interface Caller {
   /** The raw Authorization header, if any. */

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant } from '../src/services/tenants.ts';
+import { createTenant } from '../src/services/access/tenants.ts';
 import { call, newTenant, shared } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 

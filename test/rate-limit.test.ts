@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../src/services/keys.ts';
-import { rateLimitStoreFailures } from '../src/services/rate-limit.ts';
+import { hashKey } from '../src/services/access/keys.ts';
+import { rateLimitStoreFailures } from '../src/services/access/rate-limit.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rewriteSearchQuery } from '../src/services/search-llm.ts';
+import { rewriteSearchQuery } from '../src/services/search/llm-steps.ts';
 import { extractBySentence, playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { newTenant } from './support/client.ts';

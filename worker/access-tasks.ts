@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CronDef, TaskDef } from '../src/ports/jobs/jobs.ts';
-import { WEBHOOK_TASK } from '../src/services/events.ts';
-import { MAIL_TASK } from '../src/services/signup.ts';
-import { deliverEvent } from '../src/services/webhooks.ts';
+import { WEBHOOK_TASK } from '../src/services/events/memory-events.ts';
+import { MAIL_TASK } from '../src/services/access/signup.ts';
+import { deliverEvent } from '../src/services/events/webhooks.ts';
 
 const delivery = z.object({ tenant_id: z.uuid(), event: z.object({ id: z.string(), type: z.string() }).loose() });
 const webhookDeliver: TaskDef<typeof delivery> = {

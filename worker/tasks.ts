@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CronDef, TaskDef } from '../src/ports/jobs/jobs.ts';
-import { extractFactsTask } from '../src/services/extraction-task.ts';
-import { expireDueMemories } from '../src/services/memories.ts';
-import { recordCheck } from '../src/services/status.ts';
+import { extractFactsTask } from './remember-extraction.ts';
+import { expireDueMemories } from '../src/services/memory/memories.ts';
+import { recordCheck } from '../src/services/status/checks.ts';
 import { accessCrontab, accessTasks } from './access-tasks.ts';
 
 const statusCheck: TaskDef = {

@@ -6,7 +6,7 @@ import { closeApp, createApp, startWorker } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { App } from '../../src/context.ts';
 import { buildServer } from '../../src/server.ts';
-import { createTenant } from '../../src/services/tenants.ts';
+import { createTenant } from '../../src/services/access/tenants.ts';
 
 export interface TestServer {
   url: string;

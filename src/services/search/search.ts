@@ -2,7 +2,7 @@ import type { AuthedCtx } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { iso } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
-import { readableCollectionSql } from '../grants.ts';
+import { readableCollectionSql } from '../access/grants.ts';
 import { answerKey, embedQuery, getAnswer, markBroad, putAnswer } from './cache.ts';
 import { exactBound, loadRows, plannerSettings, readsExactly, vectorCandidates, type CandidateRow } from './candidates.ts';
 import { feedbackVector } from './feedback.ts';

@@ -1,5 +1,5 @@
 import type { AuthedCtx } from '../../context.ts';
-import { rerankCandidates as rerankWithLlm, rewriteSearchQuery } from '../search-llm.ts';
+import { rerankCandidates as rerankWithLlm, rewriteSearchQuery } from './llm-steps.ts';
 import type { CandidateRow } from './candidates.ts';
 
 /**

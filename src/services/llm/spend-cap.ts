@@ -1,5 +1,5 @@
-import type { App, AuthedCtx } from '../context.ts';
-import { operatorSpendThisMonth } from './llm-usage.ts';
+import type { App, AuthedCtx } from '../../context.ts';
+import { operatorSpendThisMonth } from './usage.ts';
 
 const capOf = async (app: App, tenantId: string) =>
   (await app.db.query<{ monthly_usd: number }>('select monthly_usd from spend_caps where tenant_id = $1', [tenantId]))[0]?.monthly_usd ?? null;

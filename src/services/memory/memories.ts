@@ -1,10 +1,10 @@
-import type { App, AuthedCtx } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
-import { iso, isUuid, newId } from '../ids.ts';
-import { toVectorLiteral, type Queryable } from '../ports/db/db.ts';
-import type { Memory, MemoryCreate } from '../schemas/memory.ts';
+import type { App, AuthedCtx } from '../../context.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import { iso, isUuid, newId } from '../../ids.ts';
+import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
+import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { ensureCollection, getCollection, touchCollection } from './collections.ts';
-import { emitMemoryEvents } from './events.ts';
+import { emitMemoryEvents } from '../events/memory-events.ts';
 
 export interface MemoryRow {
   id: string;

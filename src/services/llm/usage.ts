@@ -1,6 +1,6 @@
-import type { App } from '../context.ts';
-import { newId } from '../ids.ts';
-import { chat, type ChatOptions, type ChatReply, type ChatRequest, type LlmEndpoint } from '../ports/llm/llm.ts';
+import type { App } from '../../context.ts';
+import { newId } from '../../ids.ts';
+import { chat, type ChatOptions, type ChatReply, type ChatRequest, type LlmEndpoint } from '../../ports/llm/llm.ts';
 
 /** Who pays: the tenant's own endpoint ('tenant') is never capped; the other two are the operator's. */
 export type LlmSource = 'tenant' | 'server' | 'platform';

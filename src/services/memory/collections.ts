@@ -1,9 +1,9 @@
-import type { AuthedCtx } from '../context.ts';
-import { conflict, notFound } from '../errors.ts';
-import { iso } from '../ids.ts';
-import type { Queryable } from '../ports/db/db.ts';
-import { emitMemoryEvents } from './events.ts';
-import { readableCollectionSql } from './grants.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { conflict, notFound } from '../../errors.ts';
+import { iso } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import { emitMemoryEvents } from '../events/memory-events.ts';
+import { readableCollectionSql } from '../access/grants.ts';
 
 interface CollectionRow {
   name: string;

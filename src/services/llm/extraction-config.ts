@@ -1,9 +1,9 @@
-import { assertPublicTarget } from './webhook-http.ts';
-import type { App, AuthedCtx } from '../context.ts';
-import { badRequest } from '../errors.ts';
-import { iso } from '../ids.ts';
-import { LlmUnavailableError, type LlmEndpoint } from '../ports/llm/llm.ts';
-import { recordedChat } from './llm-usage.ts';
+import { assertPublicTarget } from '../events/webhook-http.ts';
+import type { App, AuthedCtx } from '../../context.ts';
+import { badRequest } from '../../errors.ts';
+import { iso } from '../../ids.ts';
+import { LlmUnavailableError, type LlmEndpoint } from '../../ports/llm/llm.ts';
+import { recordedChat } from './usage.ts';
 
 interface ConfigRow {
   provider: 'custom';

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Agent, App } from '../context.ts';
-import type { Tenant } from '../schemas/access.ts';
-import { badRequest, notFound, unauthorized } from '../errors.ts';
-import { iso, isUuid, newId } from '../ids.ts';
-import type { Queryable } from '../ports/db/db.ts';
+import type { Agent, App } from '../../context.ts';
+import type { Tenant } from '../../schemas/access.ts';
+import { badRequest, notFound, unauthorized } from '../../errors.ts';
+import { iso, isUuid, newId } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
 import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
 import { tenantView, type TenantRow } from './tenants.ts';
 

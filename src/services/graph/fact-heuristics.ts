@@ -1,4 +1,4 @@
-import type { FactType } from '../schemas/graph.ts';
+import type { FactType } from '../../schemas/graph.ts';
 
 /**
  * Extraction without any LLM (the embedded default), documented in docs/graph.md:

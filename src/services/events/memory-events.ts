@@ -1,7 +1,7 @@
-import type { App } from '../context.ts';
-import { newId } from '../ids.ts';
-import type { Queryable } from '../ports/db/db.ts';
-import type { Memory } from '../schemas/memory.ts';
+import type { App } from '../../context.ts';
+import { newId } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import type { Memory } from '../../schemas/memory.ts';
 
 export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.deleted';
 /** A deleted memory is sent as its id only. */

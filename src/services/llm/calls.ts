@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { factType } from '../schemas/graph.ts';
-import { defineCall } from './llm.ts';
+import { factType } from '../../schemas/graph.ts';
+import { defineCall } from './tenant-llm.ts';
 
 /**
  * The structured LLM calls of decisions.md ("LLM calls"): name, instructions and reply shape.

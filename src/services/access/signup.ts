@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { App, PublicCtx } from '../context.ts';
-import type { Tenant } from '../schemas/access.ts';
-import { notFound } from '../errors.ts';
-import type { Queryable } from '../ports/db/db.ts';
-import type { Mail } from '../ports/mailer.ts';
-import { appendAudit } from './audit.ts';
+import type { App, PublicCtx } from '../../context.ts';
+import type { Tenant } from '../../schemas/access.ts';
+import { notFound } from '../../errors.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import type { Mail } from '../../ports/mailer.ts';
+import { appendAudit } from '../events/audit.ts';
 import { insertKey } from './keys.ts';
 import { enforce, hit } from './rate-limit.ts';
 import { insertTenant, tenantView, type TenantRow } from './tenants.ts';

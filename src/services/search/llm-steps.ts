@@ -1,6 +1,6 @@
-import type { App } from '../context.ts';
-import { rerank, rewriteQuery } from './llm-calls.ts';
-import { resolveLlm, type TenantLlm } from './llm.ts';
+import type { App } from '../../context.ts';
+import { rerank, rewriteQuery } from '../llm/calls.ts';
+import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 
 /**
  * The LLM steps of search. Each is one call (asked once more on an invalid reply) and answers

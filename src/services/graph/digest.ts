@@ -1,9 +1,9 @@
-import type { AuthedCtx } from '../context.ts';
-import { notFound } from '../errors.ts';
-import { iso } from '../ids.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { iso } from '../../ids.ts';
 import { extractiveSummary } from './extractive.ts';
-import { profile as profileCall, summarize } from './llm-calls.ts';
-import { resolveLlm, type TenantLlm } from './llm.ts';
+import { profile as profileCall, summarize } from '../llm/calls.ts';
+import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 
 // Bounded input: no memory sends more than this many characters, and no call more than the total.
 const MAX_CHARS_PER_MEMORY = 1_000;

@@ -1,5 +1,5 @@
-import type { AuthedCtx } from '../context.ts';
-import { badRequest } from '../errors.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { badRequest } from '../../errors.ts';
 
 /**
  * Usage of the whole account. `storage_bytes` counts what the tenant stored: memory texts,

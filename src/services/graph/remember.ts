@@ -1,14 +1,14 @@
-import type { AuthedCtx } from '../context.ts';
-import { AppError } from '../errors.ts';
-import { iso, newId } from '../ids.ts';
-import { toVectorLiteral } from '../ports/db/db.ts';
-import { LlmUnavailableError } from '../ports/llm/llm.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { iso, newId } from '../../ids.ts';
+import { toVectorLiteral } from '../../ports/db/db.ts';
+import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import { createJob, finishJob } from './extraction-jobs.ts';
 import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
-import { extractFacts, judgeFacts } from './llm-calls.ts';
-import type { FactOutcome, Relation } from '../schemas/graph.ts';
-import { LlmOutputError, resolveLlm, type TenantLlm } from './llm.ts';
-import { archiveMemories, createMemories, insertMemories, supersedeMemory, type NewMemory } from './memories.ts';
+import { extractFacts, judgeFacts } from '../llm/calls.ts';
+import type { FactOutcome, Relation } from '../../schemas/graph.ts';
+import { LlmOutputError, resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
+import { archiveMemories, createMemories, insertMemories, supersedeMemory, type NewMemory } from '../memory/memories.ts';
 
 export interface RememberInput {
   content: string;

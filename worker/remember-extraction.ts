@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { App, AuthedCtx } from '../context.ts';
-import type { TaskDef } from '../ports/jobs/jobs.ts';
-import { LlmUnavailableError } from '../ports/llm/llm.ts';
-import { setState, type JobRow } from './extraction-jobs.ts';
-import { LlmOutputError } from './llm.ts';
-import { extractAndStore } from './remember.ts';
-import { tenantView, type TenantRow } from './tenants.ts';
+import type { App, AuthedCtx } from '../src/context.ts';
+import type { TaskDef } from '../src/ports/jobs/jobs.ts';
+import { LlmUnavailableError } from '../src/ports/llm/llm.ts';
+import { setState, type JobRow } from '../src/services/graph/extraction-jobs.ts';
+import { LlmOutputError } from '../src/services/llm/tenant-llm.ts';
+import { extractAndStore } from '../src/services/graph/remember.ts';
+import { tenantView, type TenantRow } from '../src/services/access/tenants.ts';
 
 /** The job runs as the agent that called remember, so its facts carry that agent in created_by. */
 async function actorOf(app: App, tenantId: string, agentId: string, jobId: string): Promise<AuthedCtx | null> {

@@ -1,7 +1,7 @@
-import type { AuthedCtx } from '../context.ts';
-import { Download } from '../download.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { Download } from '../../download.ts';
 import { listCollections } from './collections.ts';
-import { readableCollectionSql } from './grants.ts';
+import { readableCollectionSql } from '../access/grants.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memories.ts';
 
 const PAGE = 500;

@@ -1,5 +1,5 @@
-import type { App } from '../context.ts';
-import { iso } from '../ids.ts';
+import type { App } from '../../context.ts';
+import { iso } from '../../ids.ts';
 
 /** One self-check: a database round trip. Recorded every minute by the `status_check` task. */
 export async function recordCheck(app: App): Promise<void> {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { AuthedCtx } from '../context.ts';
-import { AppError } from '../errors.ts';
-import { collectionName, metadataObject } from '../schemas/fields.ts';
-import { memoryCreate } from '../schemas/memory.ts';
-import { assertCollectionAccess } from './grants.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { collectionName, metadataObject } from '../../schemas/fields.ts';
+import { memoryCreate } from '../../schemas/memory.ts';
+import { assertCollectionAccess } from '../access/grants.ts';
 import { insertMemories, type NewMemory } from './memories.ts';
 
 /** One memory of an import: a create body plus where it goes and its flags (as exported). */

@@ -1,8 +1,8 @@
-import type { AuthedCtx } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
-import { iso, isUuid } from '../ids.ts';
-import type { Queryable } from '../ports/db/db.ts';
-import { getCollection } from './collections.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { badRequest, forbidden, notFound } from '../../errors.ts';
+import { iso, isUuid } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import { getCollection } from '../memory/collections.ts';
 
 /**
  * The one place collection grants are decided. A collection is open until its first grant;

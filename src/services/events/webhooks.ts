@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { App, AuthedCtx } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
-import { iso } from '../ids.ts';
+import type { App, AuthedCtx } from '../../context.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import { iso } from '../../ids.ts';
 import { assertPublicTarget, postWebhook, PrivateTargetError } from './webhook-http.ts';
 
 /** Private and loopback targets are refused in production mode unless the operator allows them. */

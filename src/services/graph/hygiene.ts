@@ -1,6 +1,6 @@
-import type { AuthedCtx } from '../context.ts';
-import { getCollection } from './collections.ts';
-import { archiveMemories, consolidateDuplicates, MEMORY_COLUMNS, memoryView, type MemoryRow } from './memories.ts';
+import type { AuthedCtx } from '../../context.ts';
+import { getCollection } from '../memory/collections.ts';
+import { archiveMemories, consolidateDuplicates, MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memories.ts';
 
 // api.md 8: dedup considers the most recent 500 memories.
 const DEDUP_SCAN = 500;

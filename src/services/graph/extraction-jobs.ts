@@ -1,9 +1,9 @@
-import type { App, AuthedCtx } from '../context.ts';
-import { notFound } from '../errors.ts';
-import { iso, isUuid } from '../ids.ts';
-import type { Queryable } from '../ports/db/db.ts';
-import { assertCollectionAccess } from './grants.ts';
-import type { FactOutcome } from '../schemas/graph.ts';
+import type { App, AuthedCtx } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { iso, isUuid } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import { assertCollectionAccess } from '../access/grants.ts';
+import type { FactOutcome } from '../../schemas/graph.ts';
 
 type JobState = 'queued' | 'processing' | 'done' | 'failed';
 

@@ -1,7 +1,7 @@
-import type { Agent, AuthedCtx } from '../context.ts';
-import { iso, newId } from '../ids.ts';
-import type { Queryable } from '../ports/db/db.ts';
-import type { AnyProcedure } from '../procedure.ts';
+import type { Agent, AuthedCtx } from '../../context.ts';
+import { iso, newId } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import type { AnyProcedure } from '../../procedure.ts';
 
 export interface AuditEntry {
   action: string;

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
-import { sendError } from '../rest-adapter/routes.ts';
+import { sendError } from '../src/http-errors.ts';
 import type { App } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
 import { authenticateRequest } from '../src/invoke.ts';

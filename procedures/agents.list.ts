@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { listAgents } from '../src/services/access/grants.ts';
+import { listAgents } from '../src/services/access/keys.ts';
 import { agentSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({

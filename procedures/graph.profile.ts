@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { profile } from '../src/services/graph/digest.ts';
+import { collectionProfile } from '../src/services/graph/digest.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
@@ -15,5 +15,5 @@ export default defineProcedure({
   mcp: { tool: 'get_profile', description: 'Get a profile of the user (or subject) from the stored facts and preferences.' },
   input: z.object(inCollection),
   output: z.object({ profile: z.string(), based_on: z.number().int().describe('Facts and preferences read') }).openapi('Profile'),
-  handler: (ctx, input) => profile(ctx, input.collection),
+  handler: (ctx, input) => collectionProfile(ctx, input.collection),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
-import { summary } from '../src/services/graph/digest.ts';
+import { collectionSummary } from '../src/services/graph/digest.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({
@@ -19,5 +19,5 @@ export default defineProcedure({
   output: z
     .object({ summary: z.string(), themes: z.array(z.string()), based_on: z.number().int().describe('Memories read'), generated_at: timestamp })
     .openapi('Summary'),
-  handler: (ctx, input) => summary(ctx, input.collection, input.limit),
+  handler: (ctx, input) => collectionSummary(ctx, input.collection, input.limit),
 });

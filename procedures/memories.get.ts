@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
-import { findMemory, memoryView } from '../src/services/memory/memories.ts';
+import { findMemory } from '../src/services/memory/memories.ts';
+import { memoryView } from '../src/services/memory/memory-view.ts';
 import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Procedure } from '../src/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
-import { recordPageview } from '../src/services/status/checks.ts';
+import { recordPageview } from '../src/services/status/pageviews.ts';
 
 // A beacon never fails: anything unusable becomes null (and the view is not recorded).
 const text = (max: number) => z.string().max(max).nullable().optional().catch(null).openapi({ type: 'string', maxLength: max });

@@ -4,13 +4,9 @@ import { procedures } from '../procedures/index.ts';
 import type { App } from '../src/context.ts';
 import { Download } from '../src/download.ts';
 import { AppError } from '../src/errors.ts';
+import { sendError, UnreadableBody } from '../src/http-errors.ts';
 import { invoke } from '../src/invoke.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
-
-/** The body of a request that cannot be read (malformed JSON, unsupported content type). */
-export class UnreadableBody {
-  constructor(readonly detail: string) {}
-}
 
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -36,13 +32,6 @@ function restInput(proc: AnyProcedure, req: FastifyRequest): unknown {
     else if (!proc.rest.tolerant) throw new AppError('UNPROCESSABLE_CONTENT', 'The request body must be a JSON object', [{ path: '', message: 'expected object' }]);
   }
   return { ...body, ...fromQuery, ...params };
-}
-
-export function sendError(reply: FastifyReply, err: AppError) {
-  return reply
-    .code(err.status)
-    .headers(err.headers ?? {})
-    .send(err.body());
 }
 
 /** A file answer, streamed as it is produced (backpressure included). */

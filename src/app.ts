@@ -26,8 +26,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   try {
     await migrate(db, embedder.dimensions);
     const jobs = config.databaseUrl
-      ? await graphileQueue(config.databaseUrl, config.workerConcurrency, log)
-      : embeddedQueue(db, config.workerConcurrency);
+      ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, log)
+      : embeddedQueue<App>(db, config.workerConcurrency, log);
     const secrets = aesGcmSecrets(loadMasterKey(config.masterKey, config.dataDir));
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
     return { config, db, embedder, jobs, secrets, mailer, log };

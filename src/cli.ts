@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { pino } from 'pino';
-import { buildMcpServer } from '../mcp/server.ts';
+import { serveStdio } from '../mcp/stdio.ts';
 import { closeApp, createApp, startWorker } from './app.ts';
 import { loadConfig } from './config.ts';
 import type { App } from './context.ts';
@@ -10,7 +9,6 @@ import { openPostgres } from './ports/db/postgres.ts';
 import { makeEmbedder } from './ports/embedder/index.ts';
 import { reembed } from './reembed.ts';
 import { buildServer } from './server.ts';
-import { authenticate } from './services/access/keys.ts';
 import { countTenants, createTenant } from './services/access/tenants.ts';
 
 const USAGE = `Usage: orgmem <command>
@@ -81,12 +79,9 @@ async function mcpStdio() {
   // stdout carries the protocol, so logs go to stderr.
   const config = loadConfig();
   const app = await createApp(config, { log: pino({ level: config.logLevel }, pino.destination(2)) });
-  const authorization = `Bearer ${key}`;
-  await authenticate(app, authorization);
+  const server = await serveStdio(app, key);
   // Embedded mode has no other process to run jobs; with PostgreSQL a separate worker does.
   if (app.db.kind === 'pglite') await startWorker(app);
-  const server = buildMcpServer(app, { authorization });
-  await server.connect(new StdioServerTransport());
   onShutdown(async () => {
     await server.close();
     await closeApp(app);

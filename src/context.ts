@@ -12,7 +12,7 @@ export interface App {
   config: Config;
   db: Db;
   embedder: Embedder;
-  jobs: JobQueue;
+  jobs: JobQueue<App>;
   secrets: Secrets;
   mailer: Mailer;
   log: Logger;

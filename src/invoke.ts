@@ -4,9 +4,9 @@ import type { Tenant } from './schemas/access.ts';
 import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
-import { recordAudit } from './services/events/audit.ts';
+import { recordAudit } from './audit-hook.ts';
 import { assertCollectionAccess } from './services/access/grants.ts';
-import { authenticate } from './services/access/keys.ts';
+import { authenticate } from './services/access/authenticate.ts';
 import { enforce } from './services/access/rate-limit.ts';
 
 export interface Caller {

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/context.ts';
-import type { TaskDef } from '../src/ports/jobs/jobs.ts';
+import { defineJob, type TaskDef } from '../src/ports/jobs/jobs.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /** The job queue of whichever database the suite runs on: graphile-worker or the embedded runner. */
@@ -26,20 +26,30 @@ describe('job queue', () => {
   afterAll(() => server.close());
 
   it('runs a job enqueued in a committed transaction, retrying a failure with backoff', async () => {
-    await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, 'test_flaky', { n: 1 }));
+    await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, flaky, { n: 1 }));
     await expect.poll(() => seen.filter((s) => s.n === 1).map((s) => s.attempt), { timeout: 20_000, interval: 200 }).toEqual([1, 2]);
   });
 
   it('does not run a job whose transaction rolled back', async () => {
     await server.app.db
       .transaction(async (tx) => {
-        await server.app.jobs.enqueue(tx, 'test_flaky', { n: 2 });
+        await server.app.jobs.enqueue(tx, flaky, { n: 2 });
         throw new Error('roll back');
       })
       .catch(() => {});
-    await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, 'test_flaky', { n: 3 }));
+    await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, flaky, { n: 3 }));
     await expect.poll(() => seen.some((s) => s.n === 3), { timeout: 20_000, interval: 200 }).toBe(true);
     expect(seen.some((s) => s.n === 2)).toBe(false);
+  });
+
+  it("checks the payload against the job's schema when it is enqueued, at compile time and at run time", async () => {
+    const numbered = defineJob('test_numbered', z.object({ n: z.number() }));
+    const enqueue = () =>
+      server.app.db.transaction((tx) =>
+        // @ts-expect-error: the payload type comes from the job, so this call does not compile
+        server.app.jobs.enqueue(tx, numbered, { n: 'four' }),
+      );
+    await expect(enqueue()).rejects.toThrow(/expected number/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPrivateAddress, postWebhook, PrivateTargetError } from '../src/services/events/webhook-http.ts';
+import { isPrivateAddress, PrivateTargetError } from '../src/ports/public-target.ts';
+import { postWebhook } from '../src/services/events/webhook-http.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { startReceiver, type Behaviour, type Received } from './fakes/webhook-receiver.ts';

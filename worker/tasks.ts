@@ -1,31 +1,49 @@
 import { z } from 'zod';
-import type { CronDef, TaskDef } from '../src/ports/jobs/jobs.ts';
-import { extractFactsTask } from './remember-extraction.ts';
-import { expireDueMemories } from '../src/services/memory/memories.ts';
+import type { App } from '../src/context.ts';
+import { defineJob, defineTask, type CronDef, type TaskDef } from '../src/ports/jobs/jobs.ts';
+import { dropOldWindows } from '../src/services/access/rate-limit.ts';
+import { dropOldLinks } from '../src/services/access/signup.ts';
+import { mailJob } from '../src/services/events/mail.ts';
+import { webhookJob } from '../src/services/events/memory-events.ts';
+import { deliverEvent } from '../src/services/events/webhooks.ts';
+import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
+import { runExtraction } from '../src/services/graph/extraction-run.ts';
+import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
-import { accessCrontab, accessTasks } from './access-tasks.ts';
 
-const statusCheck: TaskDef = {
-  name: 'status_check',
-  payload: z.object({}).loose(),
-  run: (app) => recordCheck(app),
-};
+/*
+ * Every background task: a job the services declare (and enqueue with the write that needs it)
+ * bound to the service call that runs it, and the jobs the crontab starts. graphile-worker and
+ * the embedded runner both take this list.
+ */
 
-const expireMemories: TaskDef = {
-  name: 'expire_memories',
-  payload: z.object({}).loose(),
-  run: async (app) => {
-    const n = await expireDueMemories(app);
-    if (n) app.log.info({ expired: n }, 'expired memories swept');
-  },
-};
+const extractFacts = defineTask(extractionJob, (app: App, { tenant_id, job_id }, meta) => runExtraction(app, tenant_id, job_id, meta));
 
-/** Every task a worker runs; graphile-worker and the embedded runner both take this list. */
-export const tasks: TaskDef[] = [statusCheck, extractFactsTask, expireMemories, ...accessTasks];
+const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
+
+const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
+
+/** A job the crontab starts carries only the queue's own `_cron` stamp. */
+const cronJob = (name: string) => defineJob(name, z.object({}).loose());
+
+const statusCheck = defineTask(cronJob('status_check'), (app: App) => recordCheck(app));
+
+const expireMemories = defineTask(cronJob('expire_memories'), async (app: App) => {
+  const n = await expireDueMemories(app);
+  if (n) app.log.info({ expired: n }, 'expired memories swept');
+});
+
+/** Drops rate-limit windows long past and reveal links a week after they stopped working. */
+const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
+  await dropOldWindows(app.db);
+  await dropOldLinks(app.db);
+});
+
+export const tasks: TaskDef<z.ZodType, App>[] = [extractFacts, webhookDelivery, mailSend, statusCheck, expireMemories, accessSweep];
 
 export const crontab: CronDef[] = [
-  { task: 'status_check', match: '* * * * *' },
+  { task: statusCheck.name, match: '* * * * *' },
   // Hourly (api.md 8); search hides expired facts already, the sweep records it (expired_at).
-  { task: 'expire_memories', match: '0 * * * *' },
-  ...accessCrontab,
+  { task: expireMemories.name, match: '0 * * * *' },
+  { task: accessSweep.name, match: '17 * * * *' },
 ];

@@ -1,7 +1,8 @@
 import { parseCronItems } from 'graphile-worker';
-import type { App } from '../../context.ts';
-import type { Db } from '../db/db.ts';
-import { backoffSeconds, type JobQueue, type TaskDef } from './jobs.ts';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { Db, Queryable } from '../db/db.ts';
+import { backoffSeconds, checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
 
 const POLL_MS = 200;
 
@@ -18,22 +19,27 @@ interface JobRow {
  * no cross-connection LISTEN), so this polls the `jobs` table in-process with the same task
  * definitions, the same retry curve and the same cron patterns.
  */
-export function embeddedQueue(db: Db, concurrency: number): JobQueue {
+export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQueue<C> {
   let timers: NodeJS.Timeout[] = [];
   let running = 0;
   let stopped = true;
   const inFlight = new Set<Promise<void>>();
 
-  const queue: JobQueue = {
-    async enqueue(q, task, payload, opts = {}) {
-      await q.query('insert into jobs (task, payload, run_at, max_attempts) values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4)', [
-        task,
-        payload,
-        opts.runAt ?? null,
-        opts.maxAttempts ?? 3,
-      ]);
+  const add = (q: Queryable, task: string, payload: unknown, runAt: Date | null, maxAttempts: number) =>
+    q.query('insert into jobs (task, payload, run_at, max_attempts) values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4)', [
+      task,
+      payload,
+      runAt,
+      maxAttempts,
+    ]);
+
+  return {
+    async enqueue(q, job, payload, opts = {}) {
+      const { payload: checked, maxAttempts } = jobRecord(job, payload);
+      await add(q, job.name, checked, opts.runAt ?? null, maxAttempts);
     },
-    async start(app, tasks, crontab) {
+    async start(ctx, tasks, crontab) {
+      checkCrontab(tasks, crontab);
       stopped = false;
       const byName = new Map(tasks.map((t) => [t.name, t]));
       const poll = async () => {
@@ -45,7 +51,7 @@ export function embeddedQueue(db: Db, concurrency: number): JobQueue {
           );
           if (!job) return;
           running++;
-          const p = execute(app, db, byName.get(job.task), job).finally(() => {
+          const p = execute(ctx, db, log, byName.get(job.task), job).finally(() => {
             running--;
             inFlight.delete(p);
           });
@@ -55,7 +61,7 @@ export function embeddedQueue(db: Db, concurrency: number): JobQueue {
       const tick = () => {
         if (stopped) return;
         poll()
-          .catch((err) => app.log.error({ err }, 'job poll failed'))
+          .catch((err) => log.error({ err }, 'job poll failed'))
           .finally(() => {
             if (!stopped) timers.push(setTimeout(tick, POLL_MS));
           });
@@ -72,8 +78,8 @@ export function embeddedQueue(db: Db, concurrency: number): JobQueue {
             const digest = { min: at.getUTCMinutes(), hour: at.getUTCHours(), date: at.getUTCDate(), month: at.getUTCMonth() + 1, dow: at.getUTCDay() };
             for (const item of cron) {
               if (item.match(digest)) {
-                await queue.enqueue(db, item.task, { _cron: { ts: at.toISOString() } }).catch((err) =>
-                  app.log.error({ err, task: item.task }, 'cron enqueue failed'),
+                await add(db, item.task, { _cron: { ts: at.toISOString() } }, null, 3).catch((err) =>
+                  log.error({ err, task: item.task }, 'cron enqueue failed'),
                 );
               }
             }
@@ -90,22 +96,16 @@ export function embeddedQueue(db: Db, concurrency: number): JobQueue {
       await Promise.allSettled([...inFlight]);
     },
   };
-  return queue;
 }
 
-async function execute(app: App, db: Db, def: TaskDef | undefined, job: JobRow): Promise<void> {
+async function execute<C>(ctx: C, db: Db, log: Logger, task: TaskDef<z.ZodType, C> | undefined, job: JobRow): Promise<void> {
   try {
-    if (!def) throw new Error(`unknown task ${job.task}`);
-    const payload = def.payload.safeParse(job.payload);
-    if (!payload.success) {
-      app.log.error({ task: def.name, issues: payload.error.issues }, 'invalid job payload dropped');
-    } else {
-      await def.run(app, payload.data, { attempt: job.attempts, maxAttempts: job.max_attempts });
-    }
+    if (!task) throw new Error(`unknown task ${job.task}`);
+    await runTask(ctx, task, job.payload, { attempt: job.attempts, maxAttempts: job.max_attempts }, log);
     await db.query('delete from jobs where id = $1', [job.id]);
   } catch (err) {
     const final = job.attempts >= job.max_attempts;
-    app.log.warn({ err, task: job.task, attempt: job.attempts, final }, 'job failed');
+    log.warn({ err, task: job.task, attempt: job.attempts, final }, 'job failed');
     // A job out of tries is kept, never run again, like graphile-worker's permanently failed jobs.
     await db.query(
       `update jobs set locked_at = null, last_error = $2,

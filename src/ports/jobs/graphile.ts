@@ -2,10 +2,11 @@ import { parseCronItems, run, runMigrations, type Runner, type Task } from 'grap
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { Logger as GraphileLogger } from 'graphile-worker';
-import type { JobQueue, TaskDef } from './jobs.ts';
+import type { z } from 'zod';
+import { checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
 
 /** graphile-worker on PostgreSQL: LISTEN/NOTIFY wake-ups, retries with backoff, cron. */
-export async function graphileQueue(connectionString: string, concurrency: number, log: Logger): Promise<JobQueue> {
+export async function graphileQueue<C>(connectionString: string, concurrency: number, log: Logger): Promise<JobQueue<C>> {
   const logger = new GraphileLogger(() => (level, message) => {
     if (level === 'error') log.error(message);
     else if (level === 'warning') log.warn(message);
@@ -23,15 +24,17 @@ export async function graphileQueue(connectionString: string, concurrency: numbe
   await runMigrations({ pgPool, logger });
   let runner: Runner | undefined;
   return {
-    async enqueue(q, task, payload, opts = {}) {
+    async enqueue(q, job, payload, opts = {}) {
+      const { payload: checked, maxAttempts } = jobRecord(job, payload);
       await q.query(
         'select graphile_worker.add_job($1, $2::json, run_at => $3::timestamptz, max_attempts => $4)',
-        [task, payload, opts.runAt ?? null, opts.maxAttempts ?? 3],
+        [job.name, checked, opts.runAt ?? null, maxAttempts],
       );
     },
-    async start(app, tasks, crontab) {
+    async start(ctx, tasks, crontab) {
+      checkCrontab(tasks, crontab);
       const taskList: Record<string, Task> = {};
-      for (const def of tasks) taskList[def.name] = graphileTask(app, def);
+      for (const task of tasks) taskList[task.name] = graphileTask(ctx, task, log);
       runner = await run({
         pgPool,
         concurrency,
@@ -50,14 +53,6 @@ export async function graphileQueue(connectionString: string, concurrency: numbe
   };
 }
 
-function graphileTask(app: Parameters<TaskDef['run']>[0], def: TaskDef): Task {
-  return async (raw, helpers) => {
-    const payload = def.payload.safeParse(raw);
-    if (!payload.success) {
-      // A malformed payload never becomes valid; log it and drop the job instead of retrying.
-      app.log.error({ task: def.name, issues: payload.error.issues }, 'invalid job payload dropped');
-      return;
-    }
-    await def.run(app, payload.data, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts });
-  };
+function graphileTask<C>(ctx: C, task: TaskDef<z.ZodType, C>, log: Logger): Task {
+  return (raw, helpers) => runTask(ctx, task, raw, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts }, log);
 }

@@ -1,5 +1,5 @@
+import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { App } from '../../context.ts';
 import type { Queryable } from '../db/db.ts';
 
 export interface JobMeta {
@@ -8,14 +8,33 @@ export interface JobMeta {
   maxAttempts: number;
 }
 
-/** A background task; the payload is checked with zod before `run` sees it. */
-export interface TaskDef<S extends z.ZodType = z.ZodType> {
+/**
+ * A kind of background job: the task identifier the queue stores, the zod schema of its payload
+ * and how often it is tried. Declared by the service that enqueues it; a task of `worker/` adds
+ * the code that runs it.
+ */
+export interface JobDef<S extends z.ZodType = z.ZodType> {
   name: string;
   payload: S;
-  run(app: App, payload: z.output<S>, meta: JobMeta): Promise<void>;
+  /** Tries before the job counts as failed; 3 when not given. */
+  maxAttempts?: number;
+}
+
+export function defineJob<S extends z.ZodType>(name: string, payload: S, opts: { maxAttempts?: number } = {}): JobDef<S> {
+  return { name, payload, ...opts };
+}
+
+/** A job kind and the code that runs it, given the worker's context `C` (the App). */
+export interface TaskDef<S extends z.ZodType = z.ZodType, C = unknown> extends JobDef<S> {
+  run(ctx: C, payload: z.output<S>, meta: JobMeta): Promise<void>;
+}
+
+export function defineTask<S extends z.ZodType, C>(job: JobDef<S>, run: TaskDef<S, C>['run']): TaskDef<S, C> {
+  return { ...job, run };
 }
 
 export interface CronDef {
+  /** The task's name. */
   task: string;
   /** Standard 5-field cron pattern, UTC. */
   match: string;
@@ -23,16 +42,45 @@ export interface CronDef {
 
 export interface EnqueueOptions {
   runAt?: Date;
-  maxAttempts?: number;
 }
 
-export interface JobQueue {
-  /** Adds a job in the caller's transaction, so it exists exactly when the write commits. */
-  enqueue(q: Queryable, task: string, payload: unknown, opts?: EnqueueOptions): Promise<void>;
-  /** Starts executing tasks and the crontab in this process. */
-  start(app: App, tasks: TaskDef[], crontab: CronDef[]): Promise<void>;
+export interface JobQueue<C = unknown> {
+  /**
+   * Adds a job in the caller's transaction, so it exists exactly when the write commits. The
+   * payload's type follows from the job at compile time and is checked against its schema here
+   * at run time: a bad payload is the caller's bug, thrown at once rather than stored as a job
+   * that can never run.
+   */
+  enqueue<S extends z.ZodType>(q: Queryable, job: JobDef<S>, payload: z.input<S>, opts?: EnqueueOptions): Promise<void>;
+  /** Starts executing tasks and the crontab in this process; `ctx` is handed to every task. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  start(ctx: C, tasks: TaskDef<any, C>[], crontab: CronDef[]): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** Seconds to wait before retry number `attempt` + 1; the same curve graphile-worker uses. */
 export const backoffSeconds = (attempt: number) => Math.exp(Math.min(attempt, 10));
+
+/** What both queues store for a job: the payload as its schema parses it, and its number of tries. */
+export function jobRecord<S extends z.ZodType>(job: JobDef<S>, payload: z.input<S>) {
+  return { payload: job.payload.parse(payload) as unknown, maxAttempts: job.maxAttempts ?? 3 };
+}
+
+/** Every cron entry must name a task of the list; a typo would otherwise never run. */
+export function checkCrontab(tasks: Array<{ name: string }>, crontab: CronDef[]): void {
+  const unknown = crontab.find((c) => !tasks.some((t) => t.name === c.task));
+  if (unknown) throw new Error(`The crontab names a task that does not exist: ${unknown.task}`);
+}
+
+/**
+ * Runs one job with both queues' rule for payloads: one that fails its schema never becomes
+ * valid, so it is logged and dropped instead of retried. A throw from the task is a failed try.
+ */
+export async function runTask<C>(ctx: C, task: TaskDef<z.ZodType, C>, raw: unknown, meta: JobMeta, log: Logger): Promise<void> {
+  const payload = task.payload.safeParse(raw);
+  if (!payload.success) {
+    log.error({ task: task.name, issues: payload.error.issues }, 'invalid job payload dropped');
+    return;
+  }
+  await task.run(ctx, payload.data, meta);
+}

@@ -1,8 +1,7 @@
 import type { AuthedCtx } from '../../context.ts';
 import { badRequest, forbidden, notFound } from '../../errors.ts';
-import { iso, isUuid } from '../../ids.ts';
+import { isUuid } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { getCollection } from '../memory/collections.ts';
 
 /**
  * The one place collection grants are decided. A collection is open until its first grant;
@@ -96,13 +95,17 @@ export async function putGrant(
 
 /** The grants of a collection; `restricted` is true exactly when there is at least one. */
 export async function listGrants(ctx: AuthedCtx, collection: string) {
-  await getCollection(ctx.app.db, ctx.tenant.id, collection);
-  const grants = await ctx.app.db.query<GrantView>(
+  // One read answers both whether the collection exists (its row, grants or not) and its grants.
+  const rows = await ctx.app.db.query<{ [K in keyof GrantView]: GrantView[K] | null }>(
     `select g.agent_key_id, k.label, g.can_read, g.can_write
-       from collection_grants g join api_keys k on k.tenant_id = g.tenant_id and k.id = g.agent_key_id
-      where g.tenant_id = $1 and g.collection = $2 order by g.created_at, g.agent_key_id`,
+       from collections c
+       left join collection_grants g on g.tenant_id = c.tenant_id and g.collection = c.name
+       left join api_keys k on k.tenant_id = g.tenant_id and k.id = g.agent_key_id
+      where c.tenant_id = $1 and c.name = $2 order by g.created_at, g.agent_key_id`,
     [ctx.tenant.id, collection],
   );
+  if (!rows.length) throw notFound(`Collection "${collection}" not found`);
+  const grants = rows.filter((r): r is GrantView => r.agent_key_id !== null);
   return { collection, restricted: grants.length > 0, grants };
 }
 
@@ -118,13 +121,4 @@ export async function deleteGrant(ctx: AuthedCtx, collection: string, keyId: str
       : [];
     if (!rows.length) throw notFound(`No grant for API key ${keyId} on collection "${collection}"`);
   });
-}
-
-/** The tenant's agents: its active API keys (revoked keys are not agents), without key material. */
-export async function listAgents(ctx: AuthedCtx) {
-  const rows = await ctx.app.db.query<{ id: string; label: string; read_only: boolean; created_at: Date }>(
-    'select id, label, read_only, created_at from api_keys where tenant_id = $1 and revoked_at is null order by created_at, id',
-    [ctx.tenant.id],
-  );
-  return rows.map((r) => ({ id: r.id, label: r.label, read_only: r.read_only, created_at: iso(r.created_at)! }));
 }

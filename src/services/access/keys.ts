@@ -1,11 +1,8 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Agent, App } from '../../context.ts';
-import type { Tenant } from '../../schemas/access.ts';
-import { badRequest, notFound, unauthorized } from '../../errors.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Agent, App, AuthedCtx } from '../../context.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { iso, isUuid, newId } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
-import { tenantView, type TenantRow } from './tenants.ts';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -20,7 +17,7 @@ export async function insertKey(q: Queryable, tenantId: string, label: string, r
   return { row: row!, apiKey };
 }
 
-interface KeyRow {
+export interface KeyRow {
   tenant_id: string;
   id: string;
   key_hash: string;
@@ -42,66 +39,6 @@ export const keyView = (k: KeyRow) => ({
   last_used_at: iso(k.last_used_at),
   revoked_at: iso(k.revoked_at),
 });
-
-type AuthRow = KeyRow & TenantRow & { key_id: string; rl_count?: number; rl_reset?: number };
-
-const KEY_BY_HASH = `select k.id as key_id, k.key_hash, k.label, k.read_only, k.revoked_at, k.last_used_at,
-            t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at
-       from api_keys k join tenants t on t.id = k.tenant_id
-      where k.key_hash = $1`;
-
-/**
- * The key lookup, the last_used_at refresh (at most once a minute) and, with `limited`, the
- * rate-limit hit of the key's window, as one statement: authentication costs one round trip.
- */
-const authSql = (limited: boolean) => `with k as (${KEY_BY_HASH}),
-  used as (update api_keys a set last_used_at = now() from k
-            where a.tenant_id = k.id and a.id = k.key_id and k.revoked_at is null
-              and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute'))
-  ${limited ? `, hit as (${hitSql(`'key:' || k.key_id`, '$2', 'from k where k.revoked_at is null')})` : ''}
-  select k.*${limited ? ', hit.count as rl_count, hit.reset_at as rl_reset from k left join hit on true' : ' from k'}`;
-
-async function lookupKey(app: App, hash: string): Promise<AuthRow | undefined> {
-  if (!app.config.rateLimit.enabled) return (await app.db.query<AuthRow>(authSql(false), [hash]))[0];
-  try {
-    return (await app.db.query<AuthRow>(authSql(true), [hash, app.config.rateLimit.windowSeconds]))[0];
-  } catch (err) {
-    // Without the counter the lookup works: the limiter's store failed, so fail open. If the
-    // plain lookup fails as well, the database itself is down and that error is the answer.
-    const row = (await app.db.query<AuthRow>(authSql(false), [hash]))[0];
-    limiterFailed(app, err);
-    return row;
-  }
-}
-
-export interface Authenticated {
-  tenant: Tenant;
-  agent: Agent;
-  /** This request's hit on the key's rate-limit window; null when the limiter is off or failed. */
-  rate: RateHit | null;
-}
-
-/**
- * Resolves `Authorization: Bearer mv_...` to its tenant and agent, counting the request
- * against the key's rate limit. Every failure is the same 401 so that an attacker learns
- * nothing about which keys exist.
- */
-export async function authenticate(app: App, header: string | undefined): Promise<Authenticated> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match) throw unauthorized(header ? 'Authorization must be "Bearer <API key>"' : 'Missing API key: send Authorization: Bearer <API key>');
-  const presented = hashKey(match[1]!);
-  const row = await lookupKey(app, presented);
-  // The lookup is by hash; comparing the hashes again in constant time keeps the check
-  // independent of how the index compares strings.
-  if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(presented)) || row.revoked_at) {
-    throw unauthorized('Invalid or revoked API key');
-  }
-  return {
-    tenant: tenantView(row, app.config.tiers),
-    agent: { id: row.key_id, label: row.label, read_only: row.read_only },
-    rate: row.rl_count == null ? null : { count: row.rl_count, reset_at: row.rl_reset! },
-  };
-}
 
 export async function listKeys(app: App, tenantId: string) {
   const rows = await app.db.query<KeyRow>('select * from api_keys where tenant_id = $1 order by created_at, id', [tenantId]);
@@ -135,4 +72,13 @@ export async function rotateKey(app: App, tenantId: string, agent: Agent) {
     await tx.query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [tenantId, agent.id, row.id]);
     return { id: row.id, api_key: apiKey };
   });
+}
+
+/** The tenant's agents: its active API keys (revoked keys are not agents), without key material. */
+export async function listAgents(ctx: AuthedCtx) {
+  const rows = await ctx.app.db.query<{ id: string; label: string; read_only: boolean; created_at: Date }>(
+    'select id, label, read_only, created_at from api_keys where tenant_id = $1 and revoked_at is null order by created_at, id',
+    [ctx.tenant.id],
+  );
+  return rows.map((r) => ({ id: r.id, label: r.label, read_only: r.read_only, created_at: iso(r.created_at)! }));
 }

@@ -64,3 +64,8 @@ export function enforce(headers: Record<string, string> | null, limit: number, h
     });
   }
 }
+
+/** Windows long past are never read again; the hourly sweep drops them. */
+export async function dropOldWindows(q: Queryable): Promise<void> {
+  await q.query(`delete from rate_limits where window_start < now() - interval '2 hours'`);
+}

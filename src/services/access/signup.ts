@@ -3,15 +3,14 @@ import type { App, PublicCtx } from '../../context.ts';
 import type { Tenant } from '../../schemas/access.ts';
 import { notFound } from '../../errors.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import type { Mail } from '../../ports/mailer.ts';
 import { appendAudit } from '../events/audit.ts';
+import { enqueueMail } from '../events/mail.ts';
 import { insertKey } from './keys.ts';
 import { enforce, hit } from './rate-limit.ts';
 import { insertTenant, tenantView, type TenantRow } from './tenants.ts';
 
 /** The one answer of signup and recover-key, whatever happened: no account enumeration. */
 export const LINK_SENT = { detail: 'If the address can be used, a link was sent.' };
-export const MAIL_TASK = 'mail_send';
 const TOKEN_TTL_HOURS = 24;
 const HOUR = 3600;
 
@@ -29,9 +28,6 @@ async function limitPublic(ctx: PublicCtx, email: string): Promise<void> {
   enforce(null, perIpPerHour, await hit(ctx.app, ctx.app.db, `ip:${ctx.ip ?? 'unknown'}`, HOUR), 'client address');
   enforce(null, perEmailPerHour, await hit(ctx.app, ctx.app.db, `email:${sha256(email.toLowerCase())}`, HOUR), 'email address');
 }
-
-/** Mail goes out from a job enqueued with the write, so SMTP never holds up the answer. */
-const enqueueMail = (app: App, q: Queryable, mail: Mail) => app.jobs.enqueue(q, MAIL_TASK, mail, { maxAttempts: 5 });
 
 /** A one-time reveal link; only the token's hash is stored. */
 async function issueLink(app: App, q: Queryable, tenantId: string, purpose: 'signup' | 'recover'): Promise<string> {
@@ -109,4 +105,9 @@ export async function reveal(ctx: PublicCtx, token: string): Promise<{ api_key: 
     await appendAudit(tx, link.tenant_id, { id: key.id, label: key.label }, { action: 'account.reveal', target: `keys/${key.id}`, detail: { purpose: link.purpose } });
     return { api_key: apiKey, tenant: tenantView(tenant!, ctx.app.config.tiers) };
   });
+}
+
+/** Reveal links are kept a week after they stopped working (a used or late link answers 404), then dropped. */
+export async function dropOldLinks(q: Queryable): Promise<void> {
+  await q.query(`delete from reveal_tokens where expires_at < now() - interval '7 days'`);
 }

@@ -1,13 +1,20 @@
+import { z } from 'zod';
 import type { App } from '../../context.ts';
 import { newId } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import { defineJob } from '../../ports/jobs/jobs.ts';
 import type { Memory } from '../../schemas/memory.ts';
 
 export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.deleted';
 /** A deleted memory is sent as its id only. */
 export type EventMemory = Memory | { id: string };
 
-export const WEBHOOK_TASK = 'webhook_deliver';
+/** One event to the tenant's webhook. Best effort: a few tries with backoff, then it is dropped. */
+export const webhookJob = defineJob(
+  'webhook_deliver',
+  z.object({ tenant_id: z.uuid(), event: z.object({ id: z.string(), type: z.string() }).loose() }),
+  { maxAttempts: 3 },
+);
 
 /**
  * Emits one webhook event per memory (bulk included), as delivery jobs enqueued in the
@@ -29,7 +36,6 @@ export async function emitMemoryEvents(
   const created_at = new Date().toISOString();
   for (const memory of list) {
     const event = { id: newId(), type, created_at, data: { collection, memory } };
-    // Best effort: a few tries with backoff, then the event is dropped.
-    await ctx.app.jobs.enqueue(q, WEBHOOK_TASK, { tenant_id: ctx.tenant.id, event }, { maxAttempts: 3 });
+    await ctx.app.jobs.enqueue(q, webhookJob, { tenant_id: ctx.tenant.id, event });
   }
 }

@@ -2,7 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { App, AuthedCtx } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { iso } from '../../ids.ts';
-import { assertPublicTarget, postWebhook, PrivateTargetError } from './webhook-http.ts';
+import { assertPublicTarget, PrivateTargetError } from '../../ports/public-target.ts';
+import { postWebhook } from './webhook-http.ts';
 
 /** Private and loopback targets are refused in production mode unless the operator allows them. */
 const publicOnly = (app: App) => app.config.production && !app.config.webhooks.allowPrivate;

@@ -1,8 +1,9 @@
 import type { AuthedCtx } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { iso } from '../../ids.ts';
+import { LIVE } from '../memory/memory-view.ts';
 import { extractiveSummary } from './extractive.ts';
-import { profile as profileCall, summarize } from '../llm/calls.ts';
+import { profile, summarize } from '../llm/calls.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 
 // Bounded input: no memory sends more than this many characters, and no call more than the total.
@@ -10,8 +11,6 @@ const MAX_CHARS_PER_MEMORY = 1_000;
 const MAX_INPUT_CHARS = 24_000;
 const PROFILE_MAX_FACTS = 200;
 
-/** Readable, current (neither superseded nor expired), not archived. */
-const LIVE = `not archived and superseded_by is null and (expires_at is null or expires_at > now())`;
 
 interface Digest<I, T> {
   kind: 'summary' | 'profile';
@@ -71,7 +70,7 @@ function withinBudget<T extends { text: string }>(items: T[]): T[] {
   return items.filter((m) => (used += clip(m.text).length) <= MAX_INPUT_CHARS);
 }
 
-export function summary(ctx: AuthedCtx, collection: string, limit: number) {
+export function collectionSummary(ctx: AuthedCtx, collection: string, limit: number) {
   const stamp = (r: { summary: string; themes: string[] }, basedOn: number) => ({ ...r, based_on: basedOn, generated_at: iso(new Date())! });
   return cachedDigest(ctx, collection, {
     kind: 'summary',
@@ -88,7 +87,7 @@ export function summary(ctx: AuthedCtx, collection: string, limit: number) {
   });
 }
 
-export function profile(ctx: AuthedCtx, collection: string) {
+export function collectionProfile(ctx: AuthedCtx, collection: string) {
   return cachedDigest(ctx, collection, {
     kind: 'profile',
     params: '',
@@ -103,7 +102,7 @@ export function profile(ctx: AuthedCtx, collection: string) {
       ),
     llm: async (llm, read) => {
       const facts = read.map((f) => ({ type: f.category, text: clip(f.text), stored_at: iso(f.created_at) }));
-      return { profile: (await llm.call(profileCall, JSON.stringify({ facts }))).profile, based_on: read.length };
+      return { profile: (await llm.call(profile, JSON.stringify({ facts }))).profile, based_on: read.length };
     },
     fallback: (read) => {
       const section = (title: string, category: string) => {

@@ -1,9 +1,17 @@
+import { z } from 'zod';
 import type { App, AuthedCtx } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { iso, isUuid } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import { defineJob } from '../../ports/jobs/jobs.ts';
 import { assertCollectionAccess } from '../access/grants.ts';
 import type { FactOutcome } from '../../schemas/graph.ts';
+
+/**
+ * The background half of remember. Its identifier predates the job definitions and is kept:
+ * queued jobs store it, so a new name would strand the jobs queued before an upgrade.
+ */
+export const extractionJob = defineJob('extract_facts', z.object({ tenant_id: z.uuid(), job_id: z.uuid() }), { maxAttempts: 3 });
 
 type JobState = 'queued' | 'processing' | 'done' | 'failed';
 

@@ -1,13 +1,13 @@
 import type { AuthedCtx } from '../../context.ts';
 import { getCollection } from '../memory/collections.ts';
-import { archiveMemories, consolidateDuplicates, MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memories.ts';
+import { archiveMemories, consolidateDuplicates } from '../memory/lifecycle.ts';
+import { LIVE, MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 
 // api.md 8: dedup considers the most recent 500 memories.
 const DEDUP_SCAN = 500;
 // One archive-stale call touches at most this many memories (the oldest first); call again for more.
 export const ARCHIVE_STALE_MAX = 10_000;
 
-const LIVE = `not archived and superseded_by is null and (expires_at is null or expires_at > now())`;
 
 /** Keeper order: pinned, then highest importance, then newest. */
 const keeperFirst = (a: MemoryRow, b: MemoryRow) =>

@@ -3,12 +3,13 @@ import { AppError } from '../../errors.ts';
 import { iso, newId } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
-import { createJob, finishJob } from './extraction-jobs.ts';
+import { createJob, extractionJob, finishJob } from './extraction-jobs.ts';
 import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
 import { extractFacts, judgeFacts } from '../llm/calls.ts';
 import type { FactOutcome, Relation } from '../../schemas/graph.ts';
 import { LlmOutputError, resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
-import { archiveMemories, createMemories, insertMemories, supersedeMemory, type NewMemory } from '../memory/memories.ts';
+import { archiveMemories, supersedeMemory } from '../memory/lifecycle.ts';
+import { createMemories, insertMemories, type NewMemory } from '../memory/memories.ts';
 
 export interface RememberInput {
   content: string;
@@ -48,7 +49,7 @@ export async function rememberQueued(ctx: AuthedCtx, collection: string, input: 
   await ctx.app.db.transaction(async (tx) => {
     const [raw] = await insertMemories(tx, ctx, collection, [rawItem(input)], embeddings);
     await createJob(tx, ctx, { id: jobId, collection, memoryId: raw!.id });
-    await ctx.app.jobs.enqueue(tx, 'extract_facts', { tenant_id: ctx.tenant.id, job_id: jobId }, { maxAttempts: 3 });
+    await ctx.app.jobs.enqueue(tx, extractionJob, { tenant_id: ctx.tenant.id, job_id: jobId });
   });
   return { job_id: jobId, state: 'queued' as const };
 }

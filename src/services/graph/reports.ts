@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../context.ts';
 import { iso } from '../../ids.ts';
 import { getCollection } from '../memory/collections.ts';
-import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memories.ts';
+import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 
 /** Pairs of (newer fact, the fact it superseded), newest supersession first. */
 export async function contradictions(ctx: AuthedCtx, collection: string, limit: number) {

@@ -1,4 +1,4 @@
-import { assertPublicTarget } from '../events/webhook-http.ts';
+import { assertPublicTarget } from '../../ports/public-target.ts';
 import type { App, AuthedCtx } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { iso } from '../../ids.ts';

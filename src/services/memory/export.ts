@@ -2,7 +2,7 @@ import type { AuthedCtx } from '../../context.ts';
 import { Download } from '../../download.ts';
 import { listCollections } from './collections.ts';
 import { readableCollectionSql } from '../access/grants.ts';
-import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memories.ts';
+import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
 const PAGE = 500;
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';

@@ -1,53 +1,11 @@
-import type { App, AuthedCtx } from '../../context.ts';
+import type { AuthedCtx } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { iso, isUuid, newId } from '../../ids.ts';
+import { isUuid, newId } from '../../ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
 import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
-import { ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
-
-export interface MemoryRow {
-  id: string;
-  collection: string;
-  text: string;
-  importance: number;
-  category: string;
-  source: string;
-  metadata: Record<string, unknown>;
-  container_tag: string | null;
-  images: Array<Omit<Memory['images'][number], 'url'> & { key?: string }>;
-  created_by_id: string | null;
-  created_by_label: string | null;
-  pinned: boolean;
-  archived: boolean;
-  expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** Columns of a memory as the API shows it (never the embedding). */
-export const MEMORY_COLUMNS = `id, collection, text, importance, category, source, metadata, container_tag, images,
-  created_by_id, created_by_label, pinned, archived, expires_at, created_at, updated_at`;
-
-export function memoryView(r: MemoryRow): Memory {
-  return {
-    id: r.id,
-    collection: r.collection,
-    text: r.text,
-    importance: r.importance,
-    category: r.category,
-    source: r.source,
-    metadata: r.metadata,
-    container_tag: r.container_tag,
-    images: r.images.map(({ key: _key, ...img }) => ({ ...img, url: null })),
-    created_by: { id: r.created_by_id, label: r.created_by_label },
-    pinned: r.pinned,
-    archived: r.archived,
-    expires_at: iso(r.expires_at),
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-  };
-}
+import { ensureCollection, getCollection, touchCollection } from './collections.ts';
+import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
 export interface NewMemory extends MemoryCreate {
   expires_at?: string | null;
@@ -181,107 +139,4 @@ export async function moveMemory(ctx: AuthedCtx, collection: string, id: string,
     await emitMemoryEvents(tx, ctx, 'memory.updated', to, [memory]);
     return memory;
   });
-}
-
-/**
- * Marks `oldId` superseded by `newId` (a newer fact that contradicts it). False when the old
- * memory is gone or already superseded, so two concurrent extractions cannot both claim it.
- */
-export async function supersedeMemory(q: Queryable, ctx: AuthedCtx, collection: string, oldId: string, newId: string): Promise<boolean> {
-  const rows = await q.query<MemoryRow>(
-    `update memories set superseded_by = $4, superseded_at = now(), updated_at = now()
-      where tenant_id = $1 and id = $2 and collection = $3 and superseded_by is null returning ${MEMORY_COLUMNS}`,
-    [ctx.tenant.id, oldId, collection, newId],
-  );
-  if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0);
-  await emitMemoryEvents(q, ctx, 'memory.updated', collection, rows.map(memoryView));
-  return rows.length > 0;
-}
-
-/** Archives the given memories of the collection that are not archived yet; answers the ids it archived. */
-export async function archiveMemories(q: Queryable, ctx: AuthedCtx, collection: string, ids: string[]): Promise<string[]> {
-  if (!ids.length) return [];
-  const rows = await q.query<MemoryRow>(
-    `update memories set archived = true, updated_at = now()
-      where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not archived returning ${MEMORY_COLUMNS}`,
-    [ctx.tenant.id, collection, ids],
-  );
-  if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0);
-  await emitMemoryEvents(q, ctx, 'memory.updated', collection, rows.map(memoryView));
-  return rows.map((r) => r.id);
-}
-
-/**
- * Deletes duplicates in favour of their keeper. Older facts that a duplicate had superseded
- * are re-linked to the keeper, so the contradictions history survives the deletion.
- */
-export async function consolidateDuplicates(
-  ctx: AuthedCtx,
-  collection: string,
-  clusters: Array<{ keeperId: string; duplicateIds: string[] }>,
-): Promise<string[]> {
-  return ctx.app.db.transaction(async (tx) => {
-    const deleted: string[] = [];
-    for (const { keeperId, duplicateIds } of clusters) {
-      const rows = await tx.query<{ id: string }>(
-        'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not pinned returning id',
-        [ctx.tenant.id, collection, duplicateIds],
-      );
-      const ids = rows.map((r) => r.id);
-      await tx.query('update memories set superseded_by = $2 where tenant_id = $1 and superseded_by = any($3::uuid[])', [
-        ctx.tenant.id,
-        keeperId,
-        ids,
-      ]);
-      deleted.push(...ids);
-    }
-    if (deleted.length) await touchCollection(tx, ctx.tenant.id, collection, -deleted.length);
-    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, deleted.map((id) => ({ id })));
-    return deleted;
-  });
-}
-
-/**
- * The hourly sweep: marks facts whose expiry has passed as expired (search already hides them
- * from the moment `expires_at` passes). Batched so one run never holds a huge transaction.
- */
-export async function expireDueMemories(app: App, batch = 5_000): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const n = await app.db.transaction(async (tx) => {
-      const rows = await tx.query<{ tenant_id: string; collection: string }>(
-        `update memories m set expired_at = now()
-           from (select tenant_id, id from memories where expires_at <= now() and expired_at is null limit $1) due
-          where m.tenant_id = due.tenant_id and m.id = due.id
-          returning m.tenant_id, m.collection`,
-        [batch],
-      );
-      const touched = new Set(rows.map((r) => JSON.stringify([r.tenant_id, r.collection])));
-      for (const key of touched) {
-        const [tenantId, collection] = JSON.parse(key) as [string, string];
-        await touchCollection(tx, tenantId, collection, 0);
-      }
-      return rows.length;
-    });
-    total += n;
-    if (n < batch) return total;
-  }
-}
-
-/**
- * Deletes the given memories of one collection in one transaction (semantic forget, dedup).
- * Ids not in the collection are skipped; answers the ids actually deleted, in input order.
- */
-export async function deleteMemories(ctx: AuthedCtx, collection: string, ids: string[]): Promise<string[]> {
-  if (!ids.length) return [];
-  const deleted = await ctx.app.db.transaction(async (tx) => {
-    const rows = await tx.query<{ id: string }>(
-      'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) returning id',
-      [ctx.tenant.id, collection, ids],
-    );
-    if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length);
-    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, rows);
-    return new Set(rows.map((r) => r.id));
-  });
-  return ids.filter((id) => deleted.has(id));
 }

@@ -1,6 +1,7 @@
 import type { AuthedCtx } from '../../context.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
-import { deleteMemories, findMemory } from '../memory/memories.ts';
+import { deleteMemories } from '../memory/lifecycle.ts';
+import { findMemory } from '../memory/memories.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
 import { vectorCandidates } from './candidates.ts';
 import { NO_FILTERS } from './scope.ts';

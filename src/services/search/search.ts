@@ -6,11 +6,11 @@ import { readableCollectionSql } from '../access/grants.ts';
 import { answerKey, embedQuery, getAnswer, markBroad, putAnswer } from './cache.ts';
 import { exactBound, loadRows, plannerSettings, readsExactly, vectorCandidates, type CandidateRow } from './candidates.ts';
 import { feedbackVector } from './feedback.ts';
+import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { scanExact } from './scan.ts';
 import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import type { Filters, Scope } from './scope.ts';
-import { rerankCandidates, rewriteQuery } from './stages.ts';
 import { expandQuery, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';
 
 /**
@@ -145,6 +145,14 @@ async function hybridExact(ctx: AuthedCtx, scope: Scope, input: SearchInput, wei
   return { vectorRows: vectorRows!, textRows: textRows! };
 }
 
+/** The candidates in the order the LLM gave them; as they were when there is no usable answer. */
+async function reranked(ctx: AuthedCtx, query: string, candidates: CandidateRow[]): Promise<CandidateRow[]> {
+  const order = await rerankCandidates(ctx.app, ctx.tenant.id, query, candidates);
+  if (!order) return candidates;
+  const byId = new Map(candidates.map((c) => [c.id, c]));
+  return order.map((id) => byId.get(id)!);
+}
+
 /**
  * The search pipeline: scope -> cache -> (rewrite) -> embed -> candidates from each side with the
  * filters inside (retrieve) -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
@@ -163,7 +171,7 @@ export async function search(
   const hit = getAnswer(ctx.app, key);
   if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: ms(started), cached: true };
 
-  const query = await rewriteQuery(ctx, input.query, input.rewrite);
+  const query = (input.rewrite && (await rewriteSearchQuery(ctx.app, ctx.tenant.id, input.query))) || input.query;
   let embeddingMs = 0;
   let queryVector: ArrayLike<number> | undefined;
   if (input.mode !== 'text') {
@@ -175,7 +183,7 @@ export async function search(
     ? await retrieve(ctx, scope, input, query, queryVector)
     : { vectorRows: [], textRows: [] };
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
-  const final = (await rerankCandidates(ctx, query, ranked, input.rerank)).slice(0, input.limit);
+  const final = (input.rerank ? await reranked(ctx, query, ranked) : ranked).slice(0, input.limit);
   const results = final.map((r) => toResult(r, nameCollections));
   putAnswer(ctx.app, key, { results }, expiryTtl([...vectorRows, ...textRows]));
   return {

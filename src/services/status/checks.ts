@@ -42,7 +42,3 @@ export async function statusReport(app: App) {
     recent_checks: recent.map((r) => ({ checked_at: iso(r.checked_at)!, ok: r.ok, latency_ms: Math.round(r.latency_ms * 100) / 100 })),
   };
 }
-
-export async function recordPageview(app: App, path: string, referrer: string | null): Promise<void> {
-  await app.db.query('insert into pageviews (path, referrer) values ($1, $2)', [path, referrer]);
-}

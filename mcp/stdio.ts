@@ -1,0 +1,18 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { App } from '../src/context.ts';
+import { authenticate } from '../src/services/access/authenticate.ts';
+import { buildMcpServer } from './server.ts';
+
+/**
+ * MCP over this process's stdin/stdout for one API key: every tool call runs as that key. A
+ * wrong key fails here, before the protocol starts, so the client sees the process exit with
+ * the reason rather than tools that all answer 401.
+ */
+export async function serveStdio(app: App, apiKey: string): Promise<McpServer> {
+  const authorization = `Bearer ${apiKey}`;
+  await authenticate(app, authorization);
+  const server = buildMcpServer(app, { authorization });
+  await server.connect(new StdioServerTransport());
+  return server;
+}

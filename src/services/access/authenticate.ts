@@ -1,0 +1,87 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Agent, App, AuthedCtx } from '../../context.ts';
+import { unauthorized } from '../../errors.ts';
+import type { Tenant } from '../../schemas/access.ts';
+import { hashKey, type KeyRow } from './keys.ts';
+import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
+import { tenantView, type TenantRow } from './tenants.ts';
+
+type AuthRow = KeyRow & TenantRow & { key_id: string; rl_count?: number; rl_reset?: number };
+
+const KEY_BY_HASH = `select k.id as key_id, k.key_hash, k.label, k.read_only, k.revoked_at, k.last_used_at,
+            t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at
+       from api_keys k join tenants t on t.id = k.tenant_id
+      where k.key_hash = $1`;
+
+/**
+ * The key lookup, the last_used_at refresh (at most once a minute) and, with `limited`, the
+ * rate-limit hit of the key's window, as one statement: authentication costs one round trip.
+ */
+const authSql = (limited: boolean) => `with k as (${KEY_BY_HASH}),
+  used as (update api_keys a set last_used_at = now() from k
+            where a.tenant_id = k.id and a.id = k.key_id and k.revoked_at is null
+              and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute'))
+  ${limited ? `, hit as (${hitSql(`'key:' || k.key_id`, '$2', 'from k where k.revoked_at is null')})` : ''}
+  select k.*${limited ? ', hit.count as rl_count, hit.reset_at as rl_reset from k left join hit on true' : ' from k'}`;
+
+async function lookupKey(app: App, hash: string): Promise<AuthRow | undefined> {
+  if (!app.config.rateLimit.enabled) return (await app.db.query<AuthRow>(authSql(false), [hash]))[0];
+  try {
+    return (await app.db.query<AuthRow>(authSql(true), [hash, app.config.rateLimit.windowSeconds]))[0];
+  } catch (err) {
+    // Without the counter the lookup works: the limiter's store failed, so fail open. If the
+    // plain lookup fails as well, the database itself is down and that error is the answer.
+    const row = (await app.db.query<AuthRow>(authSql(false), [hash]))[0];
+    limiterFailed(app, err);
+    return row;
+  }
+}
+
+export interface Authenticated {
+  tenant: Tenant;
+  agent: Agent;
+  /** This request's hit on the key's rate-limit window; null when the limiter is off or failed. */
+  rate: RateHit | null;
+}
+
+/**
+ * Resolves `Authorization: Bearer mv_...` to its tenant and agent, counting the request
+ * against the key's rate limit. Every failure is the same 401 so that an attacker learns
+ * nothing about which keys exist.
+ */
+export async function authenticate(app: App, header: string | undefined): Promise<Authenticated> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) throw unauthorized(header ? 'Authorization must be "Bearer <API key>"' : 'Missing API key: send Authorization: Bearer <API key>');
+  const presented = hashKey(match[1]!);
+  const row = await lookupKey(app, presented);
+  // The lookup is by hash; comparing the hashes again in constant time keeps the check
+  // independent of how the index compares strings.
+  if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(presented)) || row.revoked_at) {
+    throw unauthorized('Invalid or revoked API key');
+  }
+  return {
+    tenant: tenantView(row, app.config.tiers),
+    agent: { id: row.key_id, label: row.label, read_only: row.read_only },
+    rate: row.rl_count == null ? null : { count: row.rl_count, reset_at: row.rl_reset! },
+  };
+}
+
+/**
+ * The context an agent acts in without a request (a job it started), so what it writes carries
+ * that agent in created_by; null once the tenant or the key is gone.
+ */
+export async function actAs(app: App, tenantId: string, agentId: string, requestId: string): Promise<AuthedCtx | null> {
+  const [row] = await app.db.query<TenantRow & { key_label: string; key_read_only: boolean }>(
+    `select t.*, k.label as key_label, k.read_only as key_read_only
+       from tenants t join api_keys k on k.tenant_id = t.id and k.id = $2 where t.id = $1`,
+    [tenantId, agentId],
+  );
+  if (!row) return null;
+  return {
+    app,
+    requestId,
+    responseHeaders: {},
+    tenant: tenantView(row, app.config.tiers),
+    agent: { id: agentId, label: row.key_label, read_only: row.key_read_only },
+  };
+}

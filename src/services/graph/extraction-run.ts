@@ -1,0 +1,44 @@
+import type { App } from '../../context.ts';
+import type { JobMeta } from '../../ports/jobs/jobs.ts';
+import { LlmUnavailableError } from '../../ports/llm/llm.ts';
+import { actAs } from '../access/authenticate.ts';
+import { LlmOutputError } from '../llm/tenant-llm.ts';
+import { setState, type JobRow } from './extraction-jobs.ts';
+import { extractAndStore } from './remember.ts';
+
+/** A reason safe to show the tenant: LLM failures say what happened, anything else stays internal. */
+const reasonOf = (err: unknown) =>
+  err instanceof LlmUnavailableError
+    ? `The LLM endpoint failed: ${err.message}`
+    : err instanceof LlmOutputError
+      ? err.message
+      : 'Internal error during extraction';
+
+/**
+ * One try of a remember extraction job: queued -> processing -> done, or back to queued (with
+ * the error) while tries remain, and failed after the last one. The raw memory is never touched
+ * by a failure. The job runs as the agent that called remember.
+ */
+export async function runExtraction(app: App, tenantId: string, jobId: string, { attempt, maxAttempts }: JobMeta): Promise<void> {
+  const [job] = await app.db.query<JobRow>('select * from extraction_jobs where tenant_id = $1 and id = $2', [tenantId, jobId]);
+  if (!job || job.state === 'done' || job.state === 'failed') return;
+  await setState(app, tenantId, jobId, 'processing', { attempts: attempt });
+  const [raw] = await app.db.query<{ id: string; text: string; importance: number }>(
+    'select id, text, importance from memories where tenant_id = $1 and id = $2',
+    [tenantId, job.memory_id],
+  );
+  const ctx = await actAs(app, tenantId, job.agent_id, `job:${jobId}`);
+  if (!raw || !ctx) {
+    await setState(app, tenantId, jobId, 'failed', { error: 'The memory was deleted before its facts were extracted' });
+    return;
+  }
+  try {
+    await extractAndStore(ctx, job.collection, raw, jobId);
+  } catch (err) {
+    const final = attempt >= maxAttempts;
+    await setState(app, tenantId, jobId, final ? 'failed' : 'queued', { error: reasonOf(err) });
+    app.log.warn({ err, job_id: jobId, attempt, final }, 'fact extraction failed');
+    // Rethrowing hands the job back to the queue for its next try; after the last one it is settled here.
+    if (!final) throw err;
+  }
+}

@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: 'Operator: create a tenant and its first API key (shown once); 409 if the email is taken',
   rest: { method: 'POST', path: '/v1/memory/admin/tenants', status: 201 },
   access: 'admin',
+  errors: { CONFLICT: 'A tenant with this email exists' },
   input: z.object({
     name: z.string().min(1).max(200),
     email: z.email(),

@@ -9,6 +9,7 @@ export default defineProcedure({
   summary: 'Create a collection (409 if the name exists)',
   rest: { method: 'POST', path: '/v1/memory/collections', status: 201 },
   access: 'write',
+  errors: { CONFLICT: 'A collection of this name exists' },
   input: z.object({ name: collectionName, description: z.string().max(2000).nullable().optional(), metadata: metadataObject.optional() }),
   output: collectionSchema,
   handler: (ctx, input) => createCollection(ctx, input),

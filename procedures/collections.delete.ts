@@ -9,6 +9,7 @@ export default defineProcedure({
   rest: { method: 'DELETE', path: '/v1/memory/collections/{name}', status: 204 },
   access: 'write',
   collection: { field: 'name', permission: 'write' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({ name: collectionName }),
   output: noContent,
   handler: async (ctx, input) => {

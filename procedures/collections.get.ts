@@ -10,6 +10,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: '/v1/memory/collections/{name}', status: 200 },
   access: 'read',
   collection: { field: 'name', permission: 'read' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({ name: collectionName }),
   output: collectionSchema,
   handler: (ctx, input) => getCollection(ctx.app.db, ctx.tenant.id, input.name),

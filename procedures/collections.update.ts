@@ -10,6 +10,7 @@ export default defineProcedure({
   rest: { method: 'PUT', path: '/v1/memory/collections/{name}', status: 200 },
   access: 'write',
   collection: { field: 'name', permission: 'write' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({ name: collectionName, description: z.string().max(2000).nullable().optional(), metadata: metadataObject.optional() }),
   output: collectionSchema,
   handler: (ctx, input) => updateCollection(ctx, input),

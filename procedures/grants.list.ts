@@ -10,6 +10,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: '/v1/memory/collections/{name}/grants', status: 200 },
   access: 'read',
   collection: { field: 'name', permission: 'read' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({ name: collectionName }),
   output: z.object({ collection: z.string(), restricted: z.boolean(), grants: z.array(grantSchema) }),
   handler: (ctx, input) => listGrants(ctx, input.name),

@@ -14,6 +14,7 @@ export default defineProcedure({
   rest: { method: 'PUT', path: '/v1/memory/collections/{name}/grants', status: 200 },
   access: 'write',
   collection: { field: 'name', permission: 'write' },
+  errors: { BAD_REQUEST: 'The change would leave the collection restricted with no active key granted can_write', NOT_FOUND: 'The collection does not exist, or the key is not an active key of the tenant' },
   input: z.object({
     name: collectionName,
     agent_key_id: z.string().describe('Id of an active API key of the tenant (see GET /v1/memory/agents)'),

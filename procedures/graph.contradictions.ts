@@ -11,6 +11,7 @@ export default defineProcedure({
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
   mcp: { tool: 'list_contradictions', description: 'List facts that were replaced by newer, contradicting facts, with what replaced them.' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(1000).default(100) }),
   output: z.array(contradiction),
   handler: (ctx, input) => contradictions(ctx, input.collection, input.limit),

@@ -13,6 +13,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: '/v1/memory/extract/job/{job_id}', status: 200 },
   access: 'read',
   mcp: { tool: 'get_extraction_job', description: 'Check a remember job: its state and, once done, the facts it stored.' },
+  errors: { FORBIDDEN: 'The job\'s collection is restricted and the key is not granted read on it', NOT_FOUND: 'No job of this tenant has this id' },
   input: z.object({ job_id: z.string().describe('The job id remember answered') }),
   output: z
     .object({

@@ -13,6 +13,7 @@ export default defineProcedure({
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
   mcp: { tool: 'get_profile', description: 'Get a profile of the user (or subject) from the stored facts and preferences.' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object(inCollection),
   output: z.object({ profile: z.string(), based_on: z.number().int().describe('Facts and preferences read') }).openapi('Profile'),
   handler: (ctx, input) => collectionProfile(ctx, input.collection),

@@ -21,7 +21,7 @@ export default defineProcedure({
     path: `${C}/remember`,
     status: 202,
     queryFields: ['sync'],
-    altStatus: { status: 200, description: 'sync=true: the facts as stored' },
+    altStatus: { status: 200, description: 'sync=true: the facts as stored', when: (input) => input.sync },
   },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
@@ -40,9 +40,6 @@ export default defineProcedure({
     z.object({ job_id: z.string(), state: z.literal('queued') }),
     z.object({ created: z.number().int().describe('Facts stored (new and superseding)'), memories: z.array(extractedFact), skipped }),
   ]),
-  handler: async (ctx, { collection, sync, ...input }) => {
-    if (!sync) return rememberQueued(ctx, collection, input);
-    ctx.responseStatus = 200;
-    return rememberNow(ctx, collection, input);
-  },
+  errors: { BAD_GATEWAY: 'sync=true and the LLM failed or answered unusable output twice; the raw memory is stored' },
+  handler: (ctx, { collection, sync, ...input }) => (sync ? rememberNow(ctx, collection, input) : rememberQueued(ctx, collection, input)),
 });

@@ -15,6 +15,7 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   mcp: { tool: 'dedup_memories', description: 'Find near-duplicate memories (dry_run, the default) or delete them, keeping the best copy.' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({
     ...inCollection,
     threshold: z.number().min(0).max(1).default(0.95),

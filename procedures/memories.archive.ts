@@ -10,6 +10,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/memories/{id}/archive`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
+  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
   input: z.object({ ...memoryPath, archived: z.boolean() }),
   output: memorySchema,
   handler: (ctx, input) => updateMemory(ctx, input.collection, input.id, { archived: input.archived }),

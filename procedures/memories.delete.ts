@@ -10,6 +10,7 @@ export default defineProcedure({
   rest: { method: 'DELETE', path: `${C}/memories/{id}`, status: 204 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
+  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
   input: z.object(memoryPath),
   output: noContent,
   handler: async (ctx, input) => {

@@ -14,6 +14,7 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   mcp: { tool: 'forget_memory', description: 'Delete the memories of a collection that match a query by meaning (at least min_score similar).' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({ ...inCollection, ...forgetFields }),
   output: forgetResponse,
   handler: (ctx, input) => forget(ctx, input),

@@ -12,6 +12,7 @@ export default defineProcedure({
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
   mcp: { tool: 'get_memory', description: 'Fetch one memory by its id from a collection.' },
+  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
   input: z.object(memoryPath),
   output: memorySchema,
   handler: async (ctx, input) => memoryView(await findMemory(ctx.app.db, ctx, input.collection, input.id)),

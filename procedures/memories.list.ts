@@ -11,6 +11,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/memories`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({
     ...inCollection,
     limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -11,6 +11,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/memories/{id}/move`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write', alsoWrite: 'to_collection' },
+  errors: { BAD_REQUEST: 'to_collection is the collection the memory is in', NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
   input: z.object({ ...memoryPath, to_collection: collectionName }),
   output: memorySchema,
   handler: (ctx, input) => moveMemory(ctx, input.collection, input.id, input.to_collection),

@@ -10,6 +10,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/memories/{id}/related`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
+  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
   input: z.object({ ...memoryPath, ...relatedFields }),
   output: searchResponse,
   handler: (ctx, input) => related(ctx, input),

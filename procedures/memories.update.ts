@@ -11,6 +11,7 @@ export default defineProcedure({
   rest: { method: 'PATCH', path: `${C}/memories/{id}`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
+  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
   input: z.object({
     ...memoryPath,
     text: memoryText.optional(),

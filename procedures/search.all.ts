@@ -19,6 +19,7 @@ export default defineProcedure({
       'Search stored memories by meaning and keywords. Give a natural-language query; optionally a collection (otherwise every ' +
       'collection you may read is searched), a limit, a mode (hybrid, vector, text) and filters (category, metadata_filter, container_tag).',
   },
+  errors: { NOT_FOUND: 'The collection given to narrow the search does not exist' },
   input: z.object({ collection: collectionName.optional().describe('Search only this collection'), ...searchFields }),
   output: searchResponse,
   handler: (ctx, { collection, ...input }) => search(ctx, input, { collection: collection ?? null, nameCollections: true }),

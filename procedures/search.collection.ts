@@ -14,6 +14,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/search`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
+  errors: { NOT_FOUND: 'The collection does not exist' },
   input: z.object({ ...inCollection, ...searchFields }),
   output: searchResponse,
   handler: (ctx, { collection, ...input }) => search(ctx, input, { collection, nameCollections: false }),

@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: 'The outbound webhook (without its secret); 404 when none is configured',
   rest: { method: 'GET', path: '/v1/memory/webhook/config', status: 200 },
   access: 'read',
+  errors: { NOT_FOUND: 'No webhook is configured' },
   input: z.object({}),
   output: z.object({ url: z.string(), created_at: timestamp }),
   handler: (ctx) => getWebhook(ctx),

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
+import { errorResponses } from '../src/responses.ts';
 import '../src/schemas/fields.ts';
 import { pathParams } from './routes.ts';
 
@@ -12,22 +13,11 @@ const errorBody = z
   })
   .openapi('Error');
 
-const errorResponses = (proc: AnyProcedure) => {
-  const r: Record<number, string> = {};
-  if (!proc.rest.tolerant) {
-    r[400] = 'The request cannot be read (malformed JSON, wrong content type) or is semantically impossible';
-    r[422] = 'The request failed schema validation';
-  }
-  if (proc.access !== 'public') {
-    r[401] = 'Missing, unknown, revoked or rotated API key';
-    r[403] = proc.access === 'admin' ? 'The tenant is not an operator (admin) tenant' : 'Read-only key on a write, or a restricted collection the key is not granted on';
-    r[429] = "Over the key's rate limit (RateLimit-* headers on every authenticated answer; Retry-After in seconds)";
-  }
-  if (pathParams(proc.rest.path).length) r[404] = 'Not found (resources of other tenants are not found either)';
-  return Object.fromEntries(
-    Object.entries(r).map(([code, description]) => [code, { description, content: { 'application/json': { schema: errorBody } } }]),
+/** The procedure's errors as OpenAPI responses: the pipeline's and its own declared ones (responses.ts). */
+const errorContent = (proc: AnyProcedure) =>
+  Object.fromEntries(
+    errorResponses(proc).map((e) => [e.status, { description: e.description, content: { 'application/json': { schema: errorBody } } }]),
   );
-};
 
 function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
   const { method, path, status, bodyField, queryFields = [], altStatus } = proc.rest;
@@ -56,7 +46,7 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
           ? { description: 'No content' }
           : { description: 'Success', content: { 'application/json': { schema: proc.output } } },
       ...(altStatus && { [altStatus.status]: { description: altStatus.description, content: { 'application/json': { schema: proc.output } } } }),
-      ...errorResponses(proc),
+      ...errorContent(proc),
     },
   });
 }

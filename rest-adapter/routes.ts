@@ -50,7 +50,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       bodyLimit: proc.rest.bodyLimit,
       handler: async (req, reply) => {
         try {
-          const { output, headers, status = proc.rest.status } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
+          const { output, headers, status } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
           reply.code(status).headers(headers);
           if (output instanceof Download) return sendDownload(reply, output);
           return status === 204 ? reply.send() : reply.send(output);

@@ -29,10 +29,6 @@ export interface PublicCtx {
   app: App;
   requestId: string;
   ip?: string;
-  /** Headers the front end adds to its response (rate limits, downloads). */
-  responseHeaders: Record<string, string>;
-  /** Set by a handler to answer its procedure's `rest.altStatus` instead of `rest.status`. */
-  responseStatus?: number;
 }
 
 export interface AuthedCtx extends PublicCtx {

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { recordAudit } from './audit-hook.ts';
 import type { Agent, App, AuthedCtx, PublicCtx } from './context.ts';
-import type { Tenant } from './schemas/access.ts';
 import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
-import { recordAudit } from './audit-hook.ts';
-import { assertCollectionAccess } from './services/access/grants.ts';
+import { answers, successStatus } from './responses.ts';
+import type { Tenant } from './schemas/access.ts';
 import { authenticate } from './services/access/authenticate.ts';
+import { assertCollectionAccess } from './services/access/grants.ts';
 import { enforce } from './services/access/rate-limit.ts';
 
 export interface Caller {
@@ -19,9 +20,10 @@ export interface Caller {
 
 export interface InvokeResult {
   output: unknown;
+  /** Headers for the response (rate limits). */
   headers: Record<string, string>;
-  /** The handler's choice of status, when it made one. */
-  status?: number;
+  /** The success status: the procedure's, or its alternative one when the input selects it. */
+  status: number;
 }
 
 /**
@@ -30,12 +32,13 @@ export interface InvokeResult {
  * mapping. Access rules live here and nowhere else.
  */
 export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawInput: unknown): Promise<InvokeResult> {
-  const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip, responseHeaders: {} };
+  const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip };
+  const headers: Record<string, string> = {};
   try {
     let ctx: PublicCtx | AuthedCtx = base;
     if (proc.access === 'internal') throw unauthorized('This endpoint is internal');
     if (proc.access !== 'public') {
-      const auth = caller.auth ?? (await authenticateRequest(app, caller.authorization, base.responseHeaders));
+      const auth = caller.auth ?? (await authenticateRequest(app, caller.authorization, headers));
       ctx = { ...base, tenant: auth.tenant, agent: auth.agent };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
       if (auth.agent.read_only && !isRead(proc)) throw forbidden('This API key is read-only');
@@ -46,9 +49,9 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     const result = await proc.handler(ctx as AuthedCtx, parsed.data);
     const output = result instanceof Download ? result : proc.output.parse(result);
     if ('agent' in ctx && !isRead(proc)) await recordAudit(ctx, proc, parsed.data, output);
-    return { output, headers: ctx.responseHeaders, status: ctx.responseStatus };
+    return { output, headers, status: successStatus(proc, parsed.data) };
   } catch (err) {
-    throw toAppError(app, proc, err, base);
+    throw toAppError(app, proc, err, base.requestId, headers);
   }
 }
 
@@ -69,13 +72,15 @@ async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<str
   if (alsoWrite) await assertCollectionAccess(ctx, input[alsoWrite] as string, 'write');
 }
 
-function toAppError(app: App, proc: AnyProcedure, err: unknown, ctx: PublicCtx): AppError {
+function toAppError(app: App, proc: AnyProcedure, err: unknown, requestId: string, headers: Record<string, string>): AppError {
   if (err instanceof AppError) {
+    // Still answered as thrown; the procedure's declaration (and so its documentation) is what is wrong.
+    if (!answers(proc, err.code)) app.log.error({ procedure: proc.name, code: err.code, detail: err.detail, requestId }, 'undeclared error answered');
     // Headers gathered before the failure (rate limits) go out on the error response too.
-    return new AppError(err.code, err.detail, err.errors, { ...ctx.responseHeaders, ...err.headers });
+    return new AppError(err.code, err.detail, err.errors, { ...headers, ...err.headers });
   }
   // A unique-constraint race lost to a concurrent request is a conflict, not a crash.
   if ((err as { code?: string })?.code === '23505') return new AppError('CONFLICT', 'The resource already exists');
-  app.log.error({ err, procedure: proc.name, requestId: ctx.requestId }, 'unhandled error');
-  return new AppError('INTERNAL_SERVER_ERROR', `Internal error (request ${ctx.requestId})`);
+  app.log.error({ err, procedure: proc.name, requestId }, 'unhandled error');
+  return new AppError('INTERNAL_SERVER_ERROR', `Internal error (request ${requestId})`);
 }

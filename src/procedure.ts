@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { AuthedCtx, PublicCtx } from './context.ts';
 import type { Download } from './download.ts';
+import type { ErrorCode } from './errors.ts';
 
 export type Access = 'public' | 'read' | 'write' | 'admin' | 'internal';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -28,8 +29,8 @@ export interface Procedure<
     bodyField?: string;
     /** Input fields read from the query string on a POST/PUT/PATCH (e.g. remember's `sync`). */
     queryFields?: string[];
-    /** A second success status the handler may answer with by setting `ctx.responseStatus` (remember's 202 or 200). */
-    altStatus?: { status: number; description: string };
+    /** A second success status and the input that selects it (remember: sync=true answers 200, not 202). */
+    altStatus?: { status: number; description: string; when: (input: z.output<I>) => boolean };
     /** Answers `status` whatever the body and outcome (the pageview beacon). */
     tolerant?: boolean;
     /** A larger request body than the server's default allows, in bytes (account import). */
@@ -44,6 +45,12 @@ export interface Procedure<
   collection?: { field: string; permission: 'read' | 'write'; alsoWrite?: string };
   /** Exposed as an MCP tool under this name. */
   mcp?: { tool: string; description?: string };
+  /**
+   * The errors the operation itself answers, and when: those beyond what its access and input
+   * rules give every procedure (responses.ts adds those). OpenAPI documents both; invoke logs
+   * any other error a handler throws as a broken contract.
+   */
+  errors?: Partial<Record<ErrorCode, string>>;
   input: I;
   output: O;
   /** Answers the output, or a Download (a streamed file, REST only) that `output` describes. */

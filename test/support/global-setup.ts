@@ -11,5 +11,9 @@ export async function setup(project: TestProject) {
 }
 
 export async function teardown() {
-  await server?.close();
+  // vitest prints an error thrown here but would still exit 0; close() fails on broken contracts.
+  await server?.close().catch((err) => {
+    process.exitCode = 1;
+    throw err;
+  });
 }

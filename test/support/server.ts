@@ -17,6 +17,27 @@ export interface TestServer {
 }
 
 /**
+ * The app's log: not shown (TEST_LOG_LEVEL shows it), but every error the pipeline reports as a
+ * broken contract (one a procedure does not declare) is kept, and close() fails with them: every
+ * test that goes through this server checks the declarations too.
+ */
+function contractLog() {
+  const broken: string[] = [];
+  const show = process.env.TEST_LOG_LEVEL;
+  const log = pino(
+    { level: show ?? 'error' },
+    {
+      write(line: string) {
+        const entry = JSON.parse(line) as { msg?: string; procedure?: string; code?: string; detail?: string };
+        if (entry.msg === 'undeclared error answered') broken.push(`${entry.procedure}: ${entry.code} (${entry.detail})`);
+        if (show) process.stdout.write(line);
+      },
+    },
+  );
+  return { log, broken };
+}
+
+/**
  * A real server on an ephemeral port with its own database: an in-memory PGlite, or, when
  * TEST_DATABASE_URL is set, a fresh PostgreSQL database created for it and dropped after.
  */
@@ -39,7 +60,8 @@ export async function startServer(env: Record<string, string> = {}, opts: { work
     };
   }
   const config = loadConfig({ ...process.env, ORGMEM_DB_POOL: '8', ...dbEnv, ...env });
-  const app = await createApp(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const { log, broken } = contractLog();
+  const app = await createApp(config, { log });
   const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   if (opts.worker !== false) await startWorker(app);
@@ -53,6 +75,7 @@ export async function startServer(env: Record<string, string> = {}, opts: { work
       await server.close();
       await closeApp(app);
       await dropDb();
+      if (broken.length) throw new Error(`Errors answered that their procedures do not declare:\n${broken.join('\n')}`);
     },
   };
 }

@@ -80,7 +80,6 @@ export async function actAs(app: App, tenantId: string, agentId: string, request
   return {
     app,
     requestId,
-    responseHeaders: {},
     tenant: tenantView(row, app.config.tiers),
     agent: { id: agentId, label: row.key_label, read_only: row.key_read_only },
   };

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { procedures } from '../procedures/index.ts';
+import { answers, successStatus } from '../src/responses.ts';
+import { newTenant, shared, type Tenant } from './support/client.ts';
+import { samples, type Fixture } from './support/samples.ts';
+import { restCall } from './support/transports.ts';
+
+/**
+ * Generated from the catalogue and each procedure's declared errors: a procedure whose path
+ * names something (a collection, memory, key, job or link) answers 404 for a name that does not
+ * exist exactly when it declares NOT_FOUND; one that does not declare it succeeds (it creates
+ * what it names, or reports it missing in its answer). Every other test checks the other half:
+ * the test server fails on any error a procedure answers without declaring it.
+ */
+const { url, adminKey } = shared();
+const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+const addressed = procedures.filter((p) => pathParams(p.rest.path).length);
+
+describe('a path naming nothing (generated from the declared errors)', () => {
+  let t: Tenant;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await newTenant(url, adminKey);
+  });
+
+  it('covers the procedures that take a path parameter', () => {
+    expect(addressed.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it.each(addressed.map((p) => [p.name, p] as const))('%s', async (_, proc) => {
+    const missing: Fixture = {
+      collection: `missing-${++n}`,
+      memoryId: randomUUID(),
+      target: `missing-target-${n}`,
+      agentKeyId: randomUUID(),
+      otherKeyId: randomUUID(),
+    };
+    const input = samples[proc.name]?.input(missing) ?? Object.fromEntries(pathParams(proc.rest.path).map((p) => [p, randomUUID()]));
+    const res = await restCall(url, t.key, proc, input);
+    const expected = answers(proc, 'NOT_FOUND') ? 404 : successStatus(proc, input);
+    expect(res.status, JSON.stringify(res.body)).toBe(expected);
+  });
+});

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../src/context.ts';
-import { authenticate } from '../src/services/access/authenticate.ts';
+import { authenticateRequest } from '../src/invoke.ts';
 import { buildMcpServer } from './server.ts';
 
 /**
@@ -11,7 +11,7 @@ import { buildMcpServer } from './server.ts';
  */
 export async function serveStdio(app: App, apiKey: string): Promise<McpServer> {
   const authorization = `Bearer ${apiKey}`;
-  await authenticate(app, authorization);
+  await authenticateRequest(app, authorization, {});
   const server = buildMcpServer(app, { authorization });
   await server.connect(new StdioServerTransport());
   return server;

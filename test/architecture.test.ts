@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { cruise, type IAllowedRuleType, type IModule } from 'dependency-cruiser';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The map of docs/architecture.md, checked: no import circles, every import allowed by the
+ * table below (type-only imports included), and one name per export.
+ */
+const ROOTS = ['src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'worker', 'bin'];
+
+const CORE = 'src/(config|errors|ids|download|context)[.]ts$';
+const PIPELINE = 'src/(invoke|procedure|responses|audit-hook)[.]ts$';
+
+/** What each part may import besides packages and Node's own modules; a part may import itself. */
+const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
+  { part: 'bin', from: '^bin/', to: ['^src/cli[.]ts$'] },
+  { part: 'composition (cli, app, server)', from: '^src/(cli|app|server)[.]ts$', to: ['^'] },
+  { part: 'database maintenance', from: '^src/(migrate|reembed)[.]ts$', to: ['^src/ports/'] },
+  { part: 'front ends', from: '^(rest-adapter|trpc|mcp)/', to: ['^$1/', '^procedures/index[.]ts$', `^${PIPELINE}`, '^src/http-errors[.]ts$', '^src/schemas/', `^${CORE}`] },
+  { part: 'catalogue', from: '^procedures/', to: ['^procedures/', '^src/procedure[.]ts$', '^src/services/', '^src/schemas/', `^${CORE}`] },
+  { part: 'worker', from: '^worker/', to: ['^src/services/', '^src/ports/jobs/', `^${CORE}`] },
+  { part: 'pipeline', from: `^${PIPELINE}`, to: [`^${PIPELINE}`, '^src/services/(access|events)/', '^src/schemas/', `^${CORE}`] },
+  { part: 'HTTP errors', from: '^src/http-errors[.]ts$', to: [`^${CORE}`] },
+  // Services: each domain may use the ones listed after it, and ports, schemas and core.
+  ...Object.entries({
+    events: [],
+    access: ['events'],
+    llm: [],
+    memory: ['access', 'events'],
+    search: ['memory', 'access', 'llm'],
+    graph: ['memory', 'access', 'llm'],
+    status: [],
+  }).map(([domain, uses]) => ({
+    part: `services/${domain}`,
+    from: `^src/services/${domain}/`,
+    to: [`^src/services/(${[domain, ...uses].join('|')})/`, '^src/ports/', '^src/schemas/', `^${CORE}`],
+  })),
+  { part: 'ports', from: '^src/ports/', to: ['^src/ports/', '^src/(config|ids)[.]ts$'] },
+  { part: 'schemas', from: '^src/schemas/', to: ['^src/schemas/', '^src/config[.]ts$'] },
+  { part: 'core', from: `^${CORE}`, to: [`^${CORE}`, '^src/ports/', '^src/schemas/'] },
+];
+
+let modules: IModule[];
+
+beforeAll(async () => {
+  const allowed: IAllowedRuleType[] = [
+    { from: {}, to: { dependencyTypes: ['npm', 'npm-dev', 'core'] } },
+    ...MAY_IMPORT.map(({ from, to }) => ({ from: { path: from }, to: { path: to } })),
+  ];
+  const result = await cruise(ROOTS, {
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    // Resolve packages' subpath exports (@modelcontextprotocol/sdk/server/mcp.js) the way Node does.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    validate: true,
+    ruleSet: {
+      allowed,
+      allowedSeverity: 'error',
+      forbidden: [
+        { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+        { name: 'resolvable', severity: 'error', from: {}, to: { couldNotResolve: true } },
+      ],
+    },
+  });
+  modules = (result.output as { modules: IModule[] }).modules.filter((m) => !m.source.startsWith('node_modules/') && !m.coreModule);
+}, 60_000);
+
+const violations = (rule: string) =>
+  modules.flatMap((m) => m.dependencies.filter((d) => d.rules?.some((r) => r.name === rule)).map((d) => `${m.source} -> ${d.resolved}`));
+
+describe('architecture (docs/architecture.md)', () => {
+  it('reads every file of the service', () => {
+    const files = ROOTS.flatMap((root) => readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => `${root}/${f}`)).filter((f) => /[.](ts|js)$/.test(f));
+    expect(files.length).toBeGreaterThan(140);
+    expect(modules.map((m) => m.source).sort()).toEqual(files.sort());
+  });
+
+  it('has no import circles', () => {
+    expect(violations('no-circular')).toEqual([]);
+  });
+
+  it('imports only what the map allows', () => {
+    expect(violations('not-in-allowed')).toEqual([]);
+    expect(violations('resolvable')).toEqual([]);
+  });
+
+  it('exports each name from one module only', () => {
+    const owners = new Map<string, string[]>();
+    for (const { source } of modules.filter((m) => /[.]ts$/.test(m.source))) {
+      const file = ts.createSourceFile(source, readFileSync(source, 'utf8'), ts.ScriptTarget.Latest);
+      for (const statement of file.statements) {
+        if (!ts.canHaveModifiers(statement) || !ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+        const names = ts.isVariableStatement(statement)
+          ? statement.declarationList.declarations.map((d) => d.name.getText(file))
+          : [(statement as ts.DeclarationStatement).name?.getText(file)].filter((n): n is string => !!n);
+        for (const name of names) owners.set(name, [...(owners.get(name) ?? []), source]);
+      }
+    }
+    expect(owners.size).toBeGreaterThan(100);
+    expect([...owners].filter(([, files]) => files.length > 1)).toEqual([]);
+  });
+});

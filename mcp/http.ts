@@ -1,8 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
-import { sendError } from '../src/http-errors.ts';
 import type { App } from '../src/context.ts';
 import { AppError } from '../src/errors.ts';
+import { sendError } from '../src/http-errors.ts';
 import { authenticateRequest } from '../src/invoke.ts';
 import { buildMcpServer } from './server.ts';
 

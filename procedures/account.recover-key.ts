@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { recoverKey } from '../src/services/access/signup.ts';
 import { linkSent, publicEmail } from '../src/schemas/access.ts';
+import { recoverKey } from '../src/services/access/signup.ts';
 
 export default defineProcedure({
   name: 'account.recoverKey',

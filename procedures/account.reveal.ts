@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { reveal } from '../src/services/access/signup.ts';
 import { tenantSchema } from '../src/schemas/access.ts';
+import { reveal } from '../src/services/access/signup.ts';
 
 export default defineProcedure({
   name: 'account.reveal',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { createTenant } from '../src/services/access/tenants.ts';
 import { tenantSchema } from '../src/schemas/access.ts';
+import { createTenant } from '../src/services/access/tenants.ts';
 
 export default defineProcedure({
   name: 'admin.createTenant',

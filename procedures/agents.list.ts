@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { listAgents } from '../src/services/access/keys.ts';
 import { agentSchema } from '../src/schemas/access.ts';
+import { listAgents } from '../src/services/access/keys.ts';
 
 export default defineProcedure({
   name: 'agents.list',

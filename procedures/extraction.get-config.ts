@@ -1,7 +1,7 @@
-import { defineProcedure } from '../src/procedure.ts';
 import { z } from 'zod';
-import { getExtractionConfig } from '../src/services/llm/extraction-config.ts';
+import { defineProcedure } from '../src/procedure.ts';
 import { extractionConfigView } from '../src/schemas/llm.ts';
+import { getExtractionConfig } from '../src/services/llm/extraction-config.ts';
 
 export default defineProcedure({
   name: 'extraction.getConfig',

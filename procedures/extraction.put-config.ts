@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { putExtractionConfig } from '../src/services/llm/extraction-config.ts';
 import { extractionConfigView } from '../src/schemas/llm.ts';
+import { putExtractionConfig } from '../src/services/llm/extraction-config.ts';
 
 export default defineProcedure({
   name: 'extraction.putConfig',

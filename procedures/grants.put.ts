@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
+import { grantSchema } from '../src/schemas/access.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { putGrant } from '../src/services/access/grants.ts';
-import { grantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'grants.put',

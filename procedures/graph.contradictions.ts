@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { contradictions } from '../src/services/graph/reports.ts';
 import { contradiction } from '../src/schemas/graph.ts';
+import { contradictions } from '../src/services/graph/reports.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

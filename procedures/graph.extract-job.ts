@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
-import { getJob } from '../src/services/graph/extraction-jobs.ts';
 import { extractedFact, skipped } from '../src/schemas/graph.ts';
+import { getJob } from '../src/services/graph/extraction-jobs.ts';
 
 export default defineProcedure({
   name: 'graph.extractJob',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { importance, memoryText, queryBool } from '../src/schemas/fields.ts';
-import { rememberNow, rememberQueued } from '../src/services/graph/remember.ts';
 import { extractedFact, skipped } from '../src/schemas/graph.ts';
+import { rememberNow, rememberQueued } from '../src/services/graph/remember.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

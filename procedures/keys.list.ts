@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { listKeys } from '../src/services/access/keys.ts';
 import { keySchema } from '../src/schemas/access.ts';
+import { listKeys } from '../src/services/access/keys.ts';
 
 export default defineProcedure({
   name: 'keys.list',

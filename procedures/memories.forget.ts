@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { forget } from '../src/services/search/related.ts';
 import { forgetFields, forgetResponse } from '../src/schemas/search.ts';
+import { forget } from '../src/services/search/related.ts';
 import { C, inCollection } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { memorySchema } from '../src/schemas/memory.ts';
 import { queryBool } from '../src/schemas/fields.ts';
+import { memorySchema } from '../src/schemas/memory.ts';
 import { listMemories } from '../src/services/memory/memories.ts';
 import { C, inCollection } from './collection-path.ts';
 

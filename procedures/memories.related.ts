@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { related } from '../src/services/search/related.ts';
 import { relatedFields, searchResponse } from '../src/schemas/search.ts';
+import { related } from '../src/services/search/related.ts';
 import { C, memoryPath } from './collection-path.ts';
 
 export default defineProcedure({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
-import { getSpendCap } from '../src/services/llm/spend-cap.ts';
 import { spendCapView } from '../src/schemas/llm.ts';
+import { getSpendCap } from '../src/services/llm/spend-cap.ts';
 
 export default defineProcedure({
   name: 'spendCap.get',

@@ -3,10 +3,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { registerMcpHttp } from '../mcp/http.ts';
 import { openApiDocument } from '../rest-adapter/openapi.ts';
 import { registerRestRoutes } from '../rest-adapter/routes.ts';
-import { sendError, UnreadableBody } from './http-errors.ts';
 import { appRouter } from '../trpc/router.ts';
 import type { App } from './context.ts';
 import { AppError } from './errors.ts';
+import { sendError, UnreadableBody } from './http-errors.ts';
 
 // Bulk create carries up to 100 texts of 10,000 characters plus metadata.
 const BODY_LIMIT = 8 * 1024 * 1024;

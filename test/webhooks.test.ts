@@ -2,9 +2,9 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress, PrivateTargetError } from '../src/ports/public-target.ts';
 import { postWebhook } from '../src/services/events/webhook-http.ts';
+import { startReceiver, type Behaviour, type Received } from './fakes/webhook-receiver.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
-import { startReceiver, type Behaviour, type Received } from './fakes/webhook-receiver.ts';
 
 const parse = (r: Received) => JSON.parse(r.body) as { id: string; type: string; created_at: string; data: { collection: string; memory: any } };
 const sign = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;

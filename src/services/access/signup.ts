@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { App, PublicCtx } from '../../context.ts';
-import type { Tenant } from '../../schemas/access.ts';
 import { notFound } from '../../errors.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import type { Tenant } from '../../schemas/access.ts';
 import { appendAudit } from '../events/audit.ts';
 import { enqueueMail } from '../events/mail.ts';
 import { insertKey } from './keys.ts';

@@ -1,9 +1,9 @@
-import type { App } from '../../context.ts';
-import type { Tenant } from '../../schemas/access.ts';
 import type { TierLimits } from '../../config.ts';
+import type { App } from '../../context.ts';
 import { conflict } from '../../errors.ts';
 import { iso, newId } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import type { Tenant } from '../../schemas/access.ts';
 import { insertKey } from './keys.ts';
 
 export interface TenantRow {

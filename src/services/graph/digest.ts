@@ -1,10 +1,10 @@
 import type { AuthedCtx } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { iso } from '../../ids.ts';
-import { LIVE } from '../memory/memory-view.ts';
-import { extractiveSummary } from './extractive.ts';
 import { profile, summarize } from '../llm/calls.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
+import { LIVE } from '../memory/memory-view.ts';
+import { extractiveSummary } from './extractive.ts';
 
 // Bounded input: no memory sends more than this many characters, and no call more than the total.
 const MAX_CHARS_PER_MEMORY = 1_000;

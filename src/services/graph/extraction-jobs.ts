@@ -4,8 +4,8 @@ import { notFound } from '../../errors.ts';
 import { iso, isUuid } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
-import { assertCollectionAccess } from '../access/grants.ts';
 import type { FactOutcome } from '../../schemas/graph.ts';
+import { assertCollectionAccess } from '../access/grants.ts';
 
 /**
  * The background half of remember. Its identifier predates the job definitions and is kept:

@@ -3,13 +3,13 @@ import { AppError } from '../../errors.ts';
 import { iso, newId } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
-import { createJob, extractionJob, finishJob } from './extraction-jobs.ts';
-import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
-import { extractFacts, judgeFacts } from '../llm/calls.ts';
 import type { FactOutcome, Relation } from '../../schemas/graph.ts';
+import { extractFacts, judgeFacts } from '../llm/calls.ts';
 import { LlmOutputError, resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { archiveMemories, supersedeMemory } from '../memory/lifecycle.ts';
 import { createMemories, insertMemories, type NewMemory } from '../memory/memories.ts';
+import { createJob, extractionJob, finishJob } from './extraction-jobs.ts';
+import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
 
 export interface RememberInput {
   content: string;

@@ -1,8 +1,8 @@
-import { assertPublicTarget } from '../../ports/public-target.ts';
 import type { App, AuthedCtx } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { iso } from '../../ids.ts';
 import { LlmUnavailableError, type LlmEndpoint } from '../../ports/llm/llm.ts';
+import { assertPublicTarget } from '../../ports/public-target.ts';
 import { recordedChat } from './usage.ts';
 
 interface ConfigRow {

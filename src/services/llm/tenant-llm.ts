@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { App } from '../../context.ts';
 import type { ChatRequest, LlmEndpoint } from '../../ports/llm/llm.ts';
 import { loadExtractionEndpoint } from './extraction-config.ts';
-import { recordedChat, type LlmSource } from './usage.ts';
 import { isOverSpendCap } from './spend-cap.ts';
+import { recordedChat, type LlmSource } from './usage.ts';
 
 /** A named structured call of decisions.md's table: the reply is JSON of `reply`'s shape. */
 export interface StructuredCall<T> {

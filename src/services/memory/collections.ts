@@ -2,8 +2,8 @@ import type { AuthedCtx } from '../../context.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { iso } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { emitMemoryEvents } from '../events/memory-events.ts';
 import { readableCollectionSql } from '../access/grants.ts';
+import { emitMemoryEvents } from '../events/memory-events.ts';
 
 interface CollectionRow {
   name: string;

@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../context.ts';
 import { Download } from '../../download.ts';
-import { listCollections } from './collections.ts';
 import { readableCollectionSql } from '../access/grants.ts';
+import { listCollections } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
 const PAGE = 500;

@@ -1,11 +1,11 @@
 import type { AuthedCtx } from '../../context.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
+import type { SearchResponse } from '../../schemas/search.ts';
 import { deleteMemories } from '../memory/lifecycle.ts';
 import { findMemory } from '../memory/memories.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
 import { vectorCandidates } from './candidates.ts';
 import { NO_FILTERS } from './scope.ts';
-import type { SearchResponse } from '../../schemas/search.ts';
 import { candidateCount, expiryTtl, resolveScope, toResult } from './search.ts';
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

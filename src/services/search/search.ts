@@ -2,14 +2,14 @@ import type { AuthedCtx } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { iso } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
+import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { answerKey, embedQuery, getAnswer, markBroad, putAnswer } from './cache.ts';
 import { exactBound, loadRows, plannerSettings, readsExactly, vectorCandidates, type CandidateRow } from './candidates.ts';
 import { feedbackVector } from './feedback.ts';
-import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { reciprocalRankFusion } from './fusion.ts';
+import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { scanExact } from './scan.ts';
-import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import type { Filters, Scope } from './scope.ts';
 import { expandQuery, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';
 

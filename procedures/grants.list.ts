@@ -3,6 +3,7 @@ import { defineProcedure } from '../src/procedure.ts';
 import { grantSchema } from '../src/schemas/access.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { listGrants } from '../src/services/access/grants.ts';
+import { MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'grants.list',
@@ -10,7 +11,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: '/v1/memory/collections/{name}/grants', status: 200 },
   access: 'read',
   collection: { field: 'name', permission: 'read' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ name: collectionName }),
   output: z.object({ collection: z.string(), restricted: z.boolean(), grants: z.array(grantSchema) }),
   handler: (ctx, input) => listGrants(ctx, input.name),

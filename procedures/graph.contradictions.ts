@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { contradiction } from '../src/schemas/graph.ts';
 import { contradictions } from '../src/services/graph/reports.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'graph.contradictions',
@@ -11,7 +11,7 @@ export default defineProcedure({
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
   mcp: { tool: 'list_contradictions', description: 'List facts that were replaced by newer, contradicting facts, with what replaced them.' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(1000).default(100) }),
   output: z.array(contradiction),
   handler: (ctx, input) => contradictions(ctx, input.collection, input.limit),

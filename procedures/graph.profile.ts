@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { collectionProfile } from '../src/services/graph/digest.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'graph.profile',
@@ -13,7 +13,7 @@ export default defineProcedure({
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
   mcp: { tool: 'get_profile', description: 'Get a profile of the user (or subject) from the stored facts and preferences.' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object(inCollection),
   output: z.object({ profile: z.string(), based_on: z.number().int().describe('Facts and preferences read') }).openapi('Profile'),
   handler: (ctx, input) => collectionProfile(ctx, input.collection),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { collectionSummary } from '../src/services/graph/digest.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'graph.summary',
@@ -15,7 +15,7 @@ export default defineProcedure({
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
   mcp: { tool: 'summarize_collection', description: 'Summarise what a collection holds: a short summary and its main themes.' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(200).default(50) }),
   output: z
     .object({ summary: z.string(), themes: z.array(z.string()), based_on: z.number().int().describe('Memories read'), generated_at: timestamp })

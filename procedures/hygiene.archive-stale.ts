@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { ARCHIVE_STALE_MAX, archiveStale } from '../src/services/graph/hygiene.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'hygiene.archiveStale',
@@ -13,7 +13,7 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   mcp: { tool: 'archive_stale_memories', description: 'Find (dry_run, the default) or archive memories nobody updated for a number of days.' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, older_than_days: z.number().int().min(0).default(90), dry_run: z.boolean().default(true) }),
   output: z.union([
     z.object({ would_archive: z.number().int(), ids: z.array(z.string()) }),

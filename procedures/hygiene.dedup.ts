@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { dedup } from '../src/services/graph/hygiene.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'hygiene.dedup',
@@ -15,7 +15,7 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   mcp: { tool: 'dedup_memories', description: 'Find near-duplicate memories (dry_run, the default) or delete them, keeping the best copy.' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({
     ...inCollection,
     threshold: z.number().min(0).max(1).default(0.95),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { updateMemory } from '../src/services/memory/memories.ts';
-import { C, memoryPath } from './collection-path.ts';
+import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.archive',
@@ -10,7 +10,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/memories/{id}/archive`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
-  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
+  errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object({ ...memoryPath, archived: z.boolean() }),
   output: memorySchema,
   handler: (ctx, input) => updateMemory(ctx, input.collection, input.id, { archived: input.archived }),

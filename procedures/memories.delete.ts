@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
 import { deleteMemory } from '../src/services/memory/memories.ts';
-import { C, memoryPath } from './collection-path.ts';
+import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.delete',
@@ -10,7 +10,7 @@ export default defineProcedure({
   rest: { method: 'DELETE', path: `${C}/memories/{id}`, status: 204 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
-  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
+  errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object(memoryPath),
   output: noContent,
   handler: async (ctx, input) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { forgetFields, forgetResponse } from '../src/schemas/search.ts';
 import { forget } from '../src/services/search/related.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.forget',
@@ -14,7 +14,7 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   mcp: { tool: 'forget_memory', description: 'Delete the memories of a collection that match a query by meaning (at least min_score similar).' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, ...forgetFields }),
   output: forgetResponse,
   handler: (ctx, input) => forget(ctx, input),

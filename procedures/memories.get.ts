@@ -3,7 +3,7 @@ import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { findMemory } from '../src/services/memory/memories.ts';
 import { memoryView } from '../src/services/memory/memory-view.ts';
-import { C, memoryPath } from './collection-path.ts';
+import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.get',
@@ -12,7 +12,7 @@ export default defineProcedure({
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
   mcp: { tool: 'get_memory', description: 'Fetch one memory by its id from a collection.' },
-  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
+  errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object(memoryPath),
   output: memorySchema,
   handler: async (ctx, input) => memoryView(await findMemory(ctx.app.db, ctx, input.collection, input.id)),

@@ -3,7 +3,7 @@ import { defineProcedure } from '../src/procedure.ts';
 import { queryBool } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { listMemories } from '../src/services/memory/memories.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.list',
@@ -11,7 +11,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/memories`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({
     ...inCollection,
     limit: z.coerce.number().int().min(1).max(200).default(50),

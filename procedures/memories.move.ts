@@ -3,7 +3,7 @@ import { defineProcedure } from '../src/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { moveMemory } from '../src/services/memory/memories.ts';
-import { C, memoryPath } from './collection-path.ts';
+import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.move',
@@ -11,7 +11,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/memories/{id}/move`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write', alsoWrite: 'to_collection' },
-  errors: { BAD_REQUEST: 'to_collection is the collection the memory is in', NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
+  errors: { BAD_REQUEST: 'to_collection is the collection the memory is in', NOT_FOUND: MISSING_MEMORY },
   input: z.object({ ...memoryPath, to_collection: collectionName }),
   output: memorySchema,
   handler: (ctx, input) => moveMemory(ctx, input.collection, input.id, input.to_collection),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { relatedFields, searchResponse } from '../src/schemas/search.ts';
 import { related } from '../src/services/search/related.ts';
-import { C, memoryPath } from './collection-path.ts';
+import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.related',
@@ -10,7 +10,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/memories/{id}/related`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
+  errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object({ ...memoryPath, ...relatedFields }),
   output: searchResponse,
   handler: (ctx, input) => related(ctx, input),

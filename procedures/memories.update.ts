@@ -3,7 +3,7 @@ import { defineProcedure } from '../src/procedure.ts';
 import { category, importance, memoryText, metadataObject } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { updateMemory } from '../src/services/memory/memories.ts';
-import { C, memoryPath } from './collection-path.ts';
+import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'memories.update',
@@ -11,7 +11,7 @@ export default defineProcedure({
   rest: { method: 'PATCH', path: `${C}/memories/{id}`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
-  errors: { NOT_FOUND: 'The collection or the memory does not exist (another tenant\'s ids are not found either)' },
+  errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object({
     ...memoryPath,
     text: memoryText.optional(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { searchFields, searchResponse } from '../src/schemas/search.ts';
 import { search } from '../src/services/search/search.ts';
-import { C, inCollection } from './collection-path.ts';
+import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
 export default defineProcedure({
   name: 'search.collection',
@@ -14,7 +14,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/search`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  errors: { NOT_FOUND: 'The collection does not exist' },
+  errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, ...searchFields }),
   output: searchResponse,
   handler: (ctx, { collection, ...input }) => search(ctx, input, { collection, nameCollections: false }),

@@ -33,10 +33,17 @@ import hygieneHealth from './hygiene.health.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
+import dropComplete from './drop.complete.ts';
+import dropFiles from './drop.files.ts';
+import dropPresign from './drop.presign.ts';
+import ingestBatch from './ingest.batch.ts';
 import memoriesArchive from './memories.archive.ts';
+import memoriesAttach from './memories.attach.ts';
 import memoriesBulk from './memories.bulk.ts';
 import memoriesCreate from './memories.create.ts';
 import memoriesDelete from './memories.delete.ts';
+import memoriesDetach from './memories.detach.ts';
+import memoriesFolder from './memories.folder.ts';
 import memoriesForget from './memories.forget.ts';
 import memoriesGet from './memories.get.ts';
 import memoriesList from './memories.list.ts';
@@ -44,6 +51,7 @@ import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
 import memoriesRelated from './memories.related.ts';
 import memoriesUpdate from './memories.update.ts';
+import memoriesUpload from './memories.upload.ts';
 import spendCapGet from './spend-cap.get.ts';
 import spendCapPut from './spend-cap.put.ts';
 import searchAll from './search.all.ts';
@@ -80,7 +88,13 @@ export const catalogue = {
     archive: memoriesArchive,
     related: memoriesRelated,
     forget: memoriesForget,
+    upload: memoriesUpload,
+    folder: memoriesFolder,
+    attach: memoriesAttach,
+    detach: memoriesDetach,
   },
+  drop: { files: dropFiles, presign: dropPresign, complete: dropComplete },
+  ingest: { batch: ingestBatch },
   graph: {
     remember: graphRemember,
     extractJob: graphExtractJob,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
+import { withFileUrls } from '../src/services/files/uploads.ts';
 import { findMemory } from '../src/services/memory/memories.ts';
-import { memoryView } from '../src/services/memory/memory-view.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
@@ -15,5 +15,5 @@ export default defineProcedure({
   errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object(memoryPath),
   output: memorySchema,
-  handler: async (ctx, input) => memoryView(await findMemory(ctx.app.db, ctx, input.collection, input.id)),
+  handler: async (ctx, input) => withFileUrls(ctx, await findMemory(ctx.app.db, ctx, input.collection, input.id)),
 });

@@ -27,6 +27,9 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
   const inBody = Object.keys(shape).filter((k) => !params.includes(k) && !inQuery.includes(k));
   const pick = (keys: string[]) => z.object(Object.fromEntries(keys.map((k) => [k, shape[k]!])));
   const bodySchema = bodyField ? shape[bodyField]! : pick(inBody);
+  const body = proc.rest.multipart
+    ? { 'multipart/form-data': { schema: pick(inBody).extend({ files: z.array(z.string().openapi({ type: 'string', format: 'binary' })).describe('The files (repeat the field)') }) } }
+    : { 'application/json': { schema: bodySchema } };
   registry.registerPath({
     method: method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete',
     path,
@@ -34,11 +37,12 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
     summary: proc.summary,
     description: proc.description,
     tags: [proc.name.split('.')[0]!],
-    security: proc.access === 'public' ? [] : [{ bearer: [] }],
+    security: proc.access === 'public' || proc.access === 'internal' ? [] : [{ bearer: [] }],
     request: {
       params: params.length ? pick(params) : undefined,
       query: inQuery.length ? pick(inQuery) : undefined,
-      body: inBody.length ? { required: true, content: { 'application/json': { schema: bodySchema } } } : undefined,
+      headers: proc.secret ? z.object({ [proc.secret.header.toLowerCase()]: z.string().describe('The shared secret of this internal endpoint') }) : undefined,
+      body: inBody.length ? { required: true, content: body } : undefined,
     },
     responses: {
       [status]:

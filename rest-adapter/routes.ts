@@ -6,6 +6,7 @@ import { Download } from '../src/download.ts';
 import { AppError } from '../src/errors.ts';
 import { sendError, UnreadableBody } from '../src/http-errors.ts';
 import { invoke } from '../src/invoke.ts';
+import { MAX_FILE_BYTES, MAX_FILES, type FileUploadInput } from '../src/schemas/files.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
 
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -15,14 +16,15 @@ const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  * REST input mapping: path `{param}`s, then the query string for GET and DELETE (or the
  * declared `queryFields` otherwise), then the JSON body (whole, or as one field).
  */
-function restInput(proc: AnyProcedure, req: FastifyRequest): unknown {
+async function restInput(proc: AnyProcedure, req: FastifyRequest): Promise<unknown> {
   const params = req.params as Record<string, string>;
   const query = req.query as Record<string, unknown>;
   const { method, bodyField, queryFields = [] } = proc.rest;
   const fromQuery =
     method === 'GET' || method === 'DELETE' ? query : Object.fromEntries(queryFields.filter((f) => f in query).map((f) => [f, query[f]]));
   let body: Record<string, unknown> = {};
-  if (method !== 'GET' && method !== 'DELETE' && req.body !== undefined) {
+  if (proc.rest.multipart && req.isMultipart()) body = await multipartBody(req);
+  else if (method !== 'GET' && method !== 'DELETE' && req.body !== undefined) {
     if (req.body instanceof UnreadableBody) {
       if (proc.rest.tolerant) return {};
       throw new AppError('BAD_REQUEST', req.body.detail);
@@ -34,12 +36,41 @@ function restInput(proc: AnyProcedure, req: FastifyRequest): unknown {
   return { ...body, ...fromQuery, ...params };
 }
 
+/**
+ * A multipart body as input: file parts (any field name) become `files`, text fields the other
+ * fields. A file is read up to one byte over MAX_FILE_BYTES and the rest is discarded as it
+ * streams, so an oversize file is recognised (and fails alone) without being held in memory;
+ * a file past MAX_FILES stops the reading at once (422).
+ */
+async function multipartBody(req: FastifyRequest): Promise<Record<string, unknown>> {
+  const fields: Record<string, unknown> = {};
+  const files: FileUploadInput[] = [];
+  try {
+    const parts = req.parts({ limits: { fileSize: MAX_FILE_BYTES + 1, files: MAX_FILES, fieldSize: 1024 * 1024 } });
+    for await (const part of parts) {
+      if (part.type === 'file') files.push({ filename: part.filename || 'file', content_type: part.mimetype, data: await part.toBuffer() });
+      else fields[part.fieldname] = part.value;
+    }
+  } catch (err) {
+    if ((err as { code?: string }).code === 'FST_FILES_LIMIT') {
+      throw new AppError('UNPROCESSABLE_CONTENT', `At most ${MAX_FILES} files per request`, [{ path: 'files', message: `at most ${MAX_FILES} files` }]);
+    }
+    throw new AppError('BAD_REQUEST', `The multipart body cannot be read: ${(err as Error).message}`);
+  }
+  return { ...fields, files };
+}
+
 /** A file answer, streamed as it is produced (backpressure included). */
 function sendDownload(reply: FastifyReply, file: Download) {
   return reply
     .header('content-type', file.contentType)
     .header('content-disposition', `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`)
     .send(Readable.from(file.body));
+}
+
+function secretOf(proc: AnyProcedure, req: FastifyRequest): string | undefined {
+  const value = proc.secret && req.headers[proc.secret.header.toLowerCase()];
+  return typeof value === 'string' ? value : undefined;
 }
 
 export function registerRestRoutes(server: FastifyInstance, app: App) {
@@ -50,7 +81,8 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       bodyLimit: proc.rest.bodyLimit,
       handler: async (req, reply) => {
         try {
-          const { output, headers, status } = await invoke(app, proc, { authorization: req.headers.authorization, ip: req.ip }, restInput(proc, req));
+          const caller = { authorization: req.headers.authorization, ip: req.ip, origin: `${req.protocol}://${req.host}`, secret: secretOf(proc, req) };
+          const { output, headers, status } = await invoke(app, proc, caller, await restInput(proc, req));
           reply.code(status).headers(headers);
           if (output instanceof Download) return sendDownload(reply, output);
           return status === 204 ? reply.send() : reply.send(output);

@@ -3,6 +3,9 @@ import { crontab, tasks } from '../worker/tasks.ts';
 import type { Config } from './config.ts';
 import type { App } from './context.ts';
 import { migrate } from './migrate.ts';
+import { openLocalBlobStore } from './ports/blobs/local.ts';
+import { s3BlobStore } from './ports/blobs/s3.ts';
+import { blobUrlSigningKey } from './ports/blobs/signed-url.ts';
 import type { Db } from './ports/db/db.ts';
 import { openPglite } from './ports/db/pglite.ts';
 import { openPostgres } from './ports/db/postgres.ts';
@@ -25,12 +28,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const db: Db = config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool) : await openPglite(config.dataDir);
   try {
     await migrate(db, embedder.dimensions);
+    const masterKey = loadMasterKey(config.masterKey, config.dataDir);
+    const blobs = config.storage.s3 ? s3BlobStore(config.storage.s3) : await openLocalBlobStore(config.storage.dir, blobUrlSigningKey(masterKey));
     const jobs = config.databaseUrl
       ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, log)
       : embeddedQueue<App>(db, config.workerConcurrency, log);
-    const secrets = aesGcmSecrets(loadMasterKey(config.masterKey, config.dataDir));
+    const secrets = aesGcmSecrets(masterKey);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
-    return { config, db, embedder, jobs, secrets, mailer, log };
+    return { config, db, embedder, jobs, secrets, mailer, blobs, log };
   } catch (err) {
     await db.close();
     throw err;
@@ -44,4 +49,5 @@ export async function startWorker(app: App): Promise<void> {
 export async function closeApp(app: App): Promise<void> {
   await app.jobs.stop();
   await app.db.close();
+  await app.blobs.close();
 }

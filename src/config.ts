@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -77,6 +78,14 @@ const env = z.object({
   ORGMEM_SMTP_URL: z.string().url().optional(),
   ORGMEM_MAIL_FROM: z.string().default('orgmem <no-reply@localhost>'),
   ORGMEM_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  // Files (docs/architecture.md, services/storage): a directory, or the platform's S3 bucket when one is named.
+  ORGMEM_FILES_DIR: z.string().optional(),
+  ORGMEM_S3_BUCKET: z.string().min(1).optional(),
+  ORGMEM_S3_ENDPOINT: z.string().url().optional(),
+  ORGMEM_S3_REGION: z.string().min(1).default('us-east-1'),
+  ORGMEM_S3_ACCESS_KEY_ID: z.string().default(''),
+  ORGMEM_S3_SECRET_ACCESS_KEY: z.string().default(''),
+  ORGMEM_S3_FORCE_PATH_STYLE: bool.optional(),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -129,6 +138,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
     mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
     webhooks: { allowPrivate: e.ORGMEM_WEBHOOK_ALLOW_PRIVATE },
+    storage: {
+      /** The local store's directory; null: a temporary one for the process (an in-memory data dir). */
+      dir: e.ORGMEM_FILES_DIR ?? (e.ORGMEM_DATA_DIR.startsWith('memory://') ? null : join(e.ORGMEM_DATA_DIR, 'files')),
+      s3: e.ORGMEM_S3_BUCKET
+        ? {
+            bucket: e.ORGMEM_S3_BUCKET,
+            endpoint: e.ORGMEM_S3_ENDPOINT,
+            region: e.ORGMEM_S3_REGION,
+            accessKeyId: e.ORGMEM_S3_ACCESS_KEY_ID,
+            secretAccessKey: e.ORGMEM_S3_SECRET_ACCESS_KEY,
+            // S3-compatible services behind an endpoint mostly want path-style addressing; AWS itself does not.
+            forcePathStyle: e.ORGMEM_S3_FORCE_PATH_STYLE ?? !!e.ORGMEM_S3_ENDPOINT,
+          }
+        : null,
+    },
     search: {
       /** Exact-repeat search answers kept per process (LRU by size); 0 turns the cache off. */
       resultCacheBytes: Math.floor(e.ORGMEM_SEARCH_CACHE_MB * 1024 * 1024),

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import type { BlobStore } from './ports/blobs/blobs.ts';
 import type { Db } from './ports/db/db.ts';
 import type { Embedder } from './ports/embedder/embedder.ts';
 import type { JobQueue } from './ports/jobs/jobs.ts';
@@ -15,6 +16,8 @@ export interface App {
   jobs: JobQueue<App>;
   secrets: Secrets;
   mailer: Mailer;
+  /** The platform's file store (a directory or a bucket); a tenant's own bucket comes from services/storage. */
+  blobs: BlobStore;
   log: Logger;
 }
 
@@ -29,6 +32,8 @@ export interface PublicCtx {
   app: App;
   requestId: string;
   ip?: string;
+  /** Where the caller reached this server (`http://host:port`): the base of URLs handed back to it. */
+  origin?: string;
 }
 
 export interface AuthedCtx extends PublicCtx {

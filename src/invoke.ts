@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { recordAudit } from './audit-hook.ts';
 import type { Agent, App, AuthedCtx, PublicCtx } from './context.ts';
 import { Download } from './download.ts';
@@ -14,6 +14,10 @@ export interface Caller {
   /** The raw Authorization header, if any. */
   authorization?: string;
   ip?: string;
+  /** `scheme://host[:port]` the request was addressed to. */
+  origin?: string;
+  /** The value of the procedure's `secret.header`, for internal procedures. */
+  secret?: string;
   /** Set by a front end that already authenticated (and rate-limited) this HTTP request. */
   auth?: { tenant: Tenant; agent: Agent };
 }
@@ -32,12 +36,12 @@ export interface InvokeResult {
  * mapping. Access rules live here and nowhere else.
  */
 export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawInput: unknown): Promise<InvokeResult> {
-  const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip };
+  const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip, origin: app.config.publicUrl ?? caller.origin };
   const headers: Record<string, string> = {};
   try {
     let ctx: PublicCtx | AuthedCtx = base;
-    if (proc.access === 'internal') throw unauthorized('This endpoint is internal');
-    if (proc.access !== 'public') {
+    if (proc.access === 'internal') checkSecret(app, proc, caller.secret);
+    else if (proc.access !== 'public') {
       const auth = caller.auth ?? (await authenticateRequest(app, caller.authorization, headers));
       ctx = { ...base, tenant: auth.tenant, agent: auth.agent };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
@@ -63,6 +67,14 @@ export async function authenticateRequest(app: App, authorization: string | unde
   const auth = await authenticate(app, authorization);
   enforce(headers, auth.tenant.limits.rate_limit_per_minute, auth.rate);
   return auth;
+}
+
+/** Constant-time, and an unset secret never matches: an unconfigured internal endpoint is closed. */
+function checkSecret(app: App, proc: AnyProcedure, given: string | undefined) {
+  const expected = proc.secret?.value(app.config);
+  const [a, b] = [Buffer.from(given ?? ''), Buffer.from(expected ?? '')];
+  const ok = !!expected && a.length === b.length && timingSafeEqual(a, b);
+  if (!ok) throw unauthorized(`This endpoint is internal: send the shared secret in ${proc.secret?.header ?? 'its header'}`);
 }
 
 async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>) {

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
+import type { Config } from './config.ts';
 import type { AuthedCtx, PublicCtx } from './context.ts';
 import type { Download } from './download.ts';
 import type { ErrorCode } from './errors.ts';
 
+/** `internal`: no API key; the caller proves itself with the procedure's shared `secret`. */
 export type Access = 'public' | 'read' | 'write' | 'admin' | 'internal';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -35,7 +37,18 @@ export interface Procedure<
     tolerant?: boolean;
     /** A larger request body than the server's default allows, in bytes (account import). */
     bodyLimit?: number;
+    /**
+     * The body is multipart/form-data: its file parts become the input's `files` (see
+     * schemas/files.ts) and its text fields the other input fields. JSON with base64 files is
+     * accepted as well, which is how tRPC callers send them.
+     */
+    multipart?: boolean;
   };
+  /**
+   * For `internal` procedures: the request header carrying the shared secret, and the configured
+   * value it must equal. Unset or not matching: 401.
+   */
+  secret?: { header: string; value: (config: Config) => string | undefined };
   /** `read`/`write`: any authenticated key, writes refused to read-only keys. */
   access: A;
   /**
@@ -54,7 +67,7 @@ export interface Procedure<
   input: I;
   output: O;
   /** Answers the output, or a Download (a streamed file, REST only) that `output` describes. */
-  handler: (ctx: A extends 'public' ? PublicCtx : AuthedCtx, input: z.output<I>) => Promise<z.input<O> | Download>;
+  handler: (ctx: A extends 'public' | 'internal' ? PublicCtx : AuthedCtx, input: z.output<I>) => Promise<z.input<O> | Download>;
 }
 
 // Procedures are stored together in the catalogue, so their generic parameters are erased there.

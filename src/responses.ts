@@ -17,12 +17,18 @@ function pipelineErrors(proc: AnyProcedure): Partial<Record<ErrorCode, string[]>
   const errors: Partial<Record<ErrorCode, string[]>> = {};
   const add = (code: ErrorCode, why: string) => (errors[code] ??= []).push(why);
   if (!proc.rest.tolerant) {
-    add('BAD_REQUEST', 'The request cannot be read (a malformed URL or JSON body, a content type other than JSON)');
+    add(
+      'BAD_REQUEST',
+      proc.rest.multipart
+        ? 'The request cannot be read (a malformed URL, a broken multipart or JSON body, another content type)'
+        : 'The request cannot be read (a malformed URL or JSON body, a content type other than JSON)',
+    );
     // Unknown fields are ignored, so an operation without input fields has nothing to refuse.
     if (Object.keys(proc.input.shape).length) add('UNPROCESSABLE_CONTENT', 'The input fails validation; errors[] names each invalid field');
     if (proc.rest.method !== 'GET' && proc.rest.method !== 'DELETE') add('PAYLOAD_TOO_LARGE', 'The request body is larger than the limit');
   }
-  if (proc.access !== 'public') {
+  if (proc.access === 'internal') add('UNAUTHORIZED', `Missing or wrong shared secret in ${proc.secret?.header}`);
+  else if (proc.access !== 'public') {
     add('UNAUTHORIZED', 'Missing, unknown, revoked or rotated API key');
     if (proc.access === 'admin') add('FORBIDDEN', 'The tenant is not an operator (admin) tenant');
     if (!isRead(proc)) add('FORBIDDEN', 'The API key is read-only');

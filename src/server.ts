@@ -1,9 +1,11 @@
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import fastifyMultipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerMcpHttp } from '../mcp/http.ts';
 import { openApiDocument } from '../rest-adapter/openapi.ts';
 import { registerRestRoutes } from '../rest-adapter/routes.ts';
 import { appRouter } from '../trpc/router.ts';
+import { registerBlobRoutes } from './blob-routes.ts';
 import type { App } from './context.ts';
 import { AppError } from './errors.ts';
 import { sendError, UnreadableBody } from './http-errors.ts';
@@ -11,7 +13,7 @@ import { sendError, UnreadableBody } from './http-errors.ts';
 // Bulk create carries up to 100 texts of 10,000 characters plus metadata.
 const BODY_LIMIT = 8 * 1024 * 1024;
 
-/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc and MCP at /v1/mcp. */
+/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp and the local store's file links at /v1/blobs. */
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server: FastifyInstance = Fastify({
     loggerInstance: app.log as FastifyBaseLogger,
@@ -56,6 +58,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
   );
 
+  // Multipart parts are read by the REST adapter as they stream (file procedures only).
+  // An oversize file is cut one byte past the limit, not an error: it fails alone (decisions.md).
+  await server.register(fastifyMultipart, { throwFileSizeLimit: false });
   registerRestRoutes(server, app);
   const openapi = openApiDocument();
   server.get('/openapi.json', async () => openapi);
@@ -71,5 +76,6 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     },
   });
   registerMcpHttp(server, app);
+  await registerBlobRoutes(server, app);
   return server;
 }

@@ -31,6 +31,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
     search: ['memory', 'access', 'llm'],
     graph: ['memory', 'access', 'llm'],
     status: [],
+    files: ['memory', 'access', 'llm', 'events', 'storage'],
   }).map(([domain, uses]) => ({
     part: `services/${domain}`,
     from: `^src/services/${domain}/`,

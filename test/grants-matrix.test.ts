@@ -53,7 +53,7 @@ describe('grants matrix (generated from the catalogue)', () => {
     const first = await t.api('POST', `/v1/memory/collections/${a}/memories`, { text: 'fixture memory about lighthouses' });
     const second = await t.api('POST', `/v1/memory/collections/${b}/memories`, { text: 'fixture memory about harbours' });
     expect([first.status, second.status]).toEqual([201, 201]);
-    return { collection: a, memoryId: first.body.id, target: b, agentKeyId: agent.id, otherKeyId: ownerKeyId };
+    return { tenantId: t.id, collection: a, memoryId: first.body.id, target: b, agentKeyId: agent.id, otherKeyId: ownerKeyId };
   }
 
   /** Grants made with the other key (a restricted collection always keeps a writer). */

@@ -6,6 +6,8 @@ import { dropOldLinks } from '../src/services/access/signup.ts';
 import { mailJob } from '../src/services/events/mail.ts';
 import { webhookJob } from '../src/services/events/memory-events.ts';
 import { deliverEvent } from '../src/services/events/webhooks.ts';
+import { ingestJob } from '../src/services/files/batches.ts';
+import { runIngestFile } from '../src/services/files/ingest-run.ts';
 import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { runExtraction } from '../src/services/graph/extraction-run.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
@@ -18,6 +20,8 @@ import { recordCheck } from '../src/services/status/checks.ts';
  */
 
 const extractFacts = defineTask(extractionJob, (app: App, { tenant_id, job_id }, meta) => runExtraction(app, tenant_id, job_id, meta));
+
+const ingestFile = defineTask(ingestJob, (app: App, { tenant_id, batch_id, key }, meta) => runIngestFile(app, tenant_id, batch_id, key, meta));
 
 const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
 
@@ -39,7 +43,7 @@ const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
   await dropOldLinks(app.db);
 });
 
-export const tasks: TaskDef<z.ZodType, App>[] = [extractFacts, webhookDelivery, mailSend, statusCheck, expireMemories, accessSweep];
+export const tasks: TaskDef<z.ZodType, App>[] = [extractFacts, ingestFile, webhookDelivery, mailSend, statusCheck, expireMemories, accessSweep];
 
 export const crontab: CronDef[] = [
   { task: statusCheck.name, match: '* * * * *' },

@@ -3,28 +3,33 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A fake OpenAI-compatible LLM: a real HTTP server on 127.0.0.1 answering
- * `POST <any prefix>/chat/completions` the way the real API does (chat.completion objects with
- * `usage`, error bodies `{error: {message, type, code}}`). Replies are chosen per call name (the
- * `response_format.json_schema.name`, or `plain` for calls without one, such as the self-test):
- * first from one-shot scripted replies, then from a standing handler.
+ * `POST <any prefix>/chat/completions` and `POST <any prefix>/audio/transcriptions` the way the
+ * real API does (chat.completion objects with `usage`, `{text, usage}` transcriptions, error
+ * bodies `{error: {message, type, code}}`). Replies are chosen per call name (the
+ * `response_format.json_schema.name`; else `caption` for a chat with an image part, `plain` for
+ * other calls without one, such as the self-test; `transcription` for transcriptions): first
+ * from one-shot scripted replies, then from a standing handler.
  */
 export interface FakeCall {
   path: string;
-  /** The `response_format` schema name, or 'plain'. */
+  /** The `response_format` schema name, or 'caption', 'plain' or 'transcription'. */
   name: string;
   authorization: string | undefined;
   body: {
     model: string;
-    messages: Array<{ role: string; content: string }>;
+    /** Empty for transcriptions. */
+    messages: Array<{ role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> }>;
     max_tokens?: number;
     response_format?: { type: string; json_schema: { name: string; strict: boolean; schema: Record<string, unknown> } };
   };
-  /** The last user message; for structured calls of ours, usually JSON. */
+  /** The last user message (its text parts, for one in parts); for structured calls of ours, usually JSON. */
   user: string;
+  /** The uploaded file of a transcription. */
+  file?: { filename: string; type: string; size: number; data: Buffer };
 }
 
 export type FakeReply =
-  /** A completion whose content is this object as JSON, or this exact string (to send invalid output). */
+  /** A completion (or transcription text) that is this object as JSON, or this exact string (to send invalid output). */
   | { json: unknown; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
   | { content: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
   /** An API error with this status. */
@@ -48,42 +53,44 @@ export interface FakeLlm {
 }
 
 export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {}): Promise<FakeLlm> {
-  const handlers = new Map<string, FakeHandler>([['plain', () => ({ content: 'OK' })]]);
+  const handlers = new Map<string, FakeHandler>([
+    ['plain', () => ({ content: 'OK' })],
+    ['caption', () => ({ content: 'A picture.' })],
+    ['transcription', (call) => ({ content: `A recording named ${call.file!.filename}.` })],
+  ]);
   const scripts = new Map<string, FakeReply[]>();
   const calls: FakeCall[] = [];
 
   const server = createServer(async (req, res) => {
     try {
-      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) return error(res, 404, 'Not found');
-      const body = JSON.parse(await read(req)) as FakeCall['body'];
+      const transcription = req.url?.endsWith('/audio/transcriptions');
+      if (req.method !== 'POST' || !(transcription || req.url?.endsWith('/chat/completions'))) return error(res, 404, 'Not found');
+      const raw = await read(req);
       if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
         return error(res, 401, 'Incorrect API key provided', 'invalid_api_key');
       }
-      const name = body.response_format?.json_schema?.name ?? 'plain';
-      const call: FakeCall = {
-        path: req.url,
-        name,
-        authorization: req.headers.authorization,
-        body,
-        user: [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '',
-      };
+      const call = transcription ? await transcriptionCall(req, raw) : chatCall(req, raw);
       calls.push(call);
-      const scripted = scripts.get(name)?.shift();
-      const handler = handlers.get(name);
-      const reply = scripted ?? (handler ? await handler(call) : { status: 500, message: `the fake has no reply for ${name}` });
+      const scripted = scripts.get(call.name)?.shift();
+      const handler = handlers.get(call.name);
+      const reply = scripted ?? (handler ? await handler(call) : { status: 500, message: `the fake has no reply for ${call.name}` });
       if ('hang' in reply) return;
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if ('status' in reply) return error(res, reply.status, reply.message ?? `fake error ${reply.status}`);
       const content = 'json' in reply ? JSON.stringify(reply.json) : reply.content;
       const usage = reply.usage ?? {
-        prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4),
+        prompt_tokens: Math.ceil((call.file?.size ?? JSON.stringify(call.body.messages).length) / 4),
         completion_tokens: Math.ceil(content.length / 4),
       };
+      if (transcription) {
+        const { prompt_tokens: input_tokens, completion_tokens: output_tokens } = usage;
+        return send(res, 200, { text: content, usage: { type: 'tokens', input_tokens, output_tokens, total_tokens: input_tokens + output_tokens } });
+      }
       send(res, 200, {
         id: `chatcmpl-${calls.length}`,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
-        model: opts.model ?? body.model,
+        model: opts.model ?? call.body.model,
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       });
@@ -107,12 +114,40 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
   };
 }
 
-function read(req: IncomingMessage): Promise<string> {
+function chatCall(req: IncomingMessage, raw: Buffer): FakeCall {
+  const body = JSON.parse(raw.toString('utf8')) as FakeCall['body'];
+  const user = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const hasImage = Array.isArray(user) && user.some((p) => p.type === 'image_url');
+  return {
+    path: req.url!,
+    name: body.response_format?.json_schema?.name ?? (hasImage ? 'caption' : 'plain'),
+    authorization: req.headers.authorization,
+    body,
+    user: Array.isArray(user) ? user.map((p) => p.text ?? '').join('') : user,
+  };
+}
+
+/** The client's multipart body, read with the Web `Request` parser as a real server would. */
+async function transcriptionCall(req: IncomingMessage, raw: Buffer): Promise<FakeCall> {
+  const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+  const file = form.get('file');
+  if (!(file instanceof File)) throw new Error('the transcription request has no file part');
+  const data = Buffer.from(await file.arrayBuffer());
+  return {
+    path: req.url!,
+    name: 'transcription',
+    authorization: req.headers.authorization,
+    body: { model: String(form.get('model')), messages: [] },
+    user: '',
+    file: { filename: file.name, type: file.type, size: data.length, data },
+  };
+}
+
+function read(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    let data = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => (data += c));
-    req.on('end', () => resolve(data));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -6,6 +6,7 @@
  */
 
 export interface Fixture {
+  tenantId: string;
   /** An existing collection holding `memoryId`. */
   collection: string;
   memoryId: string;
@@ -29,6 +30,9 @@ export interface Sample {
   allowedStatus?(state: AccessState): number | undefined;
 }
 
+/** A small text file as tRPC and JSON callers send it (REST multipart callers send the same as a part). */
+const textFile = { filename: 'tides.txt', content_type: 'text/plain', data: Buffer.from('Tide tables for the harbour.').toString('base64') };
+
 export const samples: Record<string, Sample> = {
   'collections.get': { input: (fx) => ({ name: fx.collection }) },
   'collections.update': { input: (fx) => ({ name: fx.collection, description: 'updated by the sample' }) },
@@ -44,6 +48,17 @@ export const samples: Record<string, Sample> = {
   'memories.archive': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, archived: true }) },
   'memories.related': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   // A threshold no match reaches: the call is allowed and deletes nothing, so later cases keep their fixture.
+  'memories.upload': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
+  'memories.folder': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
+  'memories.attach': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, files: [textFile] }) },
+  // The fixture memory has no file to remove: an allowed call finds nothing.
+  'memories.detach': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, image_index: 0 }), allowedStatus: () => 404 },
+  'drop.files': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
+  'drop.presign': { input: (fx) => ({ collection: fx.collection, uploads: [{ filename: 'tides.txt', content_type: 'text/plain', size: 28 }] }) },
+  // Nothing was uploaded at the key: the call is allowed and rejects the file alone.
+  'drop.complete': {
+    input: (fx) => ({ collection: fx.collection, files: [{ key: `${fx.tenantId}/${fx.collection}/0196a1b2-0000-7000-8000-000000000000/tides.txt`, filename: 'tides.txt', mime: 'text/plain', size: 28 }] }),
+  },
   'memories.forget': { input: (fx) => ({ collection: fx.collection, query: 'tide tables', min_score: 1 }) },
   'search.collection': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },
   'search.all': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },

@@ -11,7 +11,7 @@ import { call, type Res } from './client.ts';
  * of that front end would. Used by the tests generated from the catalogue.
  */
 
-/** REST: path parameters, then query string (GET/DELETE, or `queryFields`), then JSON body. */
+/** REST: path parameters, then query string (GET/DELETE, or `queryFields`), then the JSON or multipart body. */
 export function restCall(url: string, key: string, proc: AnyProcedure, input: Record<string, unknown>): Promise<Res> {
   const rest = { ...input };
   const path = proc.rest.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -26,8 +26,31 @@ export function restCall(url: string, key: string, proc: AnyProcedure, input: Re
     query.set(f, String(rest[f]));
     delete rest[f];
   }
+  const target = path + (query.size ? `?${query}` : '');
+  if (proc.rest.multipart) return postForm(url, key, target, rest);
   const body = method === 'GET' || method === 'DELETE' ? undefined : bodyField ? rest[bodyField] : rest;
-  return call(url, method, path + (query.size ? `?${query}` : ''), { key, body });
+  return call(url, method, target, { key, body });
+}
+
+/** A file in the JSON form tRPC and MCP callers send. */
+export interface JsonFile {
+  filename: string;
+  content_type: string;
+  /** base64 */
+  data: string;
+}
+
+/** A multipart POST as a browser or curl sends it: `files` parts, other fields as text. */
+export async function postForm(url: string, key: string, path: string, fields: Record<string, unknown>): Promise<Res> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (name === 'files') {
+      for (const f of value as JsonFile[]) form.append('files', new Blob([Buffer.from(f.data, 'base64')], { type: f.content_type }), f.filename);
+    } else form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  const res = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
 
 /** The tRPC path of a procedure: its place in the catalogue. */

@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionError, APIError } from 'openai';
+import OpenAI, { APIConnectionError, APIError, toFile } from 'openai';
 
 /** An OpenAI-compatible chat endpoint: a tenant's own, the server override, or the platform default. */
 export interface LlmEndpoint {
@@ -8,10 +8,10 @@ export interface LlmEndpoint {
   apiKey: string;
 }
 
-export interface ChatMessage {
-  role: 'system' | 'user';
-  content: string;
-}
+/** A part of a user message: text, or an image sent inline as a `data:` URL. */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+export type ChatMessage = { role: 'system'; content: string } | { role: 'user'; content: string | ContentPart[] };
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -20,12 +20,28 @@ export interface ChatRequest {
   maxTokens?: number;
 }
 
-export interface ChatReply {
-  content: string;
+/** What one call used, as recorded for usage and the spend cap. */
+export interface LlmUsage {
   model: string;
   promptTokens: number;
   completionTokens: number;
   latencyMs: number;
+}
+
+export interface ChatReply extends LlmUsage {
+  content: string;
+}
+
+/** An audio or video file to transcribe; `model` defaults to the endpoint's. */
+export interface TranscriptionRequest {
+  data: Buffer;
+  filename: string;
+  mime: string;
+  model?: string;
+}
+
+export interface TranscriptionReply extends LlmUsage {
+  text: string;
 }
 
 export interface ChatOptions {
@@ -42,16 +58,9 @@ export class LlmUnavailableError extends Error {}
  * and the retries (0.5 s doubling up to 8 s, or what `retry-after` asks for).
  */
 export async function chat(endpoint: LlmEndpoint, req: ChatRequest, opts: ChatOptions): Promise<ChatReply> {
-  const client = new OpenAI({
-    baseURL: endpoint.baseUrl,
-    // The client refuses an empty key; keyless local servers ignore whatever is sent.
-    apiKey: endpoint.apiKey || 'none',
-    timeout: opts.timeoutMs,
-    maxRetries: opts.maxRetries,
-  });
   const started = performance.now();
   try {
-    const completion = await client.chat.completions.create({
+    const completion = await client(endpoint, opts).chat.completions.create({
       model: endpoint.model,
       messages: req.messages,
       ...(req.maxTokens !== undefined && { max_tokens: req.maxTokens }),
@@ -70,6 +79,42 @@ export async function chat(endpoint: LlmEndpoint, req: ChatRequest, opts: ChatOp
   } catch (err) {
     throw new LlmUnavailableError(describe(err), { cause: err });
   }
+}
+
+/**
+ * One `POST {base_url}/audio/transcriptions` (multipart `file` and `model`). Models billed by
+ * token report their tokens; those billed by duration (whisper-1) report none, so they cost 0.
+ */
+export async function transcribe(endpoint: LlmEndpoint, req: TranscriptionRequest, opts: ChatOptions): Promise<TranscriptionReply> {
+  const model = req.model ?? endpoint.model;
+  const started = performance.now();
+  try {
+    const result = await client(endpoint, opts).audio.transcriptions.create({
+      file: await toFile(req.data, req.filename, { type: req.mime }),
+      model,
+    });
+    if (typeof result?.text !== 'string') throw new Error('The endpoint did not answer with a transcription');
+    const tokens = result.usage?.type === 'tokens' ? result.usage : null;
+    return {
+      text: result.text,
+      model,
+      promptTokens: tokens?.input_tokens ?? 0,
+      completionTokens: tokens?.output_tokens ?? 0,
+      latencyMs: performance.now() - started,
+    };
+  } catch (err) {
+    throw new LlmUnavailableError(describe(err), { cause: err });
+  }
+}
+
+function client(endpoint: LlmEndpoint, opts: ChatOptions): OpenAI {
+  return new OpenAI({
+    baseURL: endpoint.baseUrl,
+    // The client refuses an empty key; keyless local servers ignore whatever is sent.
+    apiKey: endpoint.apiKey || 'none',
+    timeout: opts.timeoutMs,
+    maxRetries: opts.maxRetries,
+  });
 }
 
 /** A reason a person can act on: the status and the endpoint's message, or the network error. */

@@ -84,3 +84,13 @@ export async function actAs(app: App, tenantId: string, agentId: string, request
     agent: { id: agentId, label: row.key_label, read_only: row.key_read_only },
   };
 }
+
+/**
+ * A tenant acting without a key (mail sent to its drop address): its agent has an empty id, so
+ * what it writes has `created_by: {id: null, label}`.
+ */
+export async function actAsService(app: App, tenantId: string, label: string, requestId: string): Promise<AuthedCtx | null> {
+  const [row] = await app.db.query<TenantRow>('select * from tenants where id = $1', [tenantId]);
+  if (!row) return null;
+  return { app, requestId, tenant: tenantView(row, app.config.tiers), agent: { id: '', label, read_only: false } };
+}

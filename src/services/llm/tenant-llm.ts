@@ -3,7 +3,7 @@ import type { App } from '../../context.ts';
 import type { ChatRequest, LlmEndpoint } from '../../ports/llm/llm.ts';
 import { loadExtractionEndpoint } from './extraction-config.ts';
 import { isOverSpendCap } from './spend-cap.ts';
-import { recordedChat, type LlmSource } from './usage.ts';
+import { recordedChat, recordedTranscription, type LlmSource } from './usage.ts';
 
 /** A named structured call of decisions.md's table: the reply is JSON of `reply`'s shape. */
 export interface StructuredCall<T> {
@@ -32,7 +32,15 @@ export interface TenantLlm {
    * reply throws LlmOutputError. Every answered call is recorded for usage and the spend cap.
    */
   call<T>(def: StructuredCall<T>, user: string, opts?: CallOptions<T>): Promise<T>;
+  /** A few sentences describing an image, for search (purpose `caption`). */
+  caption(image: Buffer, mime: string): Promise<string>;
+  /** The words spoken in an audio or video file (purpose `transcription`). */
+  transcribe(data: Buffer, filename: string, mime: string): Promise<string>;
 }
+
+const CAPTION_SYSTEM =
+  'Describe this image for a search index: what it shows, what kind of image it is (photo, screenshot, chart, diagram, ' +
+  'scanned page...), and the names, numbers and text in it that someone might search for. Answer in plain text, at most five sentences.';
 
 export interface CallOptions<T> {
   check?: (reply: T) => string | null;
@@ -80,6 +88,21 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
         app.log.warn({ call: def.name, attempt, reason }, 'LLM reply rejected');
       }
       throw new LlmOutputError(`The LLM's ${def.name} reply was invalid twice: ${reason}`);
+    },
+    async caption(image, mime) {
+      const req: ChatRequest = {
+        messages: [
+          { role: 'system', content: CAPTION_SYSTEM },
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: `data:${mime};base64,${image.toString('base64')}` } }] },
+        ],
+        maxTokens: 300,
+      };
+      return (await recordedChat(app, tenantId, source, 'caption', endpoint, req)).content.trim();
+    },
+    async transcribe(data, filename, mime) {
+      // Sending up to 10 MB of sound and waiting for its transcript takes far longer than a chat reply.
+      const opts = { timeoutMs: app.config.llm.timeoutMs * 4, maxRetries: app.config.llm.maxRetries };
+      return (await recordedTranscription(app, tenantId, source, endpoint, { data, filename, mime }, opts)).text.trim();
     },
   };
 }

@@ -1,6 +1,16 @@
 import type { App } from '../../context.ts';
 import { newId } from '../../ids.ts';
-import { chat, type ChatOptions, type ChatReply, type ChatRequest, type LlmEndpoint } from '../../ports/llm/llm.ts';
+import {
+  chat,
+  transcribe,
+  type ChatOptions,
+  type ChatReply,
+  type ChatRequest,
+  type LlmEndpoint,
+  type LlmUsage,
+  type TranscriptionReply,
+  type TranscriptionRequest,
+} from '../../ports/llm/llm.ts';
 
 /** Who pays: the tenant's own endpoint ('tenant') is never capped; the other two are the operator's. */
 export type LlmSource = 'tenant' | 'server' | 'platform';
@@ -16,19 +26,37 @@ export async function recordedChat(
   opts: ChatOptions = { timeoutMs: app.config.llm.timeoutMs, maxRetries: app.config.llm.maxRetries },
 ): Promise<ChatReply> {
   const reply = await chat(endpoint, req, opts);
+  await recordUsage(app, tenantId, source, purpose, endpoint, reply);
+  return reply;
+}
+
+/** A transcription (purpose `transcription`), recorded like a chat call so the spend cap sees it. */
+export async function recordedTranscription(
+  app: App,
+  tenantId: string,
+  source: LlmSource,
+  endpoint: LlmEndpoint,
+  req: TranscriptionRequest,
+  opts: ChatOptions,
+): Promise<TranscriptionReply> {
+  const reply = await transcribe(endpoint, req, opts);
+  await recordUsage(app, tenantId, source, 'transcription', endpoint, reply);
+  return reply;
+}
+
+async function recordUsage(app: App, tenantId: string, source: LlmSource, purpose: string, endpoint: LlmEndpoint, usage: LlmUsage): Promise<void> {
   await app.db.query(
     `insert into llm_usage (tenant_id, id, purpose, source, model, prompt_tokens, completion_tokens, cost_usd, latency_ms)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [tenantId, newId(), purpose, source, reply.model, reply.promptTokens, reply.completionTokens, costUsd(app, endpoint, reply), reply.latencyMs],
+    [tenantId, newId(), purpose, source, usage.model, usage.promptTokens, usage.completionTokens, costUsd(app, endpoint, usage), usage.latencyMs],
   );
-  return reply;
 }
 
 /**
  * Estimated from the configured price table (USD per million tokens), by the model the endpoint
  * reports, else the one configured (a dated variant such as gpt-4o-mini-2024-07-18), else `*`.
  */
-function costUsd(app: App, endpoint: LlmEndpoint, reply: ChatReply): number {
+function costUsd(app: App, endpoint: LlmEndpoint, reply: LlmUsage): number {
   const prices = app.config.llm.prices;
   const price = prices[reply.model] ?? prices[endpoint.model] ?? prices['*'] ?? { prompt: 0, completion: 0 };
   return (reply.promptTokens * price.prompt + reply.completionTokens * price.completion) / 1_000_000;

@@ -9,6 +9,8 @@ import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
 export interface NewMemory extends MemoryCreate {
   expires_at?: string | null;
+  /** Files attached to the memory, with their storage keys. */
+  images?: MemoryRow['images'];
   pinned?: boolean;
   archived?: boolean;
 }
@@ -26,20 +28,20 @@ export async function insertMemories(
 ): Promise<Memory[]> {
   if (!items.length) return [];
   await ensureCollection(q, ctx.tenant.id, collection);
-  const cols = 15;
+  const cols = 16;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
     values.push(
       ctx.tenant.id, newId(), collection, m.text, m.importance, m.category, m.source, m.metadata,
       m.container_tag, ctx.agent.id, ctx.agent.label, toVectorLiteral(embeddings[i]!), m.expires_at ?? null,
-      m.pinned ?? false, m.archived ?? false,
+      m.pinned ?? false, m.archived ?? false, m.images ?? [],
     );
     const p = (k: number) => `$${i * cols + k}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, ${p(10)}, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)})`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb)`;
   });
   const rows = await q.query<MemoryRow>(
     `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
-                           created_by_id, created_by_label, embedding, expires_at, pinned, archived)
+                           created_by_id, created_by_label, embedding, expires_at, pinned, archived, images)
      values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
     values,
   );

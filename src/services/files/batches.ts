@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { AuthedCtx } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { iso, isUuid, newId } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import { defineJob } from '../../ports/jobs/jobs.ts';
+import { assertCollectionAccess } from '../access/grants.ts';
+import { ensureCollection } from '../memory/collections.ts';
+
+/** One stored file of a batch, turned into memories by the worker. Tries: 3, backing off. */
+export const ingestJob = defineJob('ingest_file', z.object({ tenant_id: z.uuid(), batch_id: z.uuid(), key: z.string() }), { maxAttempts: 3 });
+
+export type FileState = 'queued' | 'processing' | 'done' | 'failed';
+
+export interface BatchFile {
+  key: string;
+  filename: string;
+  content_type: string;
+  size: number;
+}
+
+/**
+ * A batch of stored files and one ingest job per file, in the caller's transaction: the jobs
+ * exist exactly when the batch does. The worker writes the memories as `ctx.agent` (mail has an
+ * agent without a key: an empty id).
+ */
+export async function createBatch(q: Queryable, ctx: AuthedCtx, collection: string, files: BatchFile[], source: string): Promise<string> {
+  const batchId = newId();
+  await ensureCollection(q, ctx.tenant.id, collection);
+  await q.query(
+    `insert into ingest_batches (tenant_id, id, collection, agent_id, agent_label, source) values ($1, $2, $3, nullif($4, '')::uuid, $5, $6)`,
+    [ctx.tenant.id, batchId, collection, ctx.agent.id, ctx.agent.label, source],
+  );
+  for (const f of files) {
+    await q.query(
+      `insert into ingest_files (tenant_id, batch_id, key, filename, content_type, size) values ($1, $2, $3, $4, $5, $6)`,
+      [ctx.tenant.id, batchId, f.key, f.filename, f.content_type, f.size],
+    );
+    await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key });
+  }
+  return batchId;
+}
+
+interface FileRow {
+  key: string;
+  filename: string;
+  state: FileState;
+  chunks: number;
+  memory_ids: string[];
+  error: string | null;
+}
+
+export async function getBatch(ctx: AuthedCtx, batchId: string) {
+  const [batch] = isUuid(batchId)
+    ? await ctx.app.db.query<{ id: string; collection: string; created_at: Date }>(
+        'select id, collection, created_at from ingest_batches where tenant_id = $1 and id = $2',
+        [ctx.tenant.id, batchId],
+      )
+    : [];
+  if (!batch) throw notFound(`Ingest batch ${batchId} not found`);
+  // Its files' memories are the collection's content: readable exactly when the collection is.
+  await assertCollectionAccess(ctx, batch.collection, 'read');
+  const files = await ctx.app.db.query<FileRow>(
+    `select key, filename, state, chunks, memory_ids, error from ingest_files where tenant_id = $1 and batch_id = $2 order by filename, key`,
+    [ctx.tenant.id, batchId],
+  );
+  const count = (...states: FileState[]) => files.filter((f) => states.includes(f.state)).length;
+  return {
+    batch_id: batch.id,
+    collection: batch.collection,
+    total: files.length,
+    done: count('done'),
+    failed: count('failed'),
+    pending: count('queued', 'processing'),
+    complete: count('queued', 'processing') === 0,
+    files,
+    created_at: iso(batch.created_at)!,
+  };
+}

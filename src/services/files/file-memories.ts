@@ -1,0 +1,68 @@
+import type { AuthedCtx } from '../../context.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import type { Memory } from '../../schemas/memory.ts';
+import { resolveLlm } from '../llm/tenant-llm.ts';
+import { insertMemories, type NewMemory } from '../memory/memories.ts';
+import { chunkText } from './chunk.ts';
+import { extractText, type Extracted, type MediaReader } from './extract.ts';
+
+/** Characters per chunk: a few paragraphs, small enough for a focused embedding. */
+const CHUNK_CHARS = 2000;
+/** Chunks embedded per call, so a 10 MB text never becomes one giant embedding request. */
+const EMBED_BATCH = 64;
+
+export interface StoredFile {
+  key: string;
+  filename: string;
+  content_type: string;
+  data: Buffer;
+}
+
+/** Reads images and sound with the tenant's LLM when it has one; without, says why in the per-file error. */
+export async function mediaReaderFor(ctx: AuthedCtx): Promise<{ media: MediaReader | null; noMediaReason?: string }> {
+  const resolved = await resolveLlm(ctx.app, ctx.tenant.id);
+  if (resolved.llm) return { media: resolved.llm };
+  return {
+    media: null,
+    noMediaReason:
+      resolved.reason === 'spend_cap'
+        ? "Audio and video need the LLM, and this month's spend cap is reached"
+        : 'Audio and video need an LLM endpoint with /audio/transcriptions: configure one with PUT /v1/memory/extraction/config',
+  };
+}
+
+export async function readFile(ctx: AuthedCtx, file: Omit<StoredFile, 'key'>): Promise<Extracted> {
+  const { media, noMediaReason } = await mediaReaderFor(ctx);
+  return extractText(file.data, { filename: file.filename, contentType: file.content_type }, media, noMediaReason);
+}
+
+export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[][]> {
+  const out: number[][] = [];
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) out.push(...(await ctx.app.embedder.embed(texts.slice(i, i + EMBED_BATCH))));
+  return out;
+}
+
+/**
+ * A file's text as memories: one per chunk, with metadata `{file, chunk, chunks, key}` (chunk
+ * counts from 1) so every chunk leads back to its file. Embeddings are computed before the
+ * caller's transaction opens; `store` inserts them in it.
+ */
+export async function chunkMemories(ctx: AuthedCtx, file: Omit<StoredFile, 'data'>, text: string, source: string) {
+  const chunks = chunkText(text, CHUNK_CHARS);
+  const items: NewMemory[] = chunks.map((chunk, i) => ({
+    text: chunk,
+    importance: 0.5,
+    category: 'document',
+    source,
+    metadata: { file: file.filename, chunk: i + 1, chunks: chunks.length, key: file.key, content_type: file.content_type },
+    container_tag: null,
+  }));
+  const embeddings = await embedAll(ctx, chunks);
+  return {
+    chunks: chunks.length,
+    store: (q: Queryable, collection: string): Promise<Memory[]> => insertMemories(q, ctx, collection, items, embeddings),
+  };
+}
+
+/** The first characters of a text, for per-file previews. */
+export const preview = (text: string) => text.slice(0, 200);

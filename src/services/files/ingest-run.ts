@@ -1,0 +1,75 @@
+import type { App } from '../../context.ts';
+import type { JobMeta } from '../../ports/jobs/jobs.ts';
+import { LlmUnavailableError } from '../../ports/llm/llm.ts';
+import { actAs, actAsService } from '../access/authenticate.ts';
+import { storeFor } from '../storage/tenant-store.ts';
+import type { FileState } from './batches.ts';
+import { ExtractionError } from './extract.ts';
+import { chunkMemories, readFile } from './file-memories.ts';
+
+interface Job {
+  collection: string;
+  agent_id: string | null;
+  agent_label: string;
+  source: string;
+  filename: string;
+  content_type: string;
+  state: FileState;
+}
+
+const setFile = (app: App, p: { tenantId: string; batchId: string; key: string }, state: FileState, fields: { attempts?: number; error?: string }) =>
+  app.db.query(
+    `update ingest_files set state = $4, attempts = coalesce($5, attempts), error = $6, updated_at = now()
+      where tenant_id = $1 and batch_id = $2 and key = $3`,
+    [p.tenantId, p.batchId, p.key, state, fields.attempts ?? null, fields.error ?? null],
+  );
+
+/**
+ * One try of one file of a batch: download, read, chunk, embed, store. The chunks are inserted
+ * in the same transaction that marks the file done, so a worker killed mid-file leaves nothing
+ * behind and the retry starts over without duplicates. A file that cannot be read fails at once
+ * with its reason; other failures (store, LLM, database) are retried, and fail after the last try.
+ */
+export async function runIngestFile(app: App, tenantId: string, batchId: string, key: string, { attempt, maxAttempts }: JobMeta): Promise<void> {
+  const where = { tenantId, batchId, key };
+  const [job] = await app.db.query<Job>(
+    `select b.collection, b.agent_id, b.agent_label, b.source, f.filename, f.content_type, f.state
+       from ingest_files f join ingest_batches b on b.tenant_id = f.tenant_id and b.id = f.batch_id
+      where f.tenant_id = $1 and f.batch_id = $2 and f.key = $3`,
+    [tenantId, batchId, key],
+  );
+  if (!job || job.state === 'done' || job.state === 'failed') return;
+  await setFile(app, where, 'processing', { attempts: attempt });
+  const requestId = `ingest:${batchId}`;
+  const ctx = job.agent_id ? await actAs(app, tenantId, job.agent_id, requestId) : await actAsService(app, tenantId, job.agent_label, requestId);
+  if (!ctx) return;
+  try {
+    const blob = await (await storeFor(app, tenantId)).get(key);
+    if (!blob) throw new ExtractionError('Nothing was uploaded at this key');
+    const { text } = await readFile(ctx, { filename: job.filename, content_type: job.content_type || blob.contentType, data: blob.body });
+    const file = { key, filename: job.filename, content_type: job.content_type };
+    const { chunks, store } = await chunkMemories(ctx, file, text, job.source);
+    await app.db.transaction(async (tx) => {
+      const memories = await store(tx, job.collection);
+      await tx.query(
+        `update ingest_files set state = 'done', chunks = $4, memory_ids = $5::jsonb, error = null, updated_at = now()
+          where tenant_id = $1 and batch_id = $2 and key = $3`,
+        [tenantId, batchId, key, chunks, memories.map((m) => m.id)],
+      );
+    });
+  } catch (err) {
+    const final = err instanceof ExtractionError || attempt >= maxAttempts;
+    await setFile(app, where, final ? 'failed' : 'queued', { error: reasonOf(err) });
+    app.log.warn({ err, batch_id: batchId, key, attempt, final }, 'file ingestion failed');
+    // Rethrowing hands the job back to the queue for its next try; a final failure is settled here.
+    if (!final) throw err;
+  }
+}
+
+/** What the tenant reads in the batch: the file's own problem, the LLM's, or an internal error. */
+const reasonOf = (err: unknown) =>
+  err instanceof ExtractionError
+    ? err.message
+    : err instanceof LlmUnavailableError
+      ? `The LLM endpoint failed: ${err.message}`
+      : 'Internal error while ingesting the file';

@@ -34,6 +34,11 @@ import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
 import dropComplete from './drop.complete.ts';
+import emailAddress from './email.address.ts';
+import emailInbound from './email.inbound.ts';
+import emailPutSenders from './email.put-senders.ts';
+import emailRotateAddress from './email.rotate-address.ts';
+import emailSenders from './email.senders.ts';
 import dropFiles from './drop.files.ts';
 import dropPresign from './drop.presign.ts';
 import ingestBatch from './ingest.batch.ts';
@@ -56,6 +61,9 @@ import spendCapGet from './spend-cap.get.ts';
 import spendCapPut from './spend-cap.put.ts';
 import searchAll from './search.all.ts';
 import searchCollection from './search.collection.ts';
+import storageDeleteConfig from './storage.delete-config.ts';
+import storageGetConfig from './storage.get-config.ts';
+import storagePutConfig from './storage.put-config.ts';
 import systemHealth from './system.health.ts';
 import systemPulse from './system.pulse.ts';
 import systemStatus from './system.status.ts';
@@ -95,6 +103,7 @@ export const catalogue = {
   },
   drop: { files: dropFiles, presign: dropPresign, complete: dropComplete },
   ingest: { batch: ingestBatch },
+  email: { address: emailAddress, rotateAddress: emailRotateAddress, senders: emailSenders, putSenders: emailPutSenders, inbound: emailInbound },
   graph: {
     remember: graphRemember,
     extractJob: graphExtractJob,
@@ -105,6 +114,7 @@ export const catalogue = {
   hygiene: { dedup: hygieneDedup, archiveStale: hygieneArchiveStale, health: hygieneHealth },
   extraction: { getConfig: extractionGetConfig, putConfig: extractionPutConfig, deleteConfig: extractionDeleteConfig },
   spendCap: { get: spendCapGet, put: spendCapPut },
+  storage: { getConfig: storageGetConfig, putConfig: storagePutConfig, deleteConfig: storageDeleteConfig },
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
   search: { collection: searchCollection, all: searchAll },

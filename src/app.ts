@@ -15,6 +15,7 @@ import { embeddedQueue } from './ports/jobs/embedded.ts';
 import { graphileQueue } from './ports/jobs/graphile.ts';
 import { outboxMailer, smtpMailer } from './ports/mailer.ts';
 import { aesGcmSecrets, loadMasterKey } from './ports/secrets.ts';
+import { closeOcr } from './services/files/ocr.ts';
 
 export interface AppOptions {
   embedder?: Embedder;
@@ -50,4 +51,5 @@ export async function closeApp(app: App): Promise<void> {
   await app.jobs.stop();
   await app.db.close();
   await app.blobs.close();
+  await closeOcr();
 }

@@ -10,11 +10,16 @@ import { makeEmbedder } from './ports/embedder/index.ts';
 import { reembed } from './reembed.ts';
 import { buildServer } from './server.ts';
 import { countTenants, createTenant } from './services/access/tenants.ts';
+import { startInboundSmtp } from './services/email/smtp-listener.ts';
 
 const USAGE = `Usage: orgmem <command>
 
-  serve [--no-worker] [--host H] [--port P]   API (and, by default, the worker) in one process
+  serve [--no-worker] [--host H] [--port P] [--inbound-smtp]
+                                              API (and, by default, the worker) in one process;
+                                              --inbound-smtp also runs the email drop's SMTP listener
   worker                                      background jobs only (PostgreSQL deployments)
+  inbound-smtp [--host H] [--port P]          SMTP listener for the email drop domain only
+                                              (PostgreSQL deployments; embedded: serve --inbound-smtp)
   migrate                                     apply database migrations and exit
   mcp                                         MCP over stdio; the key comes from ORGMEM_API_KEY
   reembed                                     re-embed every memory with the configured embedder
@@ -48,7 +53,10 @@ async function bootstrapAdmin(app: App, url: string) {
 }
 
 async function serve(args: string[]) {
-  const { values } = parseArgs({ args, options: { 'no-worker': { type: 'boolean' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { 'no-worker': { type: 'boolean' }, host: { type: 'string' }, port: { type: 'string' }, 'inbound-smtp': { type: 'boolean' } },
+  });
   const config = loadConfig();
   const app = await createApp(config);
   const server = await buildServer(app);
@@ -59,8 +67,10 @@ async function serve(args: string[]) {
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   await bootstrapAdmin(app, url);
   if (!values['no-worker']) await startWorker(app);
+  const smtp = values['inbound-smtp'] ? await startInboundSmtp(app, { host: config.email.smtpHost, port: config.email.smtpPort }) : null;
   app.log.info(`orgmem listening on ${url} (${app.db.kind}, embedder: ${app.embedder.name}${values['no-worker'] ? ', no worker' : ''})`);
   onShutdown(async () => {
+    await smtp?.close();
     await server.close();
     await closeApp(app);
   });
@@ -71,6 +81,20 @@ async function worker() {
   await startWorker(app);
   app.log.info('orgmem worker running');
   onShutdown(() => closeApp(app));
+}
+
+/** The email drop's SMTP listener on its own, beside `serve` and `worker` on the same PostgreSQL database. */
+async function inboundSmtp(args: string[]) {
+  const { values } = parseArgs({ args, options: { host: { type: 'string' }, port: { type: 'string' } } });
+  const config = loadConfig();
+  const app = await createApp(config);
+  // Embedded mode has no other process to ingest the attachments; with PostgreSQL the worker does.
+  if (app.db.kind === 'pglite') await startWorker(app);
+  const smtp = await startInboundSmtp(app, { host: values.host ?? config.email.smtpHost, port: values.port ? Number(values.port) : config.email.smtpPort });
+  onShutdown(async () => {
+    await smtp.close();
+    await closeApp(app);
+  });
 }
 
 async function mcpStdio() {
@@ -125,6 +149,8 @@ async function main(argv: string[]) {
       return serve(args);
     case 'worker':
       return worker();
+    case 'inbound-smtp':
+      return inboundSmtp(args);
     case 'migrate': {
       const app = await createApp(loadConfig());
       await closeApp(app);

@@ -35,6 +35,12 @@ export const DEFAULT_LLM_PRICES: Record<string, LlmPrice> = {
   '*': { prompt: 1, completion: 3 },
 };
 
+/**
+ * The largest mail the drop takes (25 MiB, the usual provider limit). The inbound endpoint's body
+ * limit is sized for it, so ORGMEM_EMAIL_MAX_BYTES may lower it but not raise it.
+ */
+export const MAX_EMAIL_BYTES = 25 * 1024 * 1024;
+
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const env = z.object({
@@ -62,6 +68,7 @@ const env = z.object({
   ORGMEM_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   ORGMEM_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   ORGMEM_LLM_PRICES: z.string().optional(),
+  ORGMEM_TRANSCRIPTION_MODEL: z.string().min(1).default('whisper-1'),
   ORGMEM_SEARCH_CACHE_MB: z.coerce.number().min(0).default(64),
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
@@ -78,6 +85,12 @@ const env = z.object({
   ORGMEM_SMTP_URL: z.string().url().optional(),
   ORGMEM_MAIL_FROM: z.string().default('orgmem <no-reply@localhost>'),
   ORGMEM_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  // Email drop (api.md 4.8; README "Email drop").
+  ORGMEM_EMAIL_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a domain name').default('localhost'),
+  ORGMEM_INBOUND_SECRET: z.string().min(16, 'must be at least 16 characters (openssl rand -hex 32)').optional(),
+  ORGMEM_INBOUND_SMTP_HOST: z.string().default('127.0.0.1'),
+  ORGMEM_INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
+  ORGMEM_EMAIL_MAX_BYTES: z.coerce.number().int().positive().max(MAX_EMAIL_BYTES).default(MAX_EMAIL_BYTES),
   // Files (docs/architecture.md, services/storage): a directory, or the platform's S3 bucket when one is named.
   ORGMEM_FILES_DIR: z.string().optional(),
   ORGMEM_S3_BUCKET: z.string().min(1).optional(),
@@ -130,6 +143,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
               apiKey: e.ORGMEM_PLATFORM_LLM_API_KEY ?? '',
             }
           : null,
+      /** Sent to `/audio/transcriptions`: chat models do not transcribe, and `whisper-1` is the name OpenAI-compatible servers answer to. */
+      transcriptionModel: e.ORGMEM_TRANSCRIPTION_MODEL,
       timeoutMs: e.ORGMEM_LLM_TIMEOUT_MS,
       maxRetries: e.ORGMEM_LLM_MAX_RETRIES,
       prices: e.ORGMEM_LLM_PRICES ? { ...DEFAULT_LLM_PRICES, ...z.record(z.string(), llmPrice).parse(JSON.parse(e.ORGMEM_LLM_PRICES)) } : DEFAULT_LLM_PRICES,
@@ -138,6 +153,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
     mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
     webhooks: { allowPrivate: e.ORGMEM_WEBHOOK_ALLOW_PRIVATE },
+    email: {
+      /** Mail to `<token>@domain` lands in the token's tenant; compared lowercased. */
+      domain: e.ORGMEM_EMAIL_DOMAIN.toLowerCase(),
+      /** The X-Inbound-Secret of POST /v1/memory/email/inbound; unset, the endpoint answers 401 to everyone. */
+      inboundSecret: e.ORGMEM_INBOUND_SECRET,
+      smtpHost: e.ORGMEM_INBOUND_SMTP_HOST,
+      smtpPort: e.ORGMEM_INBOUND_SMTP_PORT,
+      /** Largest message accepted, in bytes (RFC 822 source, attachments included). */
+      maxBytes: e.ORGMEM_EMAIL_MAX_BYTES,
+    },
     storage: {
       /** The local store's directory; null: a temporary one for the process (an in-memory data dir). */
       dir: e.ORGMEM_FILES_DIR ?? (e.ORGMEM_DATA_DIR.startsWith('memory://') ? null : join(e.ORGMEM_DATA_DIR, 'files')),

@@ -31,6 +31,7 @@ describe('a path naming nothing (generated from the declared errors)', () => {
 
   it.each(addressed.map((p) => [p.name, p] as const))('%s', async (_, proc) => {
     const missing: Fixture = {
+      tenantId: t.id,
       collection: `missing-${++n}`,
       memoryId: randomUUID(),
       target: `missing-target-${n}`,

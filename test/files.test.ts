@@ -49,12 +49,7 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     let env: Record<string, string> = {};
     if (kind === 's3') {
       s3 = await startFakeS3(['platform-files']);
-      env = {
-        ORGMEM_S3_BUCKET: 'platform-files',
-        ORGMEM_S3_ENDPOINT: s3.endpoint,
-        ORGMEM_S3_ACCESS_KEY_ID: s3.accessKeyId,
-        ORGMEM_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      };
+      env = s3.env('platform-files');
     }
     server = await startServer(env);
     t = await newTenant(server.url, server.adminKey);

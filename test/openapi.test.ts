@@ -28,7 +28,12 @@ describe('/openapi.json', () => {
       expect(op.operationId).toBe(proc.name);
       expect(Object.keys(op.responses)).toContain(String(proc.rest.status));
       if (proc.access === 'public') expect(op.security).toEqual([]);
-      else {
+      else if (proc.access === 'internal') {
+        // A shared secret in a header, not an API key.
+        expect(op.security).toEqual([]);
+        expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: proc.secret!.header.toLowerCase(), required: true }));
+        expect(op.responses['401']).toBeDefined();
+      } else {
         expect(op.security).toEqual([{ bearer: [] }]);
         expect(op.responses['401']).toBeDefined();
       }

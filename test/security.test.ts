@@ -8,7 +8,9 @@ import { call, newTenant, shared, type Tenant } from './support/client.ts';
  * this file. Access checks run before input parsing, so any input proves 401/403.
  */
 const { url, adminKey } = shared();
-const authed = procedures.filter((p) => p.access !== 'public');
+const authed = procedures.filter((p) => p.access !== 'public' && p.access !== 'internal');
+/** Called by the mail server, not by clients: a shared secret instead of an API key. */
+const internal = procedures.filter((p) => p.access === 'internal');
 
 function fill(path: string, values: Record<string, string>) {
   return path.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '00000000-0000-7000-8000-000000000000');
@@ -20,6 +22,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'memories.move': { to_collection: 'elsewhere' },
   'memories.pin': { pinned: true },
   'memories.archive': { archived: true },
+  'memories.attach': { files: [{ filename: 'a.txt', content_type: 'text/plain', data: Buffer.from('a file').toString('base64') }] },
 };
 
 let a: Tenant;
@@ -41,7 +44,7 @@ beforeAll(async () => {
 });
 
 const cases = (list: AnyProcedure[]) => list.map((p) => [p.name, p] as [string, AnyProcedure]);
-const path = (proc: AnyProcedure) => fill(proc.rest.path, { collection: 'shared', name: 'shared', id: memoryOfA });
+const path = (proc: AnyProcedure) => fill(proc.rest.path, { collection: 'shared', name: 'shared', id: memoryOfA, image_index: '0' });
 const emptyBody = (proc: AnyProcedure) => (proc.rest.method === 'GET' || proc.rest.method === 'DELETE' ? undefined : {});
 
 describe.each(cases(authed))('%s', (_name, proc) => {
@@ -55,6 +58,16 @@ describe.each(cases(authed))('%s', (_name, proc) => {
   it('answers 401 for a revoked key', async () => {
     const res = await call(url, proc.rest.method, path(proc), { key: revokedKey, body: emptyBody(proc) });
     expect(res.status).toBe(401);
+  });
+});
+
+describe.each(cases(internal))('%s (internal)', (_name, proc) => {
+  it('answers 401 without its shared secret or with a wrong one, even to a valid API key', async () => {
+    for (const headers of [{}, { [proc.secret!.header]: 'not-the-secret-0123456789' }]) {
+      const res = await call(url, proc.rest.method, path(proc), { key: b.key, headers, body: emptyBody(proc) });
+      expect(res.status).toBe(401);
+      expect(res.body.detail).toContain(proc.secret!.header);
+    }
   });
 });
 

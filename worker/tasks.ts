@@ -12,6 +12,7 @@ import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { runExtraction } from '../src/services/graph/extraction-run.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
+import { deleteFiles, fileCleanupJob } from '../src/services/storage/file-cleanup.ts';
 
 /*
  * Every background task: a job the services declare (and enqueue with the write that needs it)
@@ -26,6 +27,8 @@ const ingestFile = defineTask(ingestJob, (app: App, { tenant_id, batch_id, key }
 const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
 
 const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
+
+const fileCleanup = defineTask(fileCleanupJob, (app: App, { tenant_id, keys }) => deleteFiles(app, tenant_id, keys));
 
 /** A job the crontab starts carries only the queue's own `_cron` stamp. */
 const cronJob = (name: string) => defineJob(name, z.object({}).loose());
@@ -43,7 +46,7 @@ const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
   await dropOldLinks(app.db);
 });
 
-export const tasks: TaskDef<z.ZodType, App>[] = [extractFacts, ingestFile, webhookDelivery, mailSend, statusCheck, expireMemories, accessSweep];
+export const tasks: TaskDef<z.ZodType, App>[] = [extractFacts, ingestFile, webhookDelivery, mailSend, fileCleanup, statusCheck, expireMemories, accessSweep];
 
 export const crontab: CronDef[] = [
   { task: statusCheck.name, match: '* * * * *' },

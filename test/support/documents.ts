@@ -5,14 +5,14 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type Pptx from 'pptxgenjs';
 
-// pptxgenjs types its CommonJS package with an ES default export, which TypeScript reads as
-// `.default` while Node's ES build has none; its CommonJS build exports the class itself.
-const PptxGenJS = createRequire(import.meta.url)('pptxgenjs') as typeof Pptx.default;
-
 /**
  * Real files built in memory, made by the libraries people's tools use, so extraction is tested
  * on the bytes it meets in production rather than on hand-written fixtures.
  */
+
+// pptxgenjs types its CommonJS package with an ES default export, which TypeScript reads as
+// `.default` while Node's ES build has none; its CommonJS build exports the class itself.
+const PptxGenJS = createRequire(import.meta.url)('pptxgenjs') as typeof Pptx.default;
 
 export async function pdf(lines: string[]): Promise<Buffer> {
   const doc = await PDFDocument.create();
@@ -56,8 +56,11 @@ export function csv(rows: string[][]): Buffer {
 
 let fontRegistered = false;
 
-/** Large black text on white, one line per entry, in DejaVu Sans (what the OCR tests read). */
-export function png(text: string | string[], { width = 800, lineHeight = 70 } = {}): Buffer {
+/**
+ * Black text on white, one line per entry, in DejaVu Sans: large by default (what the OCR tests
+ * read); the benchmark draws page-sized images with smaller type.
+ */
+export function png(text: string | string[], { width = 800, lineHeight = 70, fontPx = 40 } = {}): Buffer {
   if (!fontRegistered) fontRegistered = !!GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'DejaVu Sans');
   const lines = Array.isArray(text) ? text : [text];
   const canvas = createCanvas(width, lineHeight * lines.length + 100);
@@ -65,7 +68,7 @@ export function png(text: string | string[], { width = 800, lineHeight = 70 } = 
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   ctx.fillStyle = '#000000';
-  ctx.font = '40px "DejaVu Sans"';
+  ctx.font = `${fontPx}px "DejaVu Sans"`;
   lines.forEach((line, i) => ctx.fillText(line, 40, 90 + i * lineHeight));
   return canvas.toBuffer('image/png');
 }

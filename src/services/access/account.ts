@@ -1,5 +1,6 @@
 import type { AuthedCtx } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
+import { deleteTenantFiles } from '../storage/file-cleanup.ts';
 
 /**
  * Usage of the whole account. `storage_bytes` counts what the tenant stored: memory texts,
@@ -20,11 +21,13 @@ export async function accountStats(ctx: AuthedCtx) {
 }
 
 /**
- * Erases the account: the tenant row goes, and with it (by cascade) its keys, collections,
- * memories, grants, webhook, links and audit log. Every key answers 401 from then on.
+ * Erases the account: its files first, then the tenant row, and with it (by cascade) its keys,
+ * collections, memories, grants, webhook, storage config, links and audit log. Every key
+ * answers 401 from then on.
  */
 export async function deleteAccount(ctx: AuthedCtx, confirm: string): Promise<{ deleted: true }> {
   if (confirm !== ctx.tenant.name) throw badRequest('confirm must be the exact name of the tenant');
+  await deleteTenantFiles(ctx.app, ctx.tenant.id);
   await ctx.app.db.transaction((tx) => tx.query('delete from tenants where id = $1', [ctx.tenant.id]));
   ctx.app.log.info({ tenant: ctx.tenant.id, agent: ctx.agent.id }, 'account deleted');
   return { deleted: true };

@@ -39,6 +39,7 @@ const asBatchFile = (f: StoredFile): BatchFile => ({ key: f.key, filename: f.fil
 /** Sync drop: every file is stored, read and turned into memories before the answer, each on its own. */
 export async function dropNow(ctx: AuthedCtx, collection: string, files: FileUpload[], source = 'drop') {
   const { stored, failed } = await storeUploads(ctx, collection, files);
+  const store = await storeFor(ctx.app, ctx.tenant.id);
   const results = [];
   for (const file of stored) {
     try {
@@ -48,7 +49,9 @@ export async function dropNow(ctx: AuthedCtx, collection: string, files: FileUpl
       results.push({ filename: file.filename, status: 'stored' as const, key: file.key, memory_ids: memories.map((m) => m.id), chunks, preview: preview(text) });
     } catch (err) {
       if (!(err instanceof ExtractionError)) throw err;
-      results.push({ filename: file.filename, status: 'failed' as const, key: file.key, memory_ids: [], chunks: 0, preview: '', detail: err.message });
+      // No memory will ever point at it: it leaves the store at once.
+      await store.delete([file.key]);
+      results.push({ filename: file.filename, status: 'failed' as const, key: null, memory_ids: [], chunks: 0, preview: '', detail: err.message });
     }
   }
   for (const f of failed) results.push({ filename: f.filename, status: 'failed' as const, key: null, memory_ids: [], chunks: 0, preview: '', detail: f.detail });

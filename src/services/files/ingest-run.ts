@@ -2,6 +2,7 @@ import type { App } from '../../context.ts';
 import type { JobMeta } from '../../ports/jobs/jobs.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import { actAs, actAsService } from '../access/authenticate.ts';
+import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import type { FileState } from './batches.ts';
 import { ExtractionError } from './extract.ts';
@@ -60,6 +61,8 @@ export async function runIngestFile(app: App, tenantId: string, batchId: string,
   } catch (err) {
     const final = err instanceof ExtractionError || attempt >= maxAttempts;
     await setFile(app, where, final ? 'failed' : 'queued', { error: reasonOf(err) });
+    // A failed file has no memory to belong to: it leaves the store (a retry of this job finds the file failed).
+    if (final) await ctx.app.jobs.enqueue(app.db, fileCleanupJob, { tenant_id: tenantId, keys: [key] });
     app.log.warn({ err, batch_id: batchId, key, attempt, final }, 'file ingestion failed');
     // Rethrowing hands the job back to the queue for its next try; a final failure is settled here.
     if (!final) throw err;

@@ -102,7 +102,8 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
     async transcribe(data, filename, mime) {
       // Sending up to 10 MB of sound and waiting for its transcript takes far longer than a chat reply.
       const opts = { timeoutMs: app.config.llm.timeoutMs * 4, maxRetries: app.config.llm.maxRetries };
-      return (await recordedTranscription(app, tenantId, source, endpoint, { data, filename, mime }, opts)).text.trim();
+      const req = { data, filename, mime, model: app.config.llm.transcriptionModel };
+      return (await recordedTranscription(app, tenantId, source, endpoint, req, opts)).text.trim();
     },
   };
 }

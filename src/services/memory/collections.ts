@@ -4,6 +4,7 @@ import { iso } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
+import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 
 interface CollectionRow {
   name: string;
@@ -94,13 +95,21 @@ export async function updateCollection(
   return getCollection(ctx.app.db, ctx.tenant.id, input.name);
 }
 
-/** Deletes the collection and, by cascade, every memory in it (each a memory.deleted event). */
+/** Deletes the collection and, by cascade, every memory in it (each a memory.deleted event), and then their files. */
 export async function deleteCollection(ctx: AuthedCtx, name: string): Promise<void> {
   await ctx.app.db.transaction(async (tx) => {
+    // Locked first, so no memory is added between reading the memories and the cascade taking them.
+    await tx.query('select 1 from collections where tenant_id = $1 and name = $2 for update', [ctx.tenant.id, name]);
     await emitMemoryEvents(tx, ctx, 'memory.deleted', name, () =>
       tx.query<{ id: string }>('select id from memories where tenant_id = $1 and collection = $2 order by id', [ctx.tenant.id, name]),
     );
+    // Read before the cascade takes the rows: the files of every memory that has any.
+    const files = await tx.query<FileRefs>(
+      `select images, metadata from memories where tenant_id = $1 and collection = $2 and (images <> '[]'::jsonb or metadata ? 'key')`,
+      [ctx.tenant.id, name],
+    );
     const rows = await tx.query('delete from collections where tenant_id = $1 and name = $2 returning name', [ctx.tenant.id, name]);
     if (!rows.length) throw notFound(`Collection "${name}" not found`);
+    await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, files);
   });
 }

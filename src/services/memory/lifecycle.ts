@@ -1,6 +1,7 @@
 import type { App, AuthedCtx } from '../../context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
+import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
@@ -49,11 +50,13 @@ export async function consolidateDuplicates(
 ): Promise<string[]> {
   return ctx.app.db.transaction(async (tx) => {
     const deleted: string[] = [];
+    const files: FileRefs[] = [];
     for (const { keeperId, duplicateIds } of clusters) {
-      const rows = await tx.query<{ id: string }>(
-        'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not pinned returning id',
+      const rows = await tx.query<{ id: string } & FileRefs>(
+        'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not pinned returning id, images, metadata',
         [ctx.tenant.id, collection, duplicateIds],
       );
+      files.push(...rows);
       const ids = rows.map((r) => r.id);
       await tx.query('update memories set superseded_by = $2 where tenant_id = $1 and superseded_by = any($3::uuid[])', [
         ctx.tenant.id,
@@ -62,6 +65,7 @@ export async function consolidateDuplicates(
       ]);
       deleted.push(...ids);
     }
+    await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, files);
     if (deleted.length) await touchCollection(tx, ctx.tenant.id, collection, -deleted.length);
     await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, deleted.map((id) => ({ id })));
     return deleted;
@@ -102,12 +106,13 @@ export async function expireDueMemories(app: App, batch = 5_000): Promise<number
 export async function deleteMemories(ctx: AuthedCtx, collection: string, ids: string[]): Promise<string[]> {
   if (!ids.length) return [];
   const deleted = await ctx.app.db.transaction(async (tx) => {
-    const rows = await tx.query<{ id: string }>(
-      'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) returning id',
+    const rows = await tx.query<{ id: string } & FileRefs>(
+      'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) returning id, images, metadata',
       [ctx.tenant.id, collection, ids],
     );
+    await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, rows);
     if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length);
-    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, rows);
+    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, rows.map(({ id }) => ({ id })));
     return new Set(rows.map((r) => r.id));
   });
   return ids.filter((id) => deleted.has(id));

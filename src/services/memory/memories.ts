@@ -4,6 +4,7 @@ import { isUuid, newId } from '../../ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
 import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
+import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
@@ -120,7 +121,8 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
 export async function deleteMemory(ctx: AuthedCtx, collection: string, id: string): Promise<void> {
   await ctx.app.db.transaction(async (tx) => {
     await findMemory(tx, ctx, collection, id);
-    await tx.query('delete from memories where tenant_id = $1 and id = $2', [ctx.tenant.id, id]);
+    const deleted = await tx.query<FileRefs>('delete from memories where tenant_id = $1 and id = $2 returning images, metadata', [ctx.tenant.id, id]);
+    await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, deleted);
     await touchCollection(tx, ctx.tenant.id, collection, -1);
     await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, [{ id }]);
   });

@@ -1,0 +1,85 @@
+/**
+ * One reader per document format, each returning the raw text its library gives; the libraries
+ * are imported on first use so the server's start-up does not load them. Their errors are left
+ * as they are: extract.ts turns them into the reason shown for the file.
+ */
+
+export async function readPdf(data: Buffer): Promise<string> {
+  const { extractText, getDocumentProxy } = await import('unpdf');
+  // pdf.js takes over the buffer it is given, so it gets a copy; `isEvalSupported: false` keeps
+  // fonts of untrusted files from being compiled to code; `verbosity: 0` keeps its warnings quiet.
+  const pdf = await getDocumentProxy(new Uint8Array(data), { isEvalSupported: false, verbosity: 0 });
+  try {
+    const { text } = await extractText(pdf, { mergePages: false });
+    // Page breaks become paragraph breaks, which chunking splits at first.
+    return text.join('\n\n');
+  } finally {
+    await pdf.destroy();
+  }
+}
+
+export async function readDocx(data: Buffer): Promise<string> {
+  const { default: mammoth } = await import('mammoth');
+  return (await mammoth.extractRawText({ buffer: data })).value;
+}
+
+/** PPTX, XLSX, the OpenDocument formats and RTF (officeparser finds which from the bytes). */
+export async function readOffice(data: Buffer): Promise<string> {
+  const { OfficeParser } = await import('officeparser');
+  try {
+    return (await OfficeParser.parseOffice(data, { outputErrorToConsole: false })).toText();
+  } catch (err) {
+    // Its messages come prefixed with its name, sometimes twice.
+    throw new Error(String(err instanceof Error ? err.message : err).replace(/^(\[OfficeParser\]:\s*)+/, ''), { cause: err });
+  }
+}
+
+export async function readHtml(html: string): Promise<string> {
+  const { convert } = await import('html-to-text');
+  return convert(html, {
+    wordwrap: false,
+    selectors: [
+      // Link targets and images are noise in a search index; tables keep their rows and columns.
+      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'img', format: 'skip' },
+      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 200 } },
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+    ],
+  });
+}
+
+/** decisions.md's text of a received mail: `Subject: …\nFrom: …\n\n<plain-text body>`. */
+export async function readEmail(data: Buffer): Promise<string> {
+  const { simpleParser } = await import('mailparser');
+  const mail = await simpleParser(data, { skipImageLinks: true });
+  const body = mail.text?.trim() || (mail.html ? await readHtml(mail.html) : '');
+  return `Subject: ${mail.subject ?? '(no subject)'}\nFrom: ${mail.from?.text ?? '(unknown sender)'}\n\n${body}`;
+}
+
+/**
+ * The bytes as text when they are text: UTF-16 with its byte-order mark, UTF-8, else (no NUL,
+ * hardly any control characters) Windows-1252, what older tools write. Null for binary data.
+ */
+export function decodeText(data: Buffer): string | null {
+  // Buffer keeps lone surrogates (TextDecoder would store U+FFFD in their place) for the cleaning to drop.
+  if (data[0] === 0xff && data[1] === 0xfe) return data.subarray(2).toString('utf16le');
+  if (data[0] === 0xfe && data[1] === 0xff) return Buffer.from(data.subarray(2, data.length - (data.length % 2))).swap16().toString('utf16le');
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+    // Valid UTF-8 by chance (short binary records) still shows as a wall of control characters.
+    return controlShare(text) <= 0.1 ? text : null;
+  } catch {
+    const text = data.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252[c.charCodeAt(0) - 0x80]!);
+    return !text.includes('\0') && controlShare(text) <= 0.01 ? text : null;
+  }
+}
+
+/** Where Windows-1252 differs from Latin-1 (0x80-0x9F); Node's TextDecoder reads it as Latin-1. */
+const CP1252 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
+
+/** The share of control characters other than tab, newlines, form feed and escape in the first 8 KB. */
+function controlShare(text: string): number {
+  const sample = text.slice(0, 8192);
+  if (!sample) return 0;
+  return (sample.match(/[\u0000-\u0008\u000E-\u001A\u001C-\u001F\u007F]/g)?.length ?? 0) / sample.length;
+}

@@ -11,7 +11,7 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   errors: { NOT_FOUND: `${MISSING_MEMORY}; or the memory has no file with that index` },
-  input: z.object({ ...memoryPath, image_index: z.coerce.number().int().min(0).describe('The index of the image entry') }),
+  input: z.object({ ...memoryPath, image_index: z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer').transform(Number).describe('The index of the image entry') }),
   output: noContent,
   handler: async (ctx, { collection, id, image_index }) => {
     await detachFile(ctx, collection, id, image_index);

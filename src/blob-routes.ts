@@ -77,6 +77,9 @@ export async function registerBlobRoutes(server: FastifyInstance, app: App): Pro
         if (!req.raw.complete && !(err instanceof BlobTooLargeError)) {
           return sendError(reply, new AppError('BAD_REQUEST', 'The upload was interrupted'));
         }
+        // The rest of an oversize body is read and dropped: left unread, it would stall the
+        // connection for the client's next request.
+        req.raw.resume();
         return fail(reply, err);
       }
       return reply.code(200).send();

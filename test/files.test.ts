@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlobStore } from '../src/ports/blobs/blobs.ts';
 import { MAX_FILE_BYTES } from '../src/schemas/files.ts';
+import { runIngestFile } from '../src/services/files/ingest-run.ts';
 import { storeFor } from '../src/services/storage/tenant-store.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
 import { newTenant, type Tenant } from './support/client.ts';
@@ -243,5 +244,47 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     const me = await owner.api('GET', '/v1/memory/admin/me');
     expect((await owner.api('POST', '/v1/memory/admin/delete-account', { confirm: me.body.name })).status).toBe(200);
     expect(await ownerStore.head(three.key)).toBeNull();
+  });
+});
+
+describe('ingest jobs', () => {
+  let server: TestServer;
+  let t: Tenant;
+
+  beforeAll(async () => {
+    // No worker: the test runs the jobs itself, as the queue would, to stop them where it wants.
+    server = await startServer({}, { worker: false });
+    t = await newTenant(server.url, server.adminKey);
+  });
+  afterAll(() => server?.close());
+
+  it('a file whose worker died mid-way is ingested once by the retry, and a repeated job adds nothing', async () => {
+    const text = Array.from({ length: 12 }, (_, i) => `Section ${i}: the tide gauge reading at pier ${i} is logged hourly. `.repeat(5)).join('\n\n');
+    const drop = await postForm(server.url, t.key, '/v1/memory/collections/retry/drop?async_ingest=true', { files: [file('log.txt', 'text/plain', text)] });
+    expect(drop.status).toBe(202);
+    const [row] = await server.app.db.query<{ key: string }>('select key from ingest_files where tenant_id = $1', [t.id]);
+    const where = [t.id, drop.body.batch_id, row!.key];
+    // The first try was killed after it took the file and before its transaction committed.
+    await server.app.db.query(`update ingest_files set state = 'processing', attempts = 1 where tenant_id = $1 and batch_id = $2 and key = $3`, where);
+    const count = async () => (await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1', [t.id]))[0]!.n;
+    expect(await count()).toBe(0);
+
+    await runIngestFile(server.app, t.id, drop.body.batch_id, row!.key, { attempt: 2, maxAttempts: 3 });
+    const batch = (await t.api('GET', `/v1/memory/ingest/batch/${drop.body.batch_id}`)).body;
+    expect(batch).toMatchObject({ done: 1, complete: true });
+    expect(batch.files[0].chunks).toBeGreaterThan(1);
+    expect(await count()).toBe(batch.files[0].chunks);
+
+    await runIngestFile(server.app, t.id, drop.body.batch_id, row!.key, { attempt: 3, maxAttempts: 3 });
+    expect(await count()).toBe(batch.files[0].chunks);
+  });
+
+  it('a file gone from the store fails with its reason instead of being retried', async () => {
+    const drop = await postForm(server.url, t.key, '/v1/memory/collections/retry/drop?async_ingest=true', { files: [file('gone.txt', 'text/plain', 'short')] });
+    const [row] = await server.app.db.query<{ key: string }>('select key from ingest_files where tenant_id = $1 and batch_id = $2', [t.id, drop.body.batch_id]);
+    await (await storeFor(server.app, t.id)).delete([row!.key]);
+    await runIngestFile(server.app, t.id, drop.body.batch_id, row!.key, { attempt: 1, maxAttempts: 3 });
+    const batch = (await t.api('GET', `/v1/memory/ingest/batch/${drop.body.batch_id}`)).body;
+    expect(batch).toMatchObject({ failed: 1, complete: true, files: [{ state: 'failed', error: 'Nothing was uploaded at this key' }] });
   });
 });

@@ -52,7 +52,7 @@ export const samples: Record<string, Sample> = {
   'memories.folder': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
   'memories.attach': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, files: [textFile] }) },
   // The fixture memory has no file to remove: an allowed call finds nothing.
-  'memories.detach': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, image_index: 0 }), allowedStatus: () => 404 },
+  'memories.detach': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, image_index: '0' }), allowedStatus: () => 404 },
   'drop.files': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
   'drop.presign': { input: (fx) => ({ collection: fx.collection, uploads: [{ filename: 'tides.txt', content_type: 'text/plain', size: 28 }] }) },
   // Nothing was uploaded at the key: the call is allowed and rejects the file alone.

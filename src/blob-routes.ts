@@ -3,7 +3,7 @@ import type { App } from './context.ts';
 import { AppError } from './errors.ts';
 import { sendError } from './http-errors.ts';
 import { BlobTooLargeError, InvalidBlobKeyError, LocalBlobStore } from './ports/blobs/local.ts';
-import { BLOB_ROUTE_PREFIX, type BlobOp } from './ports/blobs/signed-url.ts';
+import { BLOB_ROUTE_PREFIX, type BlobOp, type SignedBlobUrl } from './ports/blobs/signed-url.ts';
 import { MAX_FILE_BYTES } from './schemas/files.ts';
 
 /**
@@ -15,8 +15,8 @@ export async function registerBlobRoutes(server: FastifyInstance, app: App): Pro
   const store = app.blobs;
   if (!(store instanceof LocalBlobStore)) return;
 
-  /** The key a request's URL names, if its signature allows `op` on it now; otherwise the error to answer. */
-  const authorise = (req: FastifyRequest, op: BlobOp): string | AppError => {
+  /** What a request's URL names (the key, a content type fixed at signing), if its signature allows `op` now; otherwise the error to answer. */
+  const authorise = (req: FastifyRequest, op: BlobOp): SignedBlobUrl | AppError => {
     const q = req.url.indexOf('?');
     const path = q < 0 ? req.url : req.url.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1));
@@ -27,8 +27,9 @@ export async function registerBlobRoutes(server: FastifyInstance, app: App): Pro
       return new AppError('BAD_REQUEST', 'The file path is not valid');
     }
     if (query.get('op') !== op) return new AppError('FORBIDDEN', `The link does not allow ${op === 'get' ? 'downloads' : 'uploads'}`);
-    const why = store.checkSignature({ op, key, expires: Number(query.get('expires')), type: query.get('type') ?? undefined }, query.get('sig') ?? '');
-    return why ? new AppError('FORBIDDEN', why) : key;
+    const url: SignedBlobUrl = { op, key, expires: Number(query.get('expires')), type: query.get('type') ?? undefined };
+    const why = store.checkSignature(url, query.get('sig') ?? '');
+    return why ? new AppError('FORBIDDEN', why) : url;
   };
 
   const fail = (reply: FastifyReply, err: unknown) => {
@@ -44,10 +45,10 @@ export async function registerBlobRoutes(server: FastifyInstance, app: App): Pro
     scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
     scope.get(`${BLOB_ROUTE_PREFIX}*`, async (req, reply) => {
-      const key = authorise(req, 'get');
-      if (key instanceof AppError) return sendError(reply, key);
+      const url = authorise(req, 'get');
+      if (url instanceof AppError) return sendError(reply, url);
       try {
-        const file = await store.openRead(key);
+        const file = await store.openRead(url.key);
         if (!file) return sendError(reply, new AppError('NOT_FOUND', 'No such file'));
         return reply
           .header('content-type', file.contentType)
@@ -63,16 +64,16 @@ export async function registerBlobRoutes(server: FastifyInstance, app: App): Pro
     });
 
     scope.put(`${BLOB_ROUTE_PREFIX}*`, async (req, reply) => {
-      const key = authorise(req, 'put');
-      if (key instanceof AppError) return sendError(reply, key);
-      const tooLarge = new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_FILE_BYTES} bytes`);
-      if (Number(req.headers['content-length']) > MAX_FILE_BYTES) return sendError(reply, tooLarge);
-      const query = new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1));
-      const contentType = query.get('type') ?? req.headers['content-type'] ?? 'application/octet-stream';
+      const url = authorise(req, 'put');
+      if (url instanceof AppError) return sendError(reply, url);
+      if (Number(req.headers['content-length']) > MAX_FILE_BYTES) {
+        return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_FILE_BYTES} bytes`));
+      }
+      const contentType = url.type ?? req.headers['content-type'] ?? 'application/octet-stream';
       // Read without destroying the request when the limit stops the reading: the 413 still has to be answered on it.
       const body = { [Symbol.asyncIterator]: () => req.raw.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer> };
       try {
-        await store.putStream(key, body, contentType, MAX_FILE_BYTES);
+        await store.putStream(url.key, body, contentType, MAX_FILE_BYTES);
       } catch (err) {
         if (!req.raw.complete && !(err instanceof BlobTooLargeError)) {
           return sendError(reply, new AppError('BAD_REQUEST', 'The upload was interrupted'));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInboundSmtp } from '../src/services/email/smtp-listener.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
 
 /**
  * The email drop end to end: the address and its rotation, the sender allowlist, the MTA's
@@ -28,15 +29,6 @@ interface Mail {
 /** An RFC 822 message as a mail client writes it. */
 const compose = (m: Mail): Promise<Buffer> => new MailComposer({ ...m, date: new Date('2026-01-05T09:00:00Z') }).compile().build();
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('email drop', () => {
   let server: TestServer;

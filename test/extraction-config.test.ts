@@ -1,8 +1,8 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { newTenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { closedPort } from './support/closed-port.ts';
 
 let fake: FakeLlm;
 let server: TestServer;
@@ -110,12 +110,3 @@ describe('extraction config in production mode', () => {
     }
   }, 120_000);
 });
-
-/** A port nothing listens on: one the OS just handed out and took back. */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}

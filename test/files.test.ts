@@ -8,6 +8,7 @@ import { newTenant, type Tenant } from './support/client.ts';
 import { corruptPdf, csv, docx, html, pdf } from './support/documents.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { postForm, type JsonFile } from './support/transports.ts';
+import { until } from './support/until.ts';
 
 /**
  * Files end to end over real HTTP: uploads, folder, attached files, sync and async drop,
@@ -21,15 +22,6 @@ const file = (filename: string, content_type: string, data: Buffer | string): Js
 });
 const oversize = () => file('huge.txt', 'text/plain', Buffer.alloc(MAX_FILE_BYTES + 1, 'a'));
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
   let s3: FakeS3 | undefined;

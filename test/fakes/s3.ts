@@ -79,6 +79,12 @@ export async function startFakeS3(buckets: string[]): Promise<FakeS3> {
 const accessDenied = (resource: string) =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><Resource>${resource}</Resource></Error>`;
 
+/** The answer to a multi-object delete: each key deleted, or refused as S3 reports it (200, an error per key). */
+function deleteResult(keys: string[], denied: boolean) {
+  const entries = keys.map((k) => (denied ? `<Error><Key>${k}</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error>` : `<Deleted><Key>${k}</Key></Deleted>`));
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${entries.join('')}</DeleteResult>`;
+}
+
 /**
  * A bucket whose credentials allow writes but not `deny` (path-style, any bucket name, no
  * signature check): what s3rver cannot imitate, for the storage self-test's later steps.
@@ -86,21 +92,24 @@ const accessDenied = (resource: string) =>
 export async function startDenyingS3(deny: 'read' | 'delete') {
   const objects = new Map<string, Buffer>();
   const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname);
+    const url = new URL(req.url!, 'http://x');
+    const path = decodeURIComponent(url.pathname);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const denied = (req.method === 'GET' && deny === 'read') || (req.method === 'DELETE' && deny === 'delete');
-      if (denied) {
+      if (req.method === 'POST' && url.searchParams.has('delete')) {
+        const keys = [...Buffer.concat(chunks).toString().matchAll(/<Key>(.*?)<\/Key>/g)].map((m) => m[1]!);
+        if (deny !== 'delete') for (const k of keys) objects.delete(`${path}/${k}`);
+        res.writeHead(200, { 'content-type': 'application/xml' }).end(deleteResult(keys, deny === 'delete'));
+        return;
+      }
+      if (req.method === 'GET' && deny === 'read') {
         res.writeHead(403, { 'content-type': 'application/xml' }).end(accessDenied(path));
       } else if (req.method === 'PUT') {
         objects.set(path, Buffer.concat(chunks));
         res.writeHead(200, { etag: '"0"' }).end();
       } else if (req.method === 'GET' && objects.has(path)) {
         res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(objects.get(path));
-      } else if (req.method === 'DELETE') {
-        objects.delete(path);
-        res.writeHead(204).end();
       } else {
         res.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code><Message>Not found</Message></Error>');
       }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -77,20 +77,20 @@ export class LocalBlobStore implements BlobStore {
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
     const path = this.pathOf(key);
     const temp = await this.tempFile();
-    const handle = await open(temp, 'wx');
     try {
-      await handle.writeFile(Buffer.concat([Buffer.from(`${typeOf(contentType)}\n`), body]));
-    } finally {
-      await handle.close();
+      await writeFile(temp, Buffer.concat([Buffer.from(`${typeOf(contentType)}\n`), body]), { flag: 'wx' });
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
     }
     await this.commit(temp, path);
   }
 
   /**
    * Writes a streamed upload, counting bytes as they arrive: past `maxBytes` it stops reading and
-   * throws BlobTooLargeError, and nothing is stored. Answers the size stored.
+   * throws BlobTooLargeError, and nothing is stored.
    */
-  async putStream(key: string, body: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<number> {
+  async putStream(key: string, body: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<void> {
     const path = this.pathOf(key);
     const temp = await this.tempFile();
     let size = 0;
@@ -112,7 +112,6 @@ export class LocalBlobStore implements BlobStore {
       throw err;
     }
     await this.commit(temp, path);
-    return size;
   }
 
   private async openFile(key: string): Promise<FileHandle | null> {

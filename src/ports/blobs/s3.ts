@@ -10,7 +10,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { guardedLookup } from '../public-target.ts';
+import { guardedLookup, hostOf, isPrivateAddress, PrivateTargetError } from '../public-target.ts';
 import type { BlobStore } from './blobs.ts';
 
 export interface S3Options {
@@ -58,13 +58,25 @@ export function s3BlobStore(opts: S3Options): BlobStore {
       httpsAgent: new https.Agent({ keepAlive: true, lookup }),
     },
   });
+  // The lookup guard sees host names only; an endpoint written as an address is checked here.
+  const host = opts.publicOnly && opts.endpoint ? hostOf(new URL(opts.endpoint)) : '';
+  if (host && isPrivateAddress(host)) {
+    const refused = new PrivateTargetError(`${host} is a private or loopback address`);
+    client.middlewareStack.add(() => () => Promise.reject(refused), { step: 'initialize', name: 'refusePrivateEndpoint' });
+  }
   const Bucket = opts.bucket;
 
   const deleteBatch = async (keys: string[]) => {
     if (!keys.length) return;
     const res = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+    // A multi-object delete answers 200 and lists the keys it could not delete.
     const failed = res.Errors?.filter((e) => e.Code !== 'NoSuchKey') ?? [];
-    if (failed.length) throw new Error(`S3 could not delete ${failed.length} objects: ${failed[0]!.Code}: ${failed[0]!.Message} (${failed[0]!.Key})`);
+    if (failed.length) {
+      const first = failed[0]!;
+      const err = new Error(`${first.Message ?? 'not deleted'} (${failed.length} of ${keys.length} keys not deleted, the first ${first.Key})`);
+      err.name = first.Code ?? 'DeleteFailed';
+      throw err;
+    }
   };
 
   return {

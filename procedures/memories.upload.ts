@@ -11,7 +11,7 @@ export default defineProcedure({
   summary: 'Store one memory with files attached (multipart); without text, the text is read from the files',
   description:
     'Multipart fields: files (repeatable), text, importance, category, container_tag, metadata (a JSON string). Files ' +
-    'are kept in the tenant\'s file store and listed in the memory\'s images (single-memory GET gives each a presigned ' +
+    'are kept in the tenant\'s file store and listed in the memory\'s images (this answer and single-memory GET give each a presigned ' +
     'URL). Without text, the memory text is what the files hold (PDF, Office, HTML, text, mail; images by OCR and the ' +
     'LLM caption; audio and video by the LLM transcription), cut at 10,000 characters.',
   rest: { method: 'POST', path: `${C}/memories/upload`, status: 201, multipart: true },

@@ -163,6 +163,7 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
       [0, 'plan.html'],
       [1, 'data.json'],
     ]);
+    expect(res.body.images[0].url).toEqual(expect.stringMatching(/^http/));
     const got = await t.api('GET', `${C('uploads')}/memories/${res.body.id}`);
     const download = await fetch(got.body.images[1].url);
     expect(download.status).toBe(200);

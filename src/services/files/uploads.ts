@@ -59,7 +59,8 @@ export async function uploadMemory(ctx: AuthedCtx, collection: string, fields: O
   const images = stored.map((f, i) => imageEntry(f, i, read[i]!.caption));
   const [embedding] = await embedAll(ctx, [text]);
   const [memory] = await ctx.app.db.transaction((tx) => insertMemories(tx, ctx, collection, [{ ...fields, text, images }], [embedding!]));
-  return memory!;
+  // A single memory is answered as single-memory GET shows it: with its files' links.
+  return withFileUrls(ctx, await findMemory(ctx.app.db, ctx, collection, memory!.id));
 }
 
 /** Each file becomes one memory with the file attached; a file that cannot be stored or read fails alone. */

@@ -5,20 +5,26 @@ import { memorySchema } from '../src/schemas/memory.ts';
 import { updateMemory } from '../src/services/memory/memories.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
+const changeable = {
+  text: memoryText.optional(),
+  importance: importance.optional(),
+  category: category.optional(),
+  metadata: metadataObject.optional(),
+};
+
 export default defineProcedure({
   name: 'memories.update',
-  summary: 'Change a memory; only supplied fields change and a new text is re-embedded',
+  summary: 'Change a memory; only supplied fields change (at least one, or 422) and a new text is re-embedded',
   rest: { method: 'PATCH', path: `${C}/memories/{id}`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   errors: { NOT_FOUND: MISSING_MEMORY },
-  input: z.object({
-    ...memoryPath,
-    text: memoryText.optional(),
-    importance: importance.optional(),
-    category: category.optional(),
-    metadata: metadataObject.optional(),
-  }),
+  // A patch that changes nothing is refused rather than answered 200 with a new updated_at.
+  input: z
+    .object({ ...memoryPath, ...changeable })
+    .refine((patch) => Object.keys(changeable).some((field) => patch[field as keyof typeof changeable] !== undefined), {
+      message: `Nothing to change: send at least one of ${Object.keys(changeable).join(', ')}`,
+    }),
   output: memorySchema,
   handler: (ctx, { collection, id, ...patch }) => updateMemory(ctx, collection, id, patch),
 });

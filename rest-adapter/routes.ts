@@ -25,12 +25,13 @@ async function restInput(proc: AnyProcedure, req: FastifyRequest): Promise<unkno
   let body: Record<string, unknown> = {};
   if (proc.rest.multipart && req.isMultipart()) body = await multipartBody(req);
   else if (method !== 'GET' && method !== 'DELETE' && req.body !== undefined) {
-    if (req.body instanceof UnreadableBody) {
-      if (proc.rest.tolerant) return {};
-      throw new AppError('BAD_REQUEST', req.body.detail);
+    let value: unknown = req.body;
+    if (value instanceof UnreadableBody) {
+      if (!proc.rest.tolerant) throw new AppError('BAD_REQUEST', value.detail);
+      value = value.tolerated;
     }
-    if (bodyField) body = { [bodyField]: req.body };
-    else if (req.body && typeof req.body === 'object' && !Array.isArray(req.body)) body = req.body as Record<string, unknown>;
+    if (bodyField) body = { [bodyField]: value };
+    else if (value && typeof value === 'object' && !Array.isArray(value)) body = value as Record<string, unknown>;
     else if (!proc.rest.tolerant) throw new AppError('UNPROCESSABLE_CONTENT', 'The request body must be a JSON object', [{ path: '', message: 'expected object' }]);
   }
   return { ...body, ...fromQuery, ...params };

@@ -32,7 +32,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const masterKey = loadMasterKey(config.masterKey, config.dataDir);
     const blobs = config.storage.s3 ? s3BlobStore(config.storage.s3) : await openLocalBlobStore(config.storage.dir, blobUrlSigningKey(masterKey));
     const jobs = config.databaseUrl
-      ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, log)
+      ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, config.workerHeartbeatSeconds, log)
       : embeddedQueue<App>(db, config.workerConcurrency, log);
     const secrets = aesGcmSecrets(masterKey);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);

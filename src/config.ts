@@ -58,6 +58,7 @@ const env = z.object({
   ORGMEM_TIERS: z.string().optional(),
   ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ORGMEM_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  ORGMEM_WORKER_HEARTBEAT_SECONDS: z.coerce.number().positive().default(10),
   ORGMEM_PRODUCTION: bool.default(false),
   ORGMEM_LLM_BASE_URL: z.string().url().optional(),
   ORGMEM_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
@@ -130,6 +131,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     tiers,
     logLevel: e.ORGMEM_LOG_LEVEL,
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
+    workerHeartbeatSeconds: e.ORGMEM_WORKER_HEARTBEAT_SECONDS,
     production: e.ORGMEM_PRODUCTION,
     masterKey: e.ORGMEM_MASTER_KEY,
     llm: {

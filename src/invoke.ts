@@ -3,6 +3,7 @@ import { recordAudit } from './audit-hook.ts';
 import type { Agent, App, AuthedCtx, PublicCtx } from './context.ts';
 import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
+import { screenInput } from './input-guard.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
 import { answers, successStatus } from './responses.ts';
 import type { Tenant } from './schemas/access.ts';
@@ -47,8 +48,10 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
       if (auth.agent.read_only && !isRead(proc)) throw forbidden('This API key is read-only');
     }
-    const parsed = proc.input.safeParse(rawInput ?? {});
+    const parsed = proc.input.safeParse(screenInput(proc, rawInput ?? {}));
     if (!parsed.success) throw validationError(parsed.error, proc.rest.bodyField);
+    // Again on what the schema read out of text: a multipart `metadata` field is a JSON string.
+    screenInput(proc, parsed.data);
     if (proc.collection && 'agent' in ctx) await checkGrants(ctx, proc, parsed.data);
     const result = await proc.handler(ctx as AuthedCtx, parsed.data);
     const output = result instanceof Download ? result : proc.output.parse(result);

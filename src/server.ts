@@ -1,6 +1,7 @@
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import fastifyMultipart from '@fastify/multipart';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { maxHeaderSize } from 'node:http';
 import { registerMcpHttp } from '../mcp/http.ts';
 import { openApiDocument } from '../rest-adapter/openapi.ts';
 import { registerRestRoutes } from '../rest-adapter/routes.ts';
@@ -8,10 +9,24 @@ import { appRouter } from '../trpc/router.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import type { App } from './context.ts';
 import { AppError } from './errors.ts';
-import { sendError, UnreadableBody } from './http-errors.ts';
+import { answerClientError, sendError, UnreadableBody } from './http-errors.ts';
 
 // Bulk create carries up to 100 texts of 10,000 characters plus metadata.
 const BODY_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * Every error that reaches fastify's handlers as `{detail}`: ours as they are, fastify's own (a
+ * path that cannot be decoded, a body that does not match its length...) as the client's fault.
+ */
+function answerError(err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof AppError) return sendError(reply, err);
+  if (err.code === 'FST_ERR_BAD_URL') return sendError(reply, new AppError('BAD_REQUEST', 'Malformed URL: the path holds an invalid percent-encoding'));
+  const status = err.statusCode ?? 500;
+  if (status === 413) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${req.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`));
+  if (status >= 400 && status < 500) return sendError(reply, new AppError('BAD_REQUEST', err.message));
+  req.log.error({ err }, 'unhandled error');
+  return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
+}
 
 /** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp and the local store's file links at /v1/blobs. */
 export async function buildServer(app: App): Promise<FastifyInstance> {
@@ -20,6 +35,14 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     // Per-request lines would drown everything else; metrics cover request counts.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    // A path parameter is judged by its schema whatever its length: a long collection name is 422
+    // like any bad name, a long id 404 like any unknown one (decisions.md), where the router's
+    // default limit (100) would answer 414 first. The request line counts against Node's header
+    // limit, so no parameter can be longer than that, and a longer URL is a 431 (below).
+    routerOptions: { maxParamLength: maxHeaderSize },
+    frameworkErrors: answerError,
+    // Requests Node's parser refuses before fastify sees them (headers over the limit...).
+    clientErrorHandler: answerClientError,
   });
 
   // Our own JSON parser: a malformed body reaches the route marked unreadable, which answers
@@ -32,28 +55,23 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       done(null, new UnreadableBody('Malformed JSON body'));
     }
   });
-  // text/plain is what navigator.sendBeacon sends; a JSON text inside is read as JSON.
-  server.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => {
+  // A body in any other content type reaches the route marked unreadable too.
+  const unsupported = (req: FastifyRequest, tolerated?: unknown) =>
+    new UnreadableBody(`Unsupported content type ${req.headers['content-type']}: send application/json`, tolerated);
+  // text/plain is what navigator.sendBeacon sends: a tolerant route (the beacon) reads it, a JSON
+  // text inside as JSON; to every other route it is a wrong content type.
+  server.addContentTypeParser('text/plain', { parseAs: 'string' }, (req, body, done) => {
+    let value: unknown = body;
     try {
-      done(null, JSON.parse(body as string));
+      value = JSON.parse(body as string);
     } catch {
-      done(null, body);
+      // not JSON: the text as it is
     }
+    done(null, unsupported(req, value));
   });
+  server.addContentTypeParser('*', { parseAs: 'buffer' }, (req, _body, done) => done(null, unsupported(req)));
 
-  // Any other content type reaches the route marked unreadable too.
-  server.addContentTypeParser('*', { parseAs: 'buffer' }, (req, _body, done) =>
-    done(null, new UnreadableBody(`Unsupported content type ${req.headers['content-type']}: send application/json`)),
-  );
-
-  server.setErrorHandler((err, req, reply) => {
-    if (err instanceof AppError) return sendError(reply, err);
-    const status = (err as { statusCode?: number }).statusCode ?? 500;
-    if (status === 413) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${req.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`));
-    if (status >= 400 && status < 500) return sendError(reply, new AppError('BAD_REQUEST', (err as Error).message));
-    req.log.error({ err }, 'unhandled error');
-    return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
-  });
+  server.setErrorHandler(answerError);
   server.setNotFoundHandler((req, reply) =>
     sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
   );

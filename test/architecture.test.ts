@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const ROOTS = ['src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'worker', 'bin'];
 
 const CORE = 'src/(config|errors|ids|download|context)[.]ts$';
-const PIPELINE = 'src/(invoke|procedure|responses|audit-hook)[.]ts$';
+const PIPELINE = 'src/(invoke|procedure|responses|audit-hook|input-guard)[.]ts$';
 
 /** What each part may import besides packages and Node's own modules; a part may import itself. */
 const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [

@@ -123,7 +123,7 @@ describe('remember (server LLM override)', () => {
   it('a second invalid reply fails cleanly: 502 on sync, the raw memory stays and nothing else is written', async () => {
     const t = await tenant();
     fake.script('extract_facts', { json: { facts: [{ text: 'x', type: 'opinion', expires_at: null }] } });
-    fake.script('extract_facts', { json: { facts: [{ text: 'Eli is tall.', type: 'fact', expires_at: 'next week-ish' }] } });
+    fake.script('extract_facts', { json: { facts: [{ type: 'fact', expires_at: null }] } });
     const res = await rememberSync(t, 'invalid', 'Eli is tall.');
     expect(res.status).toBe(502);
     const all = await listAll(t, 'invalid');

@@ -15,6 +15,8 @@ export interface TrpcContext {
 }
 
 const t = initTRPC.context<TrpcContext>().create({
+  // Outside production tRPC would add the server's stack trace (file paths) to every error.
+  isDev: false,
   errorFormatter: ({ shape, error }) => ({
     ...shape,
     // Same {detail, errors} as REST, so clients read one error shape everywhere.

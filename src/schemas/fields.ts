@@ -11,9 +11,18 @@ export const collectionName = z
   .regex(/^(?!\.)[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 . _ - and not start with "."')
   .describe('Collection name');
 
+/** JSON.stringify recurses: metadata nested deep enough to overflow the stack is refused, not thrown. */
+function fits16KiB(metadata: Record<string, unknown>): boolean {
+  try {
+    return JSON.stringify(metadata).length <= 16_384;
+  } catch {
+    return false;
+  }
+}
+
 export const metadataObject = z
   .record(z.string(), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= 16_384, 'metadata must serialise to at most 16 KiB')
+  .refine(fits16KiB, 'metadata must serialise to at most 16 KiB')
   .describe('Arbitrary JSON object, at most 16 KiB serialised');
 
 export const category = z

@@ -40,6 +40,10 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
     },
     async start(ctx, tasks, crontab) {
       checkCrontab(tasks, crontab);
+      // One process holds the embedded database, so a job still locked now was taken by a process
+      // that died mid-run (kill -9, a crash): it is due again at once, its next try already counted.
+      const orphans = await db.query('update jobs set locked_at = null where locked_at is not null returning id');
+      if (orphans.length) log.warn({ jobs: orphans.length }, 'jobs interrupted by a crash are run again');
       stopped = false;
       const byName = new Map(tasks.map((t) => [t.name, t]));
       const poll = async () => {

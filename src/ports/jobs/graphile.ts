@@ -1,12 +1,17 @@
-import { parseCronItems, run, runMigrations, type Runner, type Task } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { parseCronItems, run, runMigrations, type Runner, type Task, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { Logger as GraphileLogger } from 'graphile-worker';
 import type { z } from 'zod';
 import { checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
+import { watchWorkerLiveness } from './worker-liveness.ts';
 
-/** graphile-worker on PostgreSQL: LISTEN/NOTIFY wake-ups, retries with backoff, cron. */
-export async function graphileQueue<C>(connectionString: string, concurrency: number, log: Logger): Promise<JobQueue<C>> {
+/**
+ * graphile-worker on PostgreSQL: LISTEN/NOTIFY wake-ups, retries with backoff, cron, and the jobs
+ * of a crashed worker taken again within a few heartbeats (`heartbeatSeconds`).
+ */
+export async function graphileQueue<C>(connectionString: string, concurrency: number, heartbeatSeconds: number, log: Logger): Promise<JobQueue<C>> {
   const logger = new GraphileLogger(() => (level, message) => {
     if (level === 'error') log.error(message);
     else if (level === 'warning') log.warn(message);
@@ -23,6 +28,7 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
   // The API enqueues through graphile_worker.add_job even when no worker runs in this process.
   await runMigrations({ pgPool, logger });
   let runner: Runner | undefined;
+  let liveness: { stop(): Promise<void> } | undefined;
   return {
     async enqueue(q, job, payload, opts = {}) {
       const { payload: checked, maxAttempts } = jobRecord(job, payload);
@@ -35,6 +41,11 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
       checkCrontab(tasks, crontab);
       const taskList: Record<string, Task> = {};
       for (const task of tasks) taskList[task.name] = graphileTask(ctx, task, log);
+      // graphile-worker 0.17 locks jobs to the worker pool's id (`pool-<hex>`, random, one pool
+      // per runner), not to its workers' ids, and tells that id only through this event.
+      const poolIds = new Set<string>();
+      const events: WorkerEvents = new EventEmitter();
+      events.on('pool:create', ({ workerPool }) => poolIds.add(workerPool.id));
       runner = await run({
         pgPool,
         concurrency,
@@ -43,10 +54,14 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
         noHandleSignals: true,
         logger,
         pollInterval: 2000,
+        events,
       });
+      liveness = await watchWorkerLiveness(pgPool, () => [...poolIds], heartbeatSeconds, logger, log);
     },
     async stop() {
       await runner?.stop();
+      await liveness?.stop();
+      liveness = undefined;
       runner = undefined;
       if (!pgPool.ended) await pgPool.end();
     },

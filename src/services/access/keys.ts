@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Agent, App, AuthedCtx } from '../../context.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, notFound, unauthorized } from '../../errors.ts';
 import { iso, isUuid, newId } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 
@@ -48,15 +48,18 @@ export async function listKeys(app: App, tenantId: string) {
 export async function revokeKey(app: App, tenantId: string, keyId: string) {
   if (!isUuid(keyId)) throw notFound('API key not found');
   await app.db.transaction(async (tx) => {
-    // Lock the tenant's active keys so two concurrent revocations cannot both pass the check.
-    const active = await tx.query<{ id: string }>(
-      'select id from api_keys where tenant_id = $1 and revoked_at is null order by id for update',
-      [tenantId],
-    );
+    // The tenant row is the lock every revocation takes first: two keys revoking each other in
+    // parallel are checked one after the other, and each count (a fresh snapshot once the lock is
+    // held) sees what the other committed, including keys a rotation added meanwhile.
+    await tx.query('select id from tenants where id = $1 for update', [tenantId]);
     const [key] = await tx.query<KeyRow>('select * from api_keys where tenant_id = $1 and id = $2', [tenantId, keyId]);
     if (!key) throw notFound('API key not found');
     if (key.revoked_at) return;
-    if (active.length <= 1) throw badRequest('The last active API key cannot be revoked; create another key first');
+    const [active] = await tx.query<{ others: number }>(
+      'select count(*)::int as others from api_keys where tenant_id = $1 and id <> $2 and revoked_at is null',
+      [tenantId, keyId],
+    );
+    if (!active?.others) throw badRequest('The last active API key cannot be revoked; create another key first');
     await tx.query('update api_keys set revoked_at = now() where tenant_id = $1 and id = $2', [tenantId, keyId]);
   });
 }
@@ -67,8 +70,15 @@ export async function revokeKey(app: App, tenantId: string, keyId: string) {
  */
 export async function rotateKey(app: App, tenantId: string, agent: Agent) {
   return app.db.transaction(async (tx) => {
+    // Only the request that actually revokes the calling key may issue its successor: parallel
+    // rotations with one key wait on its row, then find it revoked and get the 401 any revoked
+    // key gets, so a thief racing the owner's rotation ends up without a key.
+    const revoked = await tx.query(
+      'update api_keys set revoked_at = now() where tenant_id = $1 and id = $2 and revoked_at is null returning id',
+      [tenantId, agent.id],
+    );
+    if (!revoked.length) throw unauthorized('Invalid or revoked API key');
     const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.read_only);
-    await tx.query('update api_keys set revoked_at = now() where tenant_id = $1 and id = $2', [tenantId, agent.id]);
     await tx.query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [tenantId, agent.id, row.id]);
     return { id: row.id, api_key: apiKey };
   });

@@ -1,4 +1,4 @@
-import type { AuthedCtx } from '../../context.ts';
+import type { App, AuthedCtx } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { iso, newId } from '../../ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
@@ -82,11 +82,11 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
     return { facts: [], skipped: 'spend_cap' };
   }
   const llm = resolved.llm;
-  const facts = uniqueFacts(llm ? await llmFacts(llm, raw.text) : heuristicFacts(raw.text)).slice(0, MAX_FACTS);
+  const facts = uniqueFacts(llm ? await llmFacts(ctx.app, llm, raw.text) : heuristicFacts(raw.text)).slice(0, MAX_FACTS);
   const embeddings = facts.length ? await ctx.app.embedder.embed(facts.map((f) => f.text)) : [];
   const neighbours: Neighbour[][] = [];
   for (const e of embeddings) neighbours.push(await nearestCurrentFacts(ctx, collection, e));
-  const decisions = llm ? await llmJudge(llm, facts, neighbours) : heuristicJudge(facts, neighbours);
+  const decisions = llm ? await llmJudge(ctx.app, llm, facts, neighbours) : heuristicJudge(facts, neighbours);
 
   return ctx.app.db.transaction(async (tx) => {
     const fresh = facts.map((f, i) => ({ f, i })).filter(({ i }) => decisions[i]!.relation !== 'duplicate');
@@ -130,15 +130,14 @@ function uniqueFacts(facts: ExtractedFact[]): ExtractedFact[] {
     });
 }
 
-async function llmFacts(llm: TenantLlm, content: string): Promise<ExtractedFact[]> {
-  const reply = await llm.call(extractFacts, content, {
-    note: `The current time is ${new Date().toISOString()}.`,
-    check: (r) => {
-      const bad = r.facts.find((f) => f.expires_at !== null && Number.isNaN(Date.parse(f.expires_at)));
-      return bad ? `expires_at "${bad.expires_at}" is not a date` : null;
-    },
+/** An `expires_at` that is not a date loses only the bound: the fact itself is still worth keeping. */
+async function llmFacts(app: App, llm: TenantLlm, content: string): Promise<ExtractedFact[]> {
+  const reply = await llm.call(extractFacts, content, { note: `The current time is ${new Date().toISOString()}.` });
+  return reply.facts.map((f) => {
+    const at = f.expires_at === null ? NaN : Date.parse(f.expires_at);
+    if (f.expires_at !== null && Number.isNaN(at)) app.log.warn({ call: extractFacts.name, expires_at: f.expires_at }, 'LLM expires_at is not a date; kept the fact without it');
+    return { ...f, expires_at: Number.isNaN(at) ? null : iso(new Date(at)) };
   });
-  return reply.facts.map((f) => ({ ...f, expires_at: f.expires_at === null ? null : iso(new Date(f.expires_at)) }));
 }
 
 interface Neighbour {
@@ -178,8 +177,14 @@ function heuristicJudge(facts: ExtractedFact[], neighbours: Neighbour[][]): Deci
   });
 }
 
-/** One judge call for the facts that have neighbours; a fact with none is new without asking. */
-async function llmJudge(llm: TenantLlm, facts: ExtractedFact[], neighbours: Neighbour[][]): Promise<Decision[]> {
+/**
+ * One judge call for the facts that have neighbours; a fact with none is new without asking. A
+ * decision about a fact that was not asked about is ignored, and an asked fact the reply leaves
+ * out is new: the judge found nothing it repeats or replaces, which is what "new" means, and
+ * asking again would risk failing the whole remember over it. A target that is not among the
+ * fact's own similar facts makes the meaning unclear, so that reply is asked for again.
+ */
+async function llmJudge(app: App, llm: TenantLlm, facts: ExtractedFact[], neighbours: Neighbour[][]): Promise<Decision[]> {
   const decisions: Decision[] = facts.map(() => ({ relation: 'new', target: null }));
   const asked = facts.map((f, i) => ({ f, i })).filter(({ i }) => neighbours[i]!.length);
   if (!asked.length) return decisions;
@@ -191,21 +196,22 @@ async function llmJudge(llm: TenantLlm, facts: ExtractedFact[], neighbours: Neig
       similar: neighbours[i]!.map((n) => ({ id: n.id, text: n.text, type: n.category, stored_at: iso(n.created_at) })),
     })),
   };
+  const isAsked = (index: number) => asked.some(({ i }) => i === index);
   const reply = await llm.call(judgeFacts, JSON.stringify(message), {
     check: (r) => {
-      for (const d of r.decisions) {
-        const candidates = neighbours[d.fact_index];
-        if (!asked.some(({ i }) => i === d.fact_index)) return `fact_index ${d.fact_index} was not asked about`;
-        if (d.relation !== 'new' && !candidates!.some((n) => n.id === d.target_id)) {
+      for (const d of r.decisions.filter((d) => isAsked(d.fact_index))) {
+        if (d.relation !== 'new' && !neighbours[d.fact_index]!.some((n) => n.id === d.target_id)) {
           return `target_id ${d.target_id} of fact ${d.fact_index} is not one of its similar facts`;
         }
       }
       return null;
     },
   });
+  const unasked = reply.decisions.filter((d) => !isAsked(d.fact_index)).map((d) => d.fact_index);
+  if (unasked.length) app.log.warn({ call: judgeFacts.name, fact_indexes: unasked }, 'LLM judged facts it was not asked about; ignored');
   const answered = new Set<number>();
   for (const d of reply.decisions) {
-    if (answered.has(d.fact_index)) continue;
+    if (answered.has(d.fact_index) || !isAsked(d.fact_index)) continue;
     answered.add(d.fact_index);
     decisions[d.fact_index] = { relation: d.relation, target: d.relation === 'new' ? null : d.target_id };
   }

@@ -9,6 +9,7 @@ import { recordedChat, recordedTranscription, type LlmSource } from './usage.ts'
 export interface StructuredCall<T> {
   name: string;
   system: string;
+  /** The exact shape asked for; what is accepted back is the lenient version (see `parseReply`). */
   reply: z.ZodType<T>;
   /** The JSON schema sent as `response_format` (OpenAI strict mode), derived from `reply`. */
   wire: Record<string, unknown>;
@@ -27,9 +28,10 @@ export interface TenantLlm {
   source: LlmSource;
   model: string;
   /**
-   * One structured call. A reply that is not JSON, fails `reply`, or fails `check` (which
-   * returns a reason, or null when the reply is usable) is asked for once more; a second bad
-   * reply throws LlmOutputError. Every answered call is recorded for usage and the spend cap.
+   * One structured call. A reply that is not JSON, fails `reply` (read leniently, see
+   * `parseReply`), or fails `check` (which returns a reason, or null when the reply is usable) is
+   * asked for once more; a second bad reply throws LlmOutputError. Every answered call is
+   * recorded for usage and the spend cap.
    */
   call<T>(def: StructuredCall<T>, user: string, opts?: CallOptions<T>): Promise<T>;
   /** A few sentences describing an image, for search (purpose `caption`). */
@@ -83,6 +85,9 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
       for (let attempt = 1; attempt <= 2; attempt++) {
         const reply = await recordedChat(app, tenantId, source, def.name, endpoint, req);
         const parsed = parseReply(def, reply.content);
+        if (parsed.ok && parsed.dropped.length) {
+          app.log.warn({ call: def.name, attempt, dropped: parsed.dropped.length, reasons: parsed.dropped }, 'LLM reply items dropped');
+        }
         reason = parsed.ok ? (check?.(parsed.value) ?? '') : parsed.reason;
         if (parsed.ok && !reason) return parsed.value;
         app.log.warn({ call: def.name, attempt, reason }, 'LLM reply rejected');
@@ -108,15 +113,61 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
   };
 }
 
-function parseReply<T>(def: StructuredCall<T>, content: string): { ok: true; value: T } | { ok: false; reason: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(content);
-  } catch {
-    return { ok: false, reason: 'the reply is not JSON' };
+type Parsed<T> = { ok: true; value: T; dropped: string[] } | { ok: false; reason: string };
+
+/**
+ * Reads a reply as leniently as its meaning allows, because real models overreach in small ways
+ * that would otherwise fail a whole extraction: JSON inside a ```json fence is taken, unknown
+ * keys are dropped, a missing nullable field is null, and a malformed array item is dropped
+ * (reported in `dropped`) as long as some item of that array is usable.
+ */
+function parseReply<T>(def: StructuredCall<T>, content: string): Parsed<T> {
+  const json = readJson(content);
+  if (json === undefined) return { ok: false, reason: 'the reply is not JSON' };
+  const dropped: string[] = [];
+  const result = (lenient(def.reply, dropped) as z.ZodType<T>).safeParse(json);
+  if (result.success) return { ok: true, value: result.data, dropped };
+  return { ok: false, reason: describe(result.error.issues) };
+}
+
+function readJson(content: string): unknown {
+  for (const text of [content, /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(content)?.[1]]) {
+    if (text === undefined) continue;
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Not this candidate; try the fenced block, if any.
+    }
   }
-  const result = def.reply.safeParse(json);
-  if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0]!;
-  return { ok: false, reason: `${issue.path.join('.') || 'reply'}: ${issue.message}` };
+  return undefined;
+}
+
+const describe = (issues: z.core.$ZodIssue[]) => `${issues[0]!.path.join('.') || 'reply'}: ${issues[0]!.message}`;
+
+/** The accepting version of a strict reply schema; items dropped from arrays are noted in `dropped`. */
+function lenient(schema: z.ZodType, dropped: string[]): z.ZodType {
+  if (schema instanceof z.ZodObject) {
+    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [k, lenient(v, dropped)]));
+    return z.object(shape);
+  }
+  if (schema instanceof z.ZodNullable) return lenient(schema.unwrap() as z.ZodType, dropped).nullable().default(null);
+  if (schema instanceof z.ZodArray) {
+    const item = lenient(schema.element as z.ZodType, dropped);
+    return z.array(z.unknown()).transform((items, ctx) => {
+      const kept: unknown[] = [];
+      let reason = '';
+      for (const [i, raw] of items.entries()) {
+        const r = item.safeParse(raw);
+        if (r.success) kept.push(r.data);
+        else dropped.push((reason = `item ${i}: ${describe(r.error.issues)}`));
+      }
+      // Something was asked for and nothing usable came back: the reply has no meaning left.
+      if (items.length && !kept.length) {
+        ctx.addIssue({ code: 'custom', message: `every item is malformed (${reason})` });
+        return z.NEVER;
+      }
+      return kept;
+    });
+  }
+  return schema;
 }

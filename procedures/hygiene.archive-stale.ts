@@ -12,6 +12,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/archive-stale`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
+  readWhen: (input) => input.dry_run,
   mcp: { tool: 'archive_stale_memories', description: 'Find (dry_run, the default) or archive memories nobody updated for a number of days.' },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, older_than_days: z.number().int().min(0).default(90), dry_run: z.boolean().default(true) }),

@@ -14,6 +14,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/dedup`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
+  readWhen: (input) => input.dry_run,
   mcp: { tool: 'dedup_memories', description: 'Find near-duplicate memories (dry_run, the default) or delete them, keeping the best copy.' },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({

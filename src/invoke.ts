@@ -46,16 +46,19 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
       const auth = caller.auth ?? (await authenticateRequest(app, caller.authorization, headers));
       ctx = { ...base, tenant: auth.tenant, agent: auth.agent };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
-      if (auth.agent.read_only && !isRead(proc)) throw forbidden('This API key is read-only');
+      // A write that a dry run turns into a read is decided once its input is read.
+      if (auth.agent.read_only && !isRead(proc) && !proc.readWhen) throw forbidden('This API key is read-only');
     }
     const parsed = proc.input.safeParse(screenInput(proc, rawInput ?? {}));
     if (!parsed.success) throw validationError(parsed.error, proc.rest.bodyField);
     // Again on what the schema read out of text: a multipart `metadata` field is a JSON string.
     screenInput(proc, parsed.data);
-    if (proc.collection && 'agent' in ctx) await checkGrants(ctx, proc, parsed.data);
+    const reads = isRead(proc) || !!proc.readWhen?.(parsed.data);
+    if ('agent' in ctx && ctx.agent.read_only && !reads) throw forbidden('This API key is read-only');
+    if (proc.collection && 'agent' in ctx) await checkGrants(ctx, proc, parsed.data, reads);
     const result = await proc.handler(ctx as AuthedCtx, parsed.data);
     const output = result instanceof Download ? result : proc.output.parse(result);
-    if ('agent' in ctx && !isRead(proc)) await recordAudit(ctx, proc, parsed.data, output);
+    if ('agent' in ctx && !reads) await recordAudit(ctx, proc, parsed.data, output);
     return { output, headers, status: successStatus(proc, parsed.data) };
   } catch (err) {
     throw toAppError(app, proc, err, base.requestId, headers);
@@ -80,8 +83,9 @@ function checkSecret(app: App, proc: AnyProcedure, given: string | undefined) {
   if (!ok) throw unauthorized(`This endpoint is internal: send the shared secret in ${proc.secret?.header ?? 'its header'}`);
 }
 
-async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>) {
-  const { field, permission, alsoWrite } = proc.collection!;
+async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>, reads: boolean) {
+  const { field, alsoWrite } = proc.collection!;
+  const permission = reads ? 'read' : proc.collection!.permission;
   // An optional collection field (all-collection search narrowed to one) is checked when given.
   if (input[field] !== undefined) await assertCollectionAccess(ctx, input[field] as string, permission);
   if (alsoWrite) await assertCollectionAccess(ctx, input[alsoWrite] as string, 'write');

@@ -56,6 +56,12 @@ export interface Procedure<
    * Procedures touching a second collection (move) name that field in `alsoWrite`.
    */
   collection?: { field: string; permission: 'read' | 'write'; alsoWrite?: string };
+  /**
+   * A write whose input can make it change nothing (a dry run): with such input it is a read,
+   * so read-only keys and keys granted only read on the collection may call it, and it is not
+   * audited.
+   */
+  readWhen?: (input: z.output<I>) => boolean;
   /** Exposed as an MCP tool under this name. */
   mcp?: { tool: string; description?: string };
   /**

@@ -172,14 +172,17 @@ describe('dedup', () => {
     expect(pairs.map((p: any) => [p.current.id, p.superseded.text])).toEqual([[keeper.id, 'Ana lives in Lisbon.']]);
   });
 
-  it('validates threshold and dry_run, and refuses read-only keys', async () => {
+  it('validates threshold and dry_run; a read-only key may only dry-run', async () => {
     const t = await tenant();
     await create(t, 'v', 'x y z');
     expect((await t.api('POST', `${col('v')}/dedup`, { threshold: 1.5 })).status).toBe(422);
     expect((await t.api('POST', `${col('v')}/dedup`, { dry_run: 'yes' })).status).toBe(422);
     expect((await t.api('POST', `${col('missing')}/dedup`, {})).status).toBe(404);
     const ro = await t.newKey('reader', true);
-    expect((await t.api('POST', `${col('v')}/dedup`, {}, ro.key)).status).toBe(403);
+    expect((await t.api('POST', `${col('v')}/dedup`, { dry_run: false }, ro.key)).status).toBe(403);
+    expect((await t.api('POST', `${col('v')}/dedup`, {}, ro.key)).status).toBe(200);
+    expect((await t.api('POST', `${col('v')}/archive-stale`, { dry_run: false }, ro.key)).status).toBe(403);
+    expect((await t.api('POST', `${col('v')}/archive-stale`, {}, ro.key)).status).toBe(200);
   });
 });
 

@@ -66,8 +66,9 @@ export const samples: Record<string, Sample> = {
   'graph.contradictions': { input: (fx) => ({ collection: fx.collection }) },
   'graph.profile': { input: (fx) => ({ collection: fx.collection }) },
   'graph.summary': { input: (fx) => ({ collection: fx.collection }) },
-  'hygiene.dedup': { input: (fx) => ({ collection: fx.collection }) },
-  'hygiene.archiveStale': { input: (fx) => ({ collection: fx.collection }) },
+  // Real runs: a dry run is a read (readWhen), and the matrix checks the write permission.
+  'hygiene.dedup': { input: (fx) => ({ collection: fx.collection, dry_run: false }) },
+  'hygiene.archiveStale': { input: (fx) => ({ collection: fx.collection, dry_run: false }) },
   'hygiene.health': { input: (fx) => ({ collection: fx.collection }) },
   'grants.put': { input: (fx) => ({ name: fx.collection, agent_key_id: fx.otherKeyId, can_read: true, can_write: true }) },
   'grants.list': { input: (fx) => ({ name: fx.collection }) },

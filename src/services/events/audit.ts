@@ -46,3 +46,16 @@ export async function listAudit(q: Queryable, tenantId: string, days: number, li
     detail: r.detail,
   }));
 }
+
+/**
+ * Another tenant's log as an operator may see it (api.md 4.11: aggregates only): how often each
+ * action happened per UTC day, newest day first; no actor, target or detail.
+ */
+export async function summarizeAudit(q: Queryable, tenantId: string, days: number, limit: number) {
+  return q.query<{ day: string; action: string; count: number }>(
+    `select to_char(at at time zone 'UTC', 'YYYY-MM-DD') as day, action, count(*)::int as count from audit_log
+      where tenant_id = $1 and at > now() - make_interval(days => $2::int)
+      group by 1, 2 order by 1 desc, 2 limit $3`,
+    [tenantId, days, limit],
+  );
+}

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/procedure.ts';
+import { pipelineJobCounts } from '../src/schemas/pipeline.ts';
 import { collectionHealth } from '../src/services/graph/reports.ts';
+import { pipelineJobs } from '../src/services/status/pipeline.ts';
 import { C, inCollection } from './collection-path.ts';
 
 const count = z.number().int();
@@ -11,7 +13,8 @@ export default defineProcedure({
   description:
     'total: every memory; current: neither superseded nor expired; archived, pinned: by flag; stale: not pinned, not ' +
     'archived, updated_at older than stale_days; expired: past expires_at; supersessions: superseded memories; ' +
-    'categories: total per category; needs_attention = stale + expired + supersessions.',
+    'categories: total per category; needs_attention = stale + expired + supersessions. jobs: the collection\'s failed ' +
+    'and stuck background work (remember extractions, ingested files), apart from needs_attention.',
   rest: { method: 'GET', path: `${C}/health`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
@@ -30,7 +33,14 @@ export default defineProcedure({
       supersessions: count,
       categories: z.record(z.string(), count),
       needs_attention: count,
+      jobs: pipelineJobCounts,
     })
     .openapi('CollectionHealth'),
-  handler: (ctx, input) => collectionHealth(ctx, input.collection, input.stale_days),
+  handler: async (ctx, input) => {
+    const [health, jobs] = await Promise.all([
+      collectionHealth(ctx, input.collection, input.stale_days),
+      pipelineJobs(ctx.app, ctx.tenant.id, input.collection),
+    ]);
+    return { ...health, jobs };
+  },
 });

@@ -26,6 +26,7 @@ import graphContradictions from './graph.contradictions.ts';
 import graphExtractJob from './graph.extract-job.ts';
 import graphProfile from './graph.profile.ts';
 import graphRemember from './graph.remember.ts';
+import graphRetryJob from './graph.retry-job.ts';
 import graphSummary from './graph.summary.ts';
 import hygieneArchiveStale from './hygiene.archive-stale.ts';
 import hygieneDedup from './hygiene.dedup.ts';
@@ -107,6 +108,7 @@ export const catalogue = {
   graph: {
     remember: graphRemember,
     extractJob: graphExtractJob,
+    retryJob: graphRetryJob,
     contradictions: graphContradictions,
     profile: graphProfile,
     summary: graphSummary,

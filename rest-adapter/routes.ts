@@ -5,7 +5,7 @@ import type { App } from '../src/context.ts';
 import { Download } from '../src/download.ts';
 import { AppError } from '../src/errors.ts';
 import { sendError, UnreadableBody } from '../src/http-errors.ts';
-import { invoke } from '../src/invoke.ts';
+import { invoke, readsInput } from '../src/invoke.ts';
 import { MAX_FILE_BYTES, MAX_FILES, type FileUploadInput } from '../src/schemas/files.ts';
 import type { AnyProcedure } from '../src/procedure.ts';
 
@@ -32,7 +32,8 @@ async function restInput(proc: AnyProcedure, req: FastifyRequest): Promise<unkno
     }
     if (bodyField) body = { [bodyField]: value };
     else if (value && typeof value === 'object' && !Array.isArray(value)) body = value as Record<string, unknown>;
-    else if (!proc.rest.tolerant) throw new AppError('UNPROCESSABLE_CONTENT', 'The request body must be a JSON object', [{ path: '', message: 'expected object' }]);
+    // A body that is not an object is refused only where there are fields to read from it.
+    else if (readsInput(proc)) throw new AppError('UNPROCESSABLE_CONTENT', 'The request body must be a JSON object', [{ path: '', message: 'expected object' }]);
   }
   return { ...body, ...fromQuery, ...params };
 }

@@ -49,7 +49,8 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
       // A write that a dry run turns into a read is decided once its input is read.
       if (auth.agent.read_only && !isRead(proc) && !proc.readWhen) throw forbidden('This API key is read-only');
     }
-    const parsed = proc.input.safeParse(screenInput(proc, rawInput ?? {}));
+    const isObject = typeof rawInput === 'object' && rawInput !== null && !Array.isArray(rawInput);
+    const parsed = proc.input.safeParse(screenInput(proc, isObject || readsInput(proc) ? (rawInput ?? {}) : {}));
     if (!parsed.success) throw validationError(parsed.error, proc.rest.bodyField);
     // Again on what the schema read out of text: a multipart `metadata` field is a JSON string.
     screenInput(proc, parsed.data);
@@ -74,6 +75,13 @@ export async function authenticateRequest(app: App, authorization: string | unde
   enforce(headers, auth.tenant.limits.rate_limit_per_minute, auth.rate);
   return auth;
 }
+
+/**
+ * Whether input that is not an object is an error: a procedure without fields ignores whatever
+ * it is sent (as unknown fields are ignored), and the beacon takes anything (responses.ts
+ * declares no 422 for either); both read such input as `{}`.
+ */
+export const readsInput = (proc: AnyProcedure) => !proc.rest.tolerant && Object.keys(proc.input.shape).length > 0;
 
 /** Constant-time, and an unset secret never matches: an unconfigured internal endpoint is closed. */
 function checkSecret(app: App, proc: AnyProcedure, given: string | undefined) {

@@ -13,7 +13,14 @@ describe('account: stats, export, import, delete', () => {
 
   it('stats count collections, memories, stored bytes and recent additions', async () => {
     const t = await tenant();
-    expect((await t.api('GET', '/v1/memory/admin/stats')).body).toEqual({ collections: 0, memories: 0, storage_bytes: 0, added_7d: 0, added_30d: 0 });
+    expect((await t.api('GET', '/v1/memory/admin/stats')).body).toEqual({
+      collections: 0,
+      memories: 0,
+      storage_bytes: 0,
+      added_7d: 0,
+      added_30d: 0,
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0 },
+    });
     await t.api('POST', '/v1/memory/collections/a/memories', { text: 'héllo', metadata: { k: 1 } });
     await t.api('POST', '/v1/memory/collections/a/memories', { text: 'second' });
     const old = await t.api('POST', '/v1/memory/collections/b/memories', { text: 'third' });
@@ -21,7 +28,14 @@ describe('account: stats, export, import, delete', () => {
     await server.app.db.query(`update memories set created_at = now() - interval '10 days' where tenant_id = $1 and id = $2`, [t.id, old.body.id]);
     const stats = await t.api('GET', '/v1/memory/admin/stats');
     // Bytes: UTF-8 text plus the stored metadata text ('{"k": 1}' and '{}').
-    expect(stats.body).toEqual({ collections: 3, memories: 3, storage_bytes: 6 + 8 + 6 + 2 + 5 + 2, added_7d: 2, added_30d: 3 });
+    expect(stats.body).toEqual({
+      collections: 3,
+      memories: 3,
+      storage_bytes: 6 + 8 + 6 + 2 + 5 + 2,
+      added_7d: 2,
+      added_30d: 3,
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0 },
+    });
   });
 
   it('exports a streamed attachment that imports back into another account', async () => {

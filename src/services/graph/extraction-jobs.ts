@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { App, AuthedCtx } from '../../context.ts';
-import { notFound } from '../../errors.ts';
+import { conflict, notFound } from '../../errors.ts';
 import { iso, isUuid } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
@@ -75,4 +75,24 @@ export async function getJob(ctx: AuthedCtx, jobId: string) {
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };
+}
+
+/**
+ * Puts a failed job back in the queue with its tries reset: the row and the queue entry change in
+ * one transaction, and only a job still failed is taken, so two retries enqueue it once.
+ */
+export async function retryJob(ctx: AuthedCtx, jobId: string) {
+  const job = await getJob(ctx, jobId);
+  await assertCollectionAccess(ctx, job.collection, 'write');
+  const retried = await ctx.app.db.transaction(async (tx) => {
+    const rows = await tx.query(
+      `update extraction_jobs set state = 'queued', attempts = 0, error = null, updated_at = now()
+        where tenant_id = $1 and id = $2 and state = 'failed' returning id`,
+      [ctx.tenant.id, job.job_id],
+    );
+    if (rows.length) await ctx.app.jobs.enqueue(tx, extractionJob, { tenant_id: ctx.tenant.id, job_id: job.job_id });
+    return rows.length > 0;
+  });
+  if (!retried) throw conflict(`Extraction job ${jobId} is ${job.state}; only a failed job can be retried`);
+  return getJob(ctx, jobId);
 }

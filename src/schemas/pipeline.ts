@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+const count = z.number().int();
+
+/** Background work that needs a person: failed, or queued or processing for longer than it should take. */
+export const pipelineJobCounts = z
+  .object({
+    failed_extractions: count.describe('Remember extraction jobs that failed after their last try'),
+    stuck_extractions: count.describe('Extraction jobs queued or processing with no progress for over 15 minutes'),
+    failed_files: count.describe('Ingested files that failed after their last try'),
+    stuck_files: count.describe('Ingested files queued or processing with no progress for over 15 minutes'),
+  })
+  .openapi('PipelineJobs');

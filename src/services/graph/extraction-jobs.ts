@@ -84,15 +84,16 @@ export async function getJob(ctx: AuthedCtx, jobId: string) {
 export async function retryJob(ctx: AuthedCtx, jobId: string) {
   const job = await getJob(ctx, jobId);
   await assertCollectionAccess(ctx, job.collection, 'write');
-  const retried = await ctx.app.db.transaction(async (tx) => {
-    const rows = await tx.query(
+  const [retried] = await ctx.app.db.transaction(async (tx) => {
+    const rows = await tx.query<{ updated_at: Date }>(
       `update extraction_jobs set state = 'queued', attempts = 0, error = null, updated_at = now()
-        where tenant_id = $1 and id = $2 and state = 'failed' returning id`,
+        where tenant_id = $1 and id = $2 and state = 'failed' returning updated_at`,
       [ctx.tenant.id, job.job_id],
     );
     if (rows.length) await ctx.app.jobs.enqueue(tx, extractionJob, { tenant_id: ctx.tenant.id, job_id: job.job_id });
-    return rows.length > 0;
+    return rows;
   });
   if (!retried) throw conflict(`Extraction job ${jobId} is ${job.state}; only a failed job can be retried`);
-  return getJob(ctx, jobId);
+  // The job as the retry left it: a worker may already be running it by the time it is read again.
+  return { ...job, state: 'queued' as const, attempts: 0, error: null, complete: false, updated_at: iso(retried.updated_at)! };
 }

@@ -15,6 +15,8 @@ export default defineProcedure({
   // An export file of a large account is far beyond the usual 8 MB; larger ones import in parts.
   rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200, bodyLimit: 64 * 1024 * 1024 },
   access: 'write',
+  // Page by page, so that a large import neither holds one long transaction nor all its embeddings.
+  commits: 'in-steps',
   input: z.object({
     memories: z.array(z.unknown()).max(100_000),
     collections: z.array(z.unknown()).max(10_000).optional(),

@@ -33,6 +33,8 @@ export default defineProcedure({
     altStatus: { status: 202, description: 'async_ingest=true: the files are queued', when: (input) => input.async_ingest },
   },
   access: 'write',
+  // Each file is read and committed on its own; one that cannot be read does not undo the others.
+  commits: 'in-steps',
   collection: { field: 'collection', permission: 'write' },
   input: z.object({
     ...inCollection,

@@ -24,6 +24,8 @@ export default defineProcedure({
     altStatus: { status: 200, description: 'sync=true: the facts as stored', when: (input) => input.sync },
   },
   access: 'write',
+  // sync: the raw memory commits first and stays when the LLM then fails (a 502).
+  commits: 'in-steps',
   collection: { field: 'collection', permission: 'write' },
   mcp: {
     tool: 'remember',

@@ -9,6 +9,7 @@ import { blobUrlSigningKey } from './ports/blobs/signed-url.ts';
 import type { Db } from './ports/db/db.ts';
 import { openPglite } from './ports/db/pglite.ts';
 import { openPostgres } from './ports/db/postgres.ts';
+import { withUnitsOfWork } from './ports/db/unit-of-work.ts';
 import type { Embedder } from './ports/embedder/embedder.ts';
 import { makeEmbedder } from './ports/embedder/index.ts';
 import { embeddedQueue } from './ports/jobs/embedded.ts';
@@ -26,7 +27,8 @@ export interface AppOptions {
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? pino({ level: config.logLevel });
   const embedder = opts.embedder ?? makeEmbedder(config.embedder);
-  const db: Db = config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool) : await openPglite(config.dataDir);
+  // Every user of the database gets it through the units of work, so that a call's writes commit with its audit entry.
+  const db: Db = withUnitsOfWork(config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool) : await openPglite(config.dataDir));
   try {
     await migrate(db, embedder.dimensions);
     const masterKey = loadMasterKey(config.masterKey, config.dataDir);

@@ -1,5 +1,6 @@
 import type { AuthedCtx } from './context.ts';
 import type { AnyProcedure } from './procedure.ts';
+import type { Queryable } from './ports/db/db.ts';
 import { appendAudit } from './services/events/audit.ts';
 
 // Input fields that may hold content or secrets are never copied into the log.
@@ -21,11 +22,12 @@ function smallDetail(input: Record<string, unknown>, skip: string[], output: unk
 }
 
 /**
- * Records a successful write or access/account change made through `invoke`: the action is
- * the procedure, the target its REST path with the parameters filled in. A failure to record
- * is logged, never turned into a failed request whose write already committed.
+ * Records a successful write or access/account change made through `invoke`, in `q`: the
+ * transaction of the change itself (see `commits` in procedure.ts), so that one is never
+ * committed without the other. The action is the procedure, the target its REST path with the
+ * parameters filled in; `output` (undefined when recorded before the call's end) adds its id.
  */
-export async function recordAudit(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>, output: unknown) {
+export async function recordAudit(q: Queryable, ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>, output: unknown) {
   const params: string[] = [];
   const target = proc.rest.path
     .replace(/\{(\w+)\}/g, (_: string, name: string) => {
@@ -33,9 +35,5 @@ export async function recordAudit(ctx: AuthedCtx, proc: AnyProcedure, input: Rec
       return encodeURIComponent(String(input[name] ?? ''));
     })
     .replace(/^\/v1\/memory\//, '');
-  try {
-    await appendAudit(ctx.app.db, ctx.tenant.id, ctx.agent, { action: proc.name, target, detail: smallDetail(input, params, output) });
-  } catch (err) {
-    ctx.app.log.error({ err, procedure: proc.name, requestId: ctx.requestId }, 'audit log write failed');
-  }
+  await appendAudit(q, ctx.tenant.id, ctx.agent, { action: proc.name, target, detail: smallDetail(input, params, output) });
 }

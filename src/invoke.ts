@@ -4,6 +4,7 @@ import type { Agent, App, AuthedCtx, PublicCtx } from './context.ts';
 import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { screenInput } from './input-guard.ts';
+import { inUnitOfWork } from './ports/db/unit-of-work.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
 import { answers, successStatus } from './responses.ts';
 import type { Tenant } from './schemas/access.ts';
@@ -33,8 +34,8 @@ export interface InvokeResult {
 
 /**
  * The one pipeline every front end calls: authenticate (and rate-limit) -> admin and read-only
- * checks -> parse -> collection grants -> handler -> output check -> audit (writes) -> error
- * mapping. Access rules live here and nowhere else.
+ * checks -> parse -> collection grants -> handler -> output check -> audit (writes, in the
+ * write's own transaction) -> error mapping. Access rules live here and nowhere else.
  */
 export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawInput: unknown): Promise<InvokeResult> {
   const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip, origin: app.config.publicUrl ?? caller.origin };
@@ -57,9 +58,15 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     const reads = isRead(proc) || !!proc.readWhen?.(parsed.data);
     if ('agent' in ctx && ctx.agent.read_only && !reads) throw forbidden('This API key is read-only');
     if (proc.collection && 'agent' in ctx) await checkGrants(ctx, proc, parsed.data, reads);
-    const result = await proc.handler(ctx as AuthedCtx, parsed.data);
-    const output = result instanceof Download ? result : proc.output.parse(result);
-    if ('agent' in ctx && !reads) await recordAudit(ctx, proc, parsed.data, output);
+    const run = async () => {
+      const result = await proc.handler(ctx as AuthedCtx, parsed.data);
+      return result instanceof Download ? result : proc.output.parse(result);
+    };
+    // A write's audit entry commits with the write (a read is not audited).
+    const output =
+      'agent' in ctx && !reads
+        ? await inUnitOfWork(app.db, proc.commits ?? 'together', run, (q, out) => recordAudit(q, ctx as AuthedCtx, proc, parsed.data, out))
+        : await run();
     return { output, headers, status: successStatus(proc, parsed.data) };
   } catch (err) {
     throw toAppError(app, proc, err, base.requestId, headers);

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { AuthedCtx, PublicCtx } from './context.ts';
 import type { Download } from './download.ts';
 import type { ErrorCode } from './errors.ts';
+import type { CommitMode } from './ports/db/unit-of-work.ts';
 
 /** `internal`: no API key; the caller proves itself with the procedure's shared `secret`. */
 export type Access = 'public' | 'read' | 'write' | 'admin' | 'internal';
@@ -62,6 +63,12 @@ export interface Procedure<
    * audited.
    */
   readWhen?: (input: z.output<I>) => boolean;
+  /**
+   * How a write commits with its audit entry (src/ports/db/unit-of-work.ts): all its writes in
+   * one transaction with the entry (the default), or, for the calls that commit in steps on
+   * purpose, each step on its own with the entry in the first.
+   */
+  commits?: CommitMode;
   /** Exposed as an MCP tool under this name. */
   mcp?: { tool: string; description?: string };
   /**

@@ -20,7 +20,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
   { part: 'front ends', from: '^(rest-adapter|trpc|mcp)/', to: ['^$1/', '^procedures/index[.]ts$', `^${PIPELINE}`, '^src/http-errors[.]ts$', '^src/schemas/', `^${CORE}`] },
   { part: 'catalogue', from: '^procedures/', to: ['^procedures/', '^src/procedure[.]ts$', '^src/services/', '^src/schemas/', `^${CORE}`] },
   { part: 'worker', from: '^worker/', to: ['^src/services/', '^src/ports/jobs/', `^${CORE}`] },
-  { part: 'pipeline', from: `^${PIPELINE}`, to: [`^${PIPELINE}`, '^src/services/(access|events)/', '^src/schemas/', `^${CORE}`] },
+  { part: 'pipeline', from: `^${PIPELINE}`, to: [`^${PIPELINE}`, '^src/services/(access|events)/', '^src/ports/db/', '^src/schemas/', `^${CORE}`] },
   { part: 'HTTP errors', from: '^src/http-errors[.]ts$', to: [`^${CORE}`] },
   // Services: each domain may use the ones listed after it, and ports, schemas and core.
   ...Object.entries({

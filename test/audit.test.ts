@@ -74,4 +74,26 @@ describe('audit log', () => {
     const [{ n }] = await server.app.db.query<{ n: number }>('select count(*)::int as n from audit_log where tenant_id = $1', [t.id]);
     expect(n).toBe(1);
   });
+
+  it('is written in the transaction of the change: a change whose entry cannot be written is not made', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    // The audit insert fails for this one label, as a full disk or a lost connection would.
+    await server.app.db.exec(`
+      create function audit_refuse() returns trigger language plpgsql as $$
+      begin
+        if new.detail->>'label' = 'unrecordable' then raise exception 'audit write refused'; end if;
+        return new;
+      end $$;
+      create trigger audit_refuse before insert on audit_log for each row execute function audit_refuse();`);
+    try {
+      const res = await t.api('POST', '/v1/memory/keys', { label: 'unrecordable' });
+      expect(res.status).toBe(500);
+      expect(res.body.detail).toMatch(/^Internal error/);
+      const labels = (await t.api('GET', '/v1/memory/keys')).body.map((k: { label: string }) => k.label);
+      expect(labels).not.toContain('unrecordable');
+      expect((await t.api('POST', '/v1/memory/keys', { label: 'recordable' })).status).toBe(201);
+    } finally {
+      await server.app.db.exec('drop trigger audit_refuse on audit_log; drop function audit_refuse()');
+    }
+  });
 });

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { migrate } from '../src/migrate.ts';
 import { openPglite } from '../src/ports/db/pglite.ts';
 import { embeddedQueue } from '../src/ports/jobs/embedded.ts';
-import type { TaskDef } from '../src/ports/jobs/jobs.ts';
+import { ABANDONED, type TaskDef } from '../src/ports/jobs/jobs.ts';
 import { extractBySentence, playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { newTenant } from './support/client.ts';
@@ -32,6 +32,52 @@ describe('embedded runner after a crash', () => {
     } finally {
       await queue.stop();
       await db.close();
+    }
+  });
+});
+
+describe('a job whose last try a crash cut short', () => {
+  it('is settled as failed by its task, never run again, and kept failed in the queue', async () => {
+    const server = await startServer({ ORGMEM_WORKER_HEARTBEAT_SECONDS: '1' }, { worker: false });
+    const { app } = server;
+    app.log = pino({ level: 'silent' });
+    const ran: unknown[] = [];
+    const settled: Array<{ n: number; reason: string }> = [];
+    const lastTry: TaskDef = {
+      name: 'test_last_try',
+      payload: z.object({ n: z.number() }),
+      maxAttempts: 1,
+      run: async (_ctx, payload) => void ran.push(payload),
+      abandon: async (_ctx, payload: { n: number }, reason) => void settled.push({ n: payload.n, reason }),
+    };
+    try {
+      // What a worker killed on the job's only try leaves: taken by a worker that beats no more.
+      await app.db.transaction((tx) => app.jobs.enqueue(tx, lastTry, { n: 7 }));
+      const failed =
+        app.db.kind === 'pglite'
+          ? async () => {
+              await app.db.query(`update jobs set attempts = 1, locked_at = now() where task = 'test_last_try'`);
+              return async () => app.db.query<{ error: string }>(`select last_error as error from jobs where task = 'test_last_try' and run_at = 'infinity'`);
+            }
+          : async () => {
+              await app.db.query(
+                `update graphile_worker._private_jobs set attempts = 1, locked_by = 'pool-gone', locked_at = now() - interval '1 hour'
+                  where task_id = (select id from graphile_worker._private_tasks where identifier = 'test_last_try')`,
+              );
+              return async () =>
+                app.db.query<{ error: string }>(
+                  `select last_error as error from graphile_worker.jobs where task_identifier = 'test_last_try' and locked_by is null and attempts >= max_attempts`,
+                );
+            };
+      const queueRow = await failed();
+      await app.jobs.start(app, [lastTry], []);
+      await expect.poll(() => settled, { timeout: 15_000, interval: 100 }).toEqual([{ n: 7, reason: ABANDONED }]);
+      await expect.poll(queueRow, { timeout: 5_000, interval: 100 }).toEqual([{ error: ABANDONED }]);
+      // A poll or two later it is still not run: the queue keeps it as a failed job.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(ran).toEqual([]);
+    } finally {
+      await server.close();
     }
   });
 });

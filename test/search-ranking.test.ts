@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rankBm25 } from '../src/services/search/bm25.ts';
+import type { CandidateRow } from '../src/services/search/candidates.ts';
+import { reciprocalRankFusion } from '../src/services/search/fusion.ts';
 import { expandQuery } from '../src/services/search/text.ts';
 
 const w = (...lexemes: string[]) => new Map(lexemes.map((l) => [l, 1]));
@@ -54,5 +56,28 @@ describe('query expansion from the first full-text pass', () => {
   it('does not expand from a sampled (capped) first pass or from nothing', () => {
     expect(expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: false })).toBeNull();
     expect(expandQuery(new Map([['adopt', 1]]), { ranked: [], exhaustive: true })).toBeNull();
+  });
+});
+
+describe('hybrid score: reciprocal-rank fusion against the best fusion possible', () => {
+  const rows = (...ids: string[]) => ids.map((id) => ({ id, score: 0.5 }) as CandidateRow);
+
+  it('scores 1 only for a memory first on both sides', () => {
+    const fused = reciprocalRankFusion([rows('a', 'b'), rows('a', 'c')]);
+    expect(fused.map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    expect(fused[0]!.score).toBe(1);
+    expect(fused[1]!.score).toBeCloseTo(61 / 62 / 2, 10);
+  });
+
+  it('keeps a weak best match below 1 when only one side found anything', () => {
+    const fused = reciprocalRankFusion([rows('a', 'b'), []]);
+    expect(fused[0]!.score).toBe(0.5);
+    expect(fused[1]!.score).toBeCloseTo(61 / 62 / 2, 10);
+  });
+
+  it('does not depend on the other results: the same ranks give the same score', () => {
+    const alone = reciprocalRankFusion([rows('x'), rows('y', 'x')]);
+    const crowded = reciprocalRankFusion([rows('x', 'p', 'q'), rows('y', 'x', 'r')]);
+    expect(alone.find((r) => r.id === 'x')!.score).toBe(crowded.find((r) => r.id === 'x')!.score);
   });
 });

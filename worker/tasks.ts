@@ -7,9 +7,9 @@ import { mailJob } from '../src/services/events/mail.ts';
 import { webhookJob } from '../src/services/events/memory-events.ts';
 import { deliverEvent } from '../src/services/events/webhooks.ts';
 import { ingestJob } from '../src/services/files/batches.ts';
-import { runIngestFile } from '../src/services/files/ingest-run.ts';
+import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-run.ts';
 import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
-import { runExtraction } from '../src/services/graph/extraction-run.ts';
+import { abandonExtraction, runExtraction } from '../src/services/graph/extraction-run.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
 import { deleteFiles, fileCleanupJob } from '../src/services/storage/file-cleanup.ts';
@@ -20,9 +20,17 @@ import { deleteFiles, fileCleanupJob } from '../src/services/storage/file-cleanu
  * the embedded runner both take this list.
  */
 
-const extractFacts = defineTask(extractionJob, (app: App, { tenant_id, job_id }, meta) => runExtraction(app, tenant_id, job_id, meta));
+const extractFacts = defineTask(
+  extractionJob,
+  (app: App, { tenant_id, job_id }, meta) => runExtraction(app, tenant_id, job_id, meta),
+  (app: App, { tenant_id, job_id }, reason) => abandonExtraction(app, tenant_id, job_id, reason),
+);
 
-const ingestFile = defineTask(ingestJob, (app: App, { tenant_id, batch_id, key }, meta) => runIngestFile(app, tenant_id, batch_id, key, meta));
+const ingestFile = defineTask(
+  ingestJob,
+  (app: App, { tenant_id, batch_id, key }, meta) => runIngestFile(app, tenant_id, batch_id, key, meta),
+  (app: App, { tenant_id, batch_id, key }, reason) => abandonIngestFile(app, tenant_id, batch_id, key, reason),
+);
 
 const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
 

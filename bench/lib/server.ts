@@ -64,10 +64,10 @@ export async function startOrgmem(env: Record<string, string>, port: number): Pr
 }
 
 /** Creates a tenant through the CLI (the operator's way) and returns its API key. */
-export function createTenantKey(env: Record<string, string>, name: string): string {
+export function createTenantKey(env: Record<string, string>, name: string, tier = 'enterprise'): string {
   const out = execFileSync(
     process.execPath,
-    ['bin/orgmem.js', 'admin', 'create-tenant', '--name', name, '--email', `${name}-${Date.now()}@bench.local`, '--tier', 'enterprise'],
+    ['bin/orgmem.js', 'admin', 'create-tenant', '--name', name, '--email', `${name}-${Date.now()}@bench.local`, '--tier', tier],
     { cwd: ROOT, env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ...env }, encoding: 'utf8' },
   );
   const key = /API key \(shown only now\): (\S+)/.exec(out)?.[1];

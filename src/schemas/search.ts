@@ -43,7 +43,7 @@ export const searchResult = z
     text: z.string(),
     category: z.string(),
     importance: z.number(),
-    score: z.number().min(0).max(1).describe('Higher is better, 0 to 1: cosine similarity (vector), normalised rank (text) or normalised fused rank (hybrid)'),
+    score: z.number().min(0).max(1).describe('Higher is better, 0 to 1: cosine similarity (vector), BM25 against a full match (text), or the reciprocal-rank fusion against rank 1 on both sides (hybrid: 1 is first for both vector and full-text, one side only is at most 0.5)'),
     source: z.string(),
     metadata: z.record(z.string(), z.unknown()),
     images: z.array(imageSchema),

@@ -13,10 +13,16 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** An open transaction. */
+export interface Tx extends Queryable {
+  /** Runs `fn` in a savepoint: a throw rolls back what `fn` did, and the transaction goes on. */
+  savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs `fn` in one transaction; a throw rolls everything back. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { Db, Queryable, Row } from './db.ts';
+import type { Db, Queryable, Row, Tx } from './db.ts';
 import { acquireDirLock } from './dir-lock.ts';
 
 /** Embedded PostgreSQL (WASM) in a data directory, or in memory for `memory://`. */
@@ -27,12 +27,28 @@ export async function openPglite(dataDir: string): Promise<Db> {
       await s.exec(text);
     },
   });
+  let savepoints = 0;
+  const wrapTx = (tx: Transaction): Tx => ({
+    ...wrap(tx),
+    async savepoint(fn) {
+      const name = `sp_${++savepoints}`;
+      await tx.query(`savepoint ${name}`);
+      try {
+        const result = await fn(wrapTx(tx));
+        await tx.query(`release savepoint ${name}`);
+        return result;
+      } catch (err) {
+        await tx.query(`rollback to savepoint ${name}`);
+        throw err;
+      }
+    },
+  });
   const root = wrap(pg);
   return {
     kind: 'pglite',
     query: root.query,
     exec: root.exec,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    transaction: (fn) => pg.transaction((tx) => fn(wrapTx(tx))),
     async close() {
       await pg.close();
       release();

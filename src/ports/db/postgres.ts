@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { Db, Queryable, Row } from './db.ts';
+import type { Db, Queryable, Row, Tx } from './db.ts';
 
 export function openPostgres(url: string, max: number): Db {
   // JIT off: every statement here is short, and compiling one with LLVM costs tens of
@@ -13,13 +13,19 @@ export function openPostgres(url: string, max: number): Db {
       await s.unsafe(text).simple();
     },
   });
+  // postgres.js fails a whole transaction on any failed statement, even a caught one, unless the
+  // statement ran in its own savepoint scope: so savepoints go through it rather than raw SQL.
+  const wrapTx = (tx: postgres.TransactionSql): Tx => ({
+    ...wrap(tx),
+    savepoint: async (fn) => (await tx.savepoint((s) => fn(wrapTx(s)))) as Awaited<ReturnType<typeof fn>>,
+  });
   const root = wrap(sql);
   return {
     kind: 'postgres',
     query: root.query,
     exec: root.exec,
     async transaction(fn) {
-      return (await sql.begin((tx) => fn(wrap(tx)))) as Awaited<ReturnType<typeof fn>>;
+      return (await sql.begin((tx) => fn(wrapTx(tx)))) as Awaited<ReturnType<typeof fn>>;
     },
     async close() {
       await sql.end({ timeout: 5 });

@@ -2,7 +2,7 @@ import { parseCronItems } from 'graphile-worker';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Db, Queryable } from '../db/db.ts';
-import { backoffSeconds, checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
+import { ABANDONED, abandonTask, backoffSeconds, checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
 
 const POLL_MS = 200;
 
@@ -42,8 +42,17 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
       checkCrontab(tasks, crontab);
       // One process holds the embedded database, so a job still locked now was taken by a process
       // that died mid-run (kill -9, a crash): it is due again at once, its next try already counted.
-      const orphans = await db.query('update jobs set locked_at = null where locked_at is not null returning id');
-      if (orphans.length) log.warn({ jobs: orphans.length }, 'jobs interrupted by a crash are run again');
+      // One that was on its last try is settled as failed first, and kept like any failed job.
+      const lastTries = await db.query<JobRow>('select id, task, payload from jobs where locked_at is not null and attempts >= max_attempts');
+      for (const job of lastTries) await abandonTask(ctx, tasks, job, log);
+      const orphans = await db.query(
+        `update jobs set locked_at = null,
+           run_at = case when attempts >= max_attempts then 'infinity'::timestamptz else run_at end,
+           last_error = case when attempts >= max_attempts then $1 else last_error end
+         where locked_at is not null returning id`,
+        [ABANDONED],
+      );
+      if (orphans.length) log.warn({ jobs: orphans.length }, 'jobs interrupted by a crash are taken again (or settled, after their last try)');
       stopped = false;
       const byName = new Map(tasks.map((t) => [t.name, t]));
       const poll = async () => {

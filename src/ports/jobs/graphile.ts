@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { Logger as GraphileLogger } from 'graphile-worker';
 import type { z } from 'zod';
-import { checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
+import { abandonTask, checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
 import { watchWorkerLiveness } from './worker-liveness.ts';
 
 /**
@@ -56,7 +56,7 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
         pollInterval: 2000,
         events,
       });
-      liveness = await watchWorkerLiveness(pgPool, () => [...poolIds], heartbeatSeconds, logger, log);
+      liveness = await watchWorkerLiveness(pgPool, () => [...poolIds], heartbeatSeconds, (job) => abandonTask(ctx, tasks, job, log), logger, log);
     },
     async stop() {
       await runner?.stop();

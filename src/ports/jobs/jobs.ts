@@ -27,10 +27,27 @@ export function defineJob<S extends z.ZodType>(name: string, payload: S, opts: {
 /** A job kind and the code that runs it, given the worker's context `C` (the App). */
 export interface TaskDef<S extends z.ZodType = z.ZodType, C = unknown> extends JobDef<S> {
   run(ctx: C, payload: z.output<S>, meta: JobMeta): Promise<void>;
+  /**
+   * Settles a job whose last try was cut short by a crash: the queue will not run it again, and
+   * no code of the try ran to record the failure, so a task that shows its state to the tenant
+   * records it here.
+   */
+  abandon?(ctx: C, payload: z.output<S>, reason: string): Promise<void>;
 }
 
-export function defineTask<S extends z.ZodType, C>(job: JobDef<S>, run: TaskDef<S, C>['run']): TaskDef<S, C> {
-  return { ...job, run };
+export function defineTask<S extends z.ZodType, C>(job: JobDef<S>, run: TaskDef<S, C>['run'], abandon?: TaskDef<S, C>['abandon']): TaskDef<S, C> {
+  return { ...job, run, ...(abandon && { abandon }) };
+}
+
+/** What a job out of tries whose worker died shows as its error, in the queue and to the tenant. */
+export const ABANDONED = 'The worker stopped during the last try (a crash or a kill); the job was not finished';
+
+/** A job out of tries whose worker died: its task's `abandon`, with the same payload rule as a run. */
+export async function abandonTask<C>(ctx: C, tasks: Array<TaskDef<z.ZodType, C>>, job: { task: string; payload: unknown }, log: Logger) {
+  const task = tasks.find((t) => t.name === job.task);
+  const payload = task?.payload.safeParse(job.payload);
+  log.warn({ task: job.task }, 'a job interrupted on its last try is settled as failed');
+  if (task?.abandon && payload?.success) await task.abandon(ctx, payload.data, ABANDONED);
 }
 
 export interface CronDef {

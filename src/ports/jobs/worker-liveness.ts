@@ -1,6 +1,12 @@
 import { makeWorkerUtils, type Logger as GraphileLogger } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { ABANDONED } from './jobs.ts';
+
+export interface AbandonedJob {
+  task: string;
+  payload: unknown;
+}
 
 /** Missed beats after which a worker counts as dead. */
 const MISSED_BEATS = 3;
@@ -15,12 +21,15 @@ const MISSED_BEATS = 3;
  * It runs at start too, so a worker started after a crash recovers the dead one's jobs.
  *
  * A job is only released once it has been locked longer than the staleness window as well: a
- * worker that has just started may take a job before its first beat is written.
+ * worker that has just started may take a job before its first beat is written. A released job
+ * that was on its last try would never run again, so `onAbandoned` settles it first (a crash
+ * between the two steps only settles it twice) and the queue records it as failed.
  */
 export async function watchWorkerLiveness(
   pgPool: pg.Pool,
   ownLockIds: () => string[],
   seconds: number,
+  onAbandoned: (job: AbandonedJob) => Promise<void>,
   logger: GraphileLogger,
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {
@@ -44,7 +53,15 @@ export async function watchWorkerLiveness(
     );
     if (rows.length) {
       const dead = rows.map((r) => r.locked_by);
+      const { rows: lastTries } = await pgPool.query<AbandonedJob & { id: string }>(
+        `select j.id::text, t.identifier as task, j.payload from graphile_worker._private_jobs j
+           join graphile_worker._private_tasks t on t.id = j.task_id
+          where j.locked_by = any($1::text[]) and j.attempts >= j.max_attempts`,
+        [dead],
+      );
+      for (const job of lastTries) await onAbandoned(job);
       await utils.forceUnlockWorkers(dead);
+      if (lastTries.length) await utils.permanentlyFailJobs(lastTries.map((j) => j.id), ABANDONED);
       log.warn({ workers: dead }, 'released the jobs of workers that stopped beating');
     }
     // A dead worker's row is no longer needed: its remaining jobs are judged by their lock age.

@@ -69,6 +69,18 @@ export async function runIngestFile(app: App, tenantId: string, batchId: string,
   }
 }
 
+/** A file whose last try a crash cut short fails with that reason and leaves the store, unless it was settled before. */
+export async function abandonIngestFile(app: App, tenantId: string, batchId: string, key: string, reason: string): Promise<void> {
+  await app.db.transaction(async (tx) => {
+    const settled = await tx.query(
+      `update ingest_files set state = 'failed', error = $4, updated_at = now()
+        where tenant_id = $1 and batch_id = $2 and key = $3 and state not in ('done', 'failed') returning key`,
+      [tenantId, batchId, key, reason],
+    );
+    if (settled.length) await app.jobs.enqueue(tx, fileCleanupJob, { tenant_id: tenantId, keys: [key] });
+  });
+}
+
 /** What the tenant reads in the batch: the file's own problem, the LLM's, or an internal error. */
 const reasonOf = (err: unknown) =>
   err instanceof ExtractionError

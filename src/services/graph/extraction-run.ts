@@ -42,3 +42,12 @@ export async function runExtraction(app: App, tenantId: string, jobId: string, {
     if (!final) throw err;
   }
 }
+
+/** A job whose last try a crash cut short fails with that reason, unless it was settled before. */
+export async function abandonExtraction(app: App, tenantId: string, jobId: string, reason: string): Promise<void> {
+  await app.db.query(
+    `update extraction_jobs set state = 'failed', error = $3, updated_at = now()
+      where tenant_id = $1 and id = $2 and state not in ('done', 'failed')`,
+    [tenantId, jobId, reason],
+  );
+}

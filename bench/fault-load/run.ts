@@ -1,0 +1,205 @@
+/**
+ * Fault-and-load run: two API processes (`orgmem serve --no-worker`) and one worker (`orgmem
+ * worker`) on PostgreSQL, as separate child processes, under a mixed workload for a fixed time,
+ * while the worker and one API process at a time are killed with SIGKILL at random moments and
+ * started again. Then, once the job queue has drained (bounded wait), the invariants:
+ *
+ * - every acknowledged write (2xx) is there exactly once, under the id it was acknowledged with:
+ *   single creates, every item of a bulk create, the raw memory and job of a remember; an
+ *   acknowledged delete is gone. A write without an answer is never retried (the API has no
+ *   idempotency key); it may have landed, but at most once, and a bulk all or nothing;
+ * - every remember job ended done or failed (none left queued or processing), and a done job's
+ *   facts are stored once each (each remembered text has a unique marker, so any repeated fact
+ *   is a duplicate written by a job run twice);
+ * - caches and rate limits agree across the processes: a query cached by one process shows a
+ *   write made through the other at once (probes during the load and after it), a key's rate
+ *   limit is one count across both, and a key revoked through one is refused by the other.
+ *
+ * Clients: --clients concurrent loops (default 8), each operation on either API process at
+ * random: creates 30 %, bulk creates (5-20 items) 10 %, searches 30 %, remember jobs 17 %,
+ * deletes of their own memories 6 %, cache probes 7 %. A request refused by a dead process is
+ * sent to the other one, as a load balancer would (it never reached a process). The fake LLM
+ * (test/fakes) answers extraction in 0.1-1 s and the worker runs 8 jobs at a time, so worker kills
+ * land mid-job. Workers beat every second (ORGMEM_WORKER_HEARTBEAT_SECONDS=1; the default is 10),
+ * so a killed worker's jobs are taken again within seconds rather than the default's 30 s.
+ *
+ *   node --import tsx bench/fault-load/run.ts [--seconds 60] [--clients 8] [--seed N] [--port 18201]
+ *        [--drain-seconds 120] [--think-ms 20]
+ *
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is used to drop and
+ * create the database `orgmem_faultload`, which is kept afterwards for inspection. Exits 1 when an
+ * invariant fails, and then keeps the processes' logs (in a temp directory it prints).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { extractBySentence, oracleJudge } from '../../test/fakes/memory-llm.ts';
+import { startFakeLlm } from '../../test/fakes/openai.ts';
+import { createDatabase, createTenantKey } from '../lib/server.ts';
+import { rng } from '../lib/stats.ts';
+import { checkDatabase, checkRateLimit, checkRevocation, pendingJobs } from './invariants.ts';
+import { OrgmemProcess } from './processes.ts';
+import { Client, COLLECTIONS, Ledger } from './workload.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '60' },
+    clients: { type: 'string', default: '8' },
+    seed: { type: 'string', default: String(Date.now() % 1_000_000) },
+    port: { type: 'string', default: '18201' },
+    'drain-seconds': { type: 'string', default: '120' },
+    'think-ms': { type: 'string', default: '20' },
+  },
+});
+const SECONDS = Number(args.seconds);
+const CLIENTS = Number(args.clients);
+const SEED = Number(args.seed);
+const PORT = Number(args.port);
+const RATE_LIMIT = 20;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const databaseUrl = await createDatabase(base, 'orgmem_faultload', true);
+const dir = mkdtempSync(join(tmpdir(), 'orgmem-faultload-'));
+const r = rng(SEED);
+const llmDelay = rng(SEED + 1);
+
+const fake = await startFakeLlm();
+const judge = oracleJudge(new Map());
+fake.on('extract_facts', (call) => ({ ...extractBySentence(call), delayMs: 100 + llmDelay.int(900) }));
+fake.on('judge_facts', async (call) => ({ ...(await judge(call)), delayMs: 50 + llmDelay.int(250) }));
+
+const unlimited = { max_memories: null, max_collections: null, max_storage_bytes: null };
+const env: Record<string, string> = {
+  DATABASE_URL: databaseUrl,
+  ORGMEM_DATA_DIR: join(dir, 'data'),
+  ORGMEM_EMBEDDER: 'hash',
+  ORGMEM_MASTER_KEY: randomBytes(32).toString('base64'),
+  ORGMEM_LLM_BASE_URL: fake.url,
+  ORGMEM_LLM_MODEL: 'fake-model',
+  ORGMEM_WORKER_HEARTBEAT_SECONDS: '1',
+  // Enough jobs in flight that a worker kill interrupts several, and the queue keeps up with the load.
+  ORGMEM_WORKER_CONCURRENCY: '8',
+  ORGMEM_LOG_LEVEL: 'warn',
+  // The load's tenant is never limited; the second one is, for the shared-limit check.
+  ORGMEM_TIERS: JSON.stringify({
+    enterprise: { rate_limit_per_minute: 1_000_000_000, ...unlimited },
+    faultload_limited: { rate_limit_per_minute: RATE_LIMIT, ...unlimited },
+  }),
+};
+
+// The CLI migrates the fresh database, before any of the processes races another to it.
+const key = createTenantKey(env, 'faultload');
+const limitedKey = createTenantKey(env, 'faultload-limited', 'faultload_limited');
+const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+const tenantId = (await sql<{ id: string }[]>`select id::text from tenants where name = 'faultload'`)[0]!.id;
+
+const apiA = new OrgmemProcess('api-a', ['serve', '--no-worker', '--port', String(PORT)], env, dir, `http://127.0.0.1:${PORT}`);
+const apiB = new OrgmemProcess('api-b', ['serve', '--no-worker', '--port', String(PORT + 1)], env, dir, `http://127.0.0.1:${PORT + 1}`);
+const worker = new OrgmemProcess('worker', ['worker'], env, dir, null);
+const apis = [{ url: apiA.url! }, { url: apiB.url! }] as [{ url: string }, { url: string }];
+
+const kills: string[] = [];
+let interrupted = 0;
+/** Kills the worker or one API process 3-9 s after the last one is back, restarting it after 0.2-1.5 s. */
+async function killLoop(deadline: number) {
+  const started = Date.now();
+  for (;;) {
+    const wait = 3_000 + r.int(6_000);
+    if (Date.now() + wait >= deadline) return;
+    await sleep(wait);
+    const target = r.next() < 0.5 ? worker : r.pick([apiA, apiB]);
+    if (target === worker) interrupted += (await sql<{ n: number }[]>`select count(*)::int as n from extraction_jobs where state = 'processing'`)[0]!.n;
+    await target.kill();
+    const killedAt = Date.now();
+    await sleep(200 + r.int(1_300));
+    await target.start();
+    kills.push(`${((killedAt - started) / 1000).toFixed(1)} s ${target.name} (back after ${((Date.now() - killedAt) / 1000).toFixed(1)} s)`);
+  }
+}
+
+let exitCode = 1;
+try {
+  await Promise.all([apiA.start(), apiB.start(), worker.start()]);
+  const ledger = new Ledger();
+  const clients = Array.from({ length: CLIENTS }, (_, i) => new Client(i, apis, key, ledger, SEED));
+  // Every collection exists before the first fault, so a search never meets a missing one.
+  for (const c of COLLECTIONS) await clients[0]!.seed(c);
+  await Promise.all(clients.map((c, i) => c.seed(`probe-${i}`)));
+
+  const t0 = Date.now();
+  const deadline = t0 + SECONDS * 1000;
+  await Promise.all([killLoop(deadline), ...clients.map((c) => c.run(deadline, Number(args['think-ms'])))]);
+  const loadSeconds = (Date.now() - t0) / 1000;
+  const duringLoad = ledger.probes.length;
+
+  const drainStart = Date.now();
+  while ((await pendingJobs(sql)) > 0 && Date.now() - drainStart < Number(args['drain-seconds']) * 1000) await sleep(1_000);
+  const drainSeconds = (Date.now() - drainStart) / 1000;
+
+  // Quiet probes after the faults: every one must be conclusive.
+  for (const c of clients) await c.probe();
+  const rate = await checkRateLimit(apis, limitedKey, RATE_LIMIT);
+  const revocation = await checkRevocation(apis, key);
+  const f = await checkDatabase(sql, tenantId, ledger);
+  const queueLeft = (await sql<{ n: number }[]>`select count(*)::int as n from graphile_worker._private_jobs`)[0]!.n;
+
+  const probes = { fresh: 0, stale: 0, inconclusive: 0, warm: 0 };
+  for (const p of ledger.probes) {
+    probes[p.outcome]++;
+    if (p.warm) probes.warm++;
+  }
+  const quietInconclusive = ledger.probes.slice(duringLoad).filter((p) => p.outcome !== 'fresh').length;
+  const acked = f.checked.creates + f.checked.bulkItems + f.checked.deletes + f.checked.remembers;
+  const serverErrors = ledger.serverErrors.length;
+  const statuses = [...ledger.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`).join(', ');
+
+  const info: Array<[string, string | number]> = [
+    ['seed', SEED],
+    ['load', `${loadSeconds.toFixed(0)} s, ${CLIENTS} clients, 2 API processes + 1 worker, PostgreSQL`],
+    ['requests', `${ledger.totalRequests} (${[...ledger.requests].map(([op, n]) => `${op} ${n}`).join(', ')})`],
+    ['answers', `${statuses}; refused by a dead process and sent to the other: ${ledger.refused}`],
+    ['kills (SIGKILL)', `${kills.length}: worker ${worker.kills}, api-a ${apiA.kills}, api-b ${apiB.kills}`],
+    ['jobs processing at worker kills', interrupted],
+    ['dead-worker releases logged', worker.logLines('released the jobs of workers').length],
+    ['queue drained in', `${drainSeconds.toFixed(1)} s`],
+    ['acknowledged writes checked', `${acked} (creates ${f.checked.creates}, bulk items ${f.checked.bulkItems}, deletes ${f.checked.deletes}, remembers ${f.checked.remembers}) + ${f.checked.facts} facts`],
+    ['unacknowledged writes that landed', f.landedWithoutAck],
+    ['jobs', `done ${f.jobs.done}, failed ${f.jobs.failed}${f.jobs.skipped ? `, skipped ${f.jobs.skipped}` : ''}`],
+    ['graphile queue rows left', queueLeft],
+    ['cache probes', `${ledger.probes.length} (fresh ${probes.fresh}, stale ${probes.stale}, inconclusive ${probes.inconclusive}; cache warm before the write in ${probes.warm})`],
+  ];
+  const invariants: Array<[string, number | string, boolean]> = [
+    ['losses', f.losses.length, f.losses.length === 0],
+    ['duplicates', f.duplicates.length, f.duplicates.length === 0],
+    ['jobs not terminal', f.notTerminal.length, f.notTerminal.length === 0],
+    ['partial bulk writes', f.partialBulks.length, f.partialBulks.length === 0],
+    ['other broken promises', f.broken.length, f.broken.length === 0],
+    ['5xx answers', serverErrors, serverErrors === 0],
+    ['stale cross-process reads', probes.stale, probes.stale === 0],
+    ['quiet probes not fresh', quietInconclusive, quietInconclusive === 0],
+    ['shared rate limit', rate.detail, rate.ok],
+    ['revocation across processes', revocation.detail, revocation.ok],
+  ];
+  const width = Math.max(...[...info, ...invariants].map(([k]) => k.length));
+  console.log('\nfault-and-load run');
+  for (const [k, v] of info) console.log(`  ${k.padEnd(width)}  ${v}`);
+  console.log('invariants');
+  for (const [k, v, ok] of invariants) console.log(`  ${k.padEnd(width)}  ${ok ? 'ok  ' : 'FAIL'}  ${v}`);
+  console.log(`kills: ${kills.join(', ')}`);
+  const details = [...f.losses, ...f.duplicates, ...f.partialBulks, ...f.broken, ...ledger.serverErrors, ...ledger.probes.flatMap((p) => (p.detail ? [p.detail] : []))];
+  for (const j of f.notTerminal) details.push(`job ${j.id}: ${j.state}, attempts ${j.attempts}, updated ${j.updated_at.toISOString()}, error ${j.error}`);
+  for (const line of details.slice(0, 40)) console.log(`  ! ${line}`);
+  if (details.length > 40) console.log(`  ! ... and ${details.length - 40} more`);
+  exitCode = invariants.every(([, , ok]) => ok) ? 0 : 1;
+  console.log(`database kept: orgmem_faultload${exitCode ? `; process logs: ${dir}` : ''}`);
+} finally {
+  await Promise.all([apiA.stop(), apiB.stop(), worker.stop()]);
+  await sql.end();
+  await fake.close();
+  if (!exitCode) rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);

@@ -6,8 +6,8 @@ import { buildMcpServer } from './server.ts';
 
 /**
  * MCP over this process's stdin/stdout for one API key: every tool call runs as that key. A
- * wrong key fails here, before the protocol starts, so the client sees the process exit with
- * the reason rather than tools that all answer 401.
+ * wrong key throws here, before the protocol starts, so the caller can answer the MCP host with
+ * the reason (mcp/problem.ts) rather than serve tools that all answer 401.
  */
 export async function serveStdio(app: App, apiKey: string): Promise<McpServer> {
   const authorization = `Bearer ${apiKey}`;

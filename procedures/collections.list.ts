@@ -8,7 +8,13 @@ export default defineProcedure({
   summary: 'List collections with their memory counts',
   rest: { method: 'GET', path: '/v1/memory/collections', status: 200 },
   access: 'read',
-  mcp: { tool: 'list_collections', description: 'List the memory collections this agent can see, with memory counts.' },
+  mcp: {
+    tool: 'list_collections',
+    title: 'List collections',
+    description:
+      'List the collections this agent can see, with descriptions and memory counts. Call it to choose where to ' +
+      'store or search when you do not know the collection names.',
+  },
   input: z.object({}),
   output: z.array(collectionSchema),
   handler: (ctx) => listCollections(ctx),

@@ -10,7 +10,13 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/contradictions`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  mcp: { tool: 'list_contradictions', description: 'List facts that were replaced by newer, contradicting facts, with what replaced them.' },
+  mcp: {
+    tool: 'list_contradictions',
+    title: 'List replaced facts',
+    description:
+      'List facts that were replaced by newer, contradicting facts, with what replaced them. Call it when the user ' +
+      'asks what changed, or why an older fact no longer shows up.',
+  },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(1000).default(100) }),
   output: z.array(contradiction),

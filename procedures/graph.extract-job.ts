@@ -12,7 +12,12 @@ export default defineProcedure({
     'again with the last error. A failed job keeps its raw memory (memory_id).',
   rest: { method: 'GET', path: '/v1/memory/extract/job/{job_id}', status: 200 },
   access: 'read',
-  mcp: { tool: 'get_extraction_job', description: 'Check a remember job: its state and, once done, the facts it stored.' },
+  mcp: {
+    tool: 'get_extraction_job',
+    title: 'Check a remember job',
+    description:
+      'Check a remember job by the job_id remember answered: its state and, once done, the facts it stored.',
+  },
   errors: { FORBIDDEN: 'The job\'s collection is restricted and the key is not granted read on it', NOT_FOUND: 'No job of this tenant has this id' },
   input: z.object({ job_id: z.string().describe('The job id remember answered') }),
   output: z

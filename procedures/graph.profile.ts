@@ -12,7 +12,13 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/profile`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  mcp: { tool: 'get_profile', description: 'Get a profile of the user (or subject) from the stored facts and preferences.' },
+  mcp: {
+    tool: 'get_profile',
+    title: 'Get the profile',
+    description:
+      'Get a profile of the user (or the collection\'s subject) built from the stored facts and preferences. Call ' +
+      'it at the start of a personal task to tailor your answer.',
+  },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object(inCollection),
   output: z.object({ profile: z.string(), based_on: z.number().int().describe('Facts and preferences read') }).openapi('Profile'),

@@ -29,8 +29,12 @@ export default defineProcedure({
   collection: { field: 'collection', permission: 'write' },
   mcp: {
     tool: 'remember',
+    title: 'Remember text',
     description:
-      'Remember free text (a conversation turn, a note): the service extracts discrete facts and preferences, stores them, and replaces older facts they contradict. Pass sync=true to get the facts back at once.',
+      'Remember free text (a conversation turn, a note, what the user just told you): the service extracts discrete ' +
+      'facts and preferences, stores them, and replaces older facts they contradict. Call it when you learn ' +
+      'something worth keeping for later sessions. Answers a job to check with get_extraction_job, or with ' +
+      'sync=true the stored facts.',
   },
   input: z.object({
     ...inCollection,

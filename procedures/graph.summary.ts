@@ -14,7 +14,13 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/summary`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  mcp: { tool: 'summarize_collection', description: 'Summarise what a collection holds: a short summary and its main themes.' },
+  mcp: {
+    tool: 'summarize_collection',
+    title: 'Summarise a collection',
+    description:
+      'Summarise what a collection holds: a short summary and its main themes. Call it for an overview before ' +
+      'working with an unfamiliar collection.',
+  },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(200).default(50) }),
   output: z

@@ -13,7 +13,15 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   readWhen: (input) => input.dry_run,
-  mcp: { tool: 'archive_stale_memories', description: 'Find (dry_run, the default) or archive memories nobody updated for a number of days.' },
+  mcp: {
+    tool: 'archive_stale_memories',
+    title: 'Archive stale memories',
+    description:
+      'Find memories nobody updated for older_than_days (dry_run true, the default: nothing changes) or, with ' +
+      'dry_run false, archive them (hidden from search until restored). Run the dry run first; archive only when ' +
+      'asked.',
+    destructive: true,
+  },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, older_than_days: z.number().int().min(0).default(90), dry_run: z.boolean().default(true) }),
   output: z.union([

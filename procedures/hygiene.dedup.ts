@@ -15,7 +15,15 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   readWhen: (input) => input.dry_run,
-  mcp: { tool: 'dedup_memories', description: 'Find near-duplicate memories (dry_run, the default) or delete them, keeping the best copy.' },
+  mcp: {
+    tool: 'dedup_memories',
+    title: 'Remove duplicate memories',
+    description:
+      'Find near-duplicate memories (dry_run true, the default: nothing changes) or, with dry_run false, delete the ' +
+      'duplicates and keep the best copy of each. Run the dry run first and show it to the user; delete only when ' +
+      'asked.',
+    destructive: true,
+  },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({
     ...inCollection,

@@ -18,7 +18,13 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/health`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  mcp: { tool: 'collection_health', description: 'Health of a collection: totals, stale, expired and superseded memories, per-category counts.' },
+  mcp: {
+    tool: 'collection_health',
+    title: 'Check a collection',
+    description:
+      'Health of a collection: totals, stale, expired and superseded memories, per-category counts and failed ' +
+      'background jobs. Call it before cleaning a collection up.',
+  },
   input: z.object({ ...inCollection, stale_days: z.coerce.number().int().min(0).default(90) }),
   output: z
     .object({

@@ -58,6 +58,7 @@ import memoriesPin from './memories.pin.ts';
 import memoriesRelated from './memories.related.ts';
 import memoriesUpdate from './memories.update.ts';
 import memoriesUpload from './memories.upload.ts';
+import proxyChatCompletions from './proxy.chat-completions.ts';
 import spendCapGet from './spend-cap.get.ts';
 import spendCapPut from './spend-cap.put.ts';
 import searchAll from './search.all.ts';
@@ -120,6 +121,7 @@ export const catalogue = {
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
   search: { collection: searchCollection, all: searchAll },
+  proxy: { chatCompletions: proxyChatCompletions },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
   account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },

@@ -8,7 +8,13 @@ export default defineProcedure({
   summary: 'Progress of an ingest batch: files done, failed and pending, each with its memories or its error',
   rest: { method: 'GET', path: '/v1/memory/ingest/batch/{batch_id}', status: 200 },
   access: 'read',
-  mcp: { tool: 'get_ingest_batch', description: 'Check how a batch of dropped files is being ingested (done, failed, pending).' },
+  mcp: {
+    tool: 'get_ingest_batch',
+    title: 'Check a file ingest',
+    description:
+      'Check how a batch of dropped files is being ingested (done, failed, pending), by the batch_id the drop ' +
+      'answered.',
+  },
   errors: {
     NOT_FOUND: "No such batch (another tenant's batches are not found either)",
     FORBIDDEN: 'The batch\'s collection is restricted and the key is not granted read on it',

@@ -10,7 +10,14 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/memories`, status: 201 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
-  mcp: { tool: 'store_memory', description: 'Store a memory (a fact, preference, note...) in a collection so it can be searched later.' },
+  mcp: {
+    tool: 'store_memory',
+    title: 'Store a memory',
+    description:
+      'Store one memory exactly as given (a fact, preference, decision or note) in a collection; it is searchable ' +
+      'at once and the collection is created on first write. Use it for one self-contained statement you have ' +
+      'worded; for raw conversation text use remember, which extracts the facts and replaces outdated ones.',
+  },
   input: z.object({ ...inCollection, ...memoryCreate.shape }),
   output: memorySchema,
   handler: async (ctx, { collection, ...item }) => (await createMemories(ctx, collection, [item]))[0]!,

@@ -10,6 +10,15 @@ export default defineProcedure({
   rest: { method: 'DELETE', path: `${C}/memories/{id}`, status: 204 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
+  mcp: {
+    tool: 'delete_memory',
+    title: 'Delete a memory',
+    description:
+      'Delete one memory and its files by collection and id. Call it when the user asks to remove a specific memory ' +
+      'you found; it cannot be restored.',
+    destructive: true,
+    idempotent: true,
+  },
   errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object(memoryPath),
   output: noContent,

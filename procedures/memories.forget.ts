@@ -13,7 +13,15 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/forget`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
-  mcp: { tool: 'forget_memory', description: 'Delete the memories of a collection that match a query by meaning (at least min_score similar).' },
+  mcp: {
+    tool: 'forget_memory',
+    title: 'Forget memories by meaning',
+    description:
+      'Delete the memories of a collection that match a query by meaning (at least min_score similar, at most limit ' +
+      'of them). Call it only when the user asks to forget something; to remove one memory you found, use ' +
+      'delete_memory. Deleted memories cannot be restored.',
+    destructive: true,
+  },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, ...forgetFields }),
   output: forgetResponse,

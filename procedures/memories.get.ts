@@ -11,7 +11,13 @@ export default defineProcedure({
   rest: { method: 'GET', path: `${C}/memories/{id}`, status: 200 },
   access: 'read',
   collection: { field: 'collection', permission: 'read' },
-  mcp: { tool: 'get_memory', description: 'Fetch one memory by its id from a collection.' },
+  mcp: {
+    tool: 'get_memory',
+    title: 'Get a memory',
+    description:
+      'Fetch one memory by its collection and id, e.g. to read the full text, metadata and files of a search ' +
+      'result.',
+  },
   errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object(memoryPath),
   output: memorySchema,

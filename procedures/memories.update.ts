@@ -18,6 +18,14 @@ export default defineProcedure({
   rest: { method: 'PATCH', path: `${C}/memories/{id}`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
+  mcp: {
+    tool: 'update_memory',
+    title: 'Correct a memory',
+    description:
+      'Change a stored memory\'s text, importance, category or metadata (only the fields given; a new text is ' +
+      're-embedded). Call it when a memory you found is wrong or out of date and you know the correction.',
+    idempotent: true,
+  },
   errors: { NOT_FOUND: MISSING_MEMORY },
   // A patch that changes nothing is refused rather than answered 200 with a new updated_at.
   input: z

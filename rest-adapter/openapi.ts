@@ -13,10 +13,22 @@ const errorBody = z
   })
   .openapi('Error');
 
+const openaiErrorBody = errorBody
+  .extend({
+    error: z
+      .object({ message: z.string().describe('The same as detail'), type: z.string().describe('The error code, e.g. bad_gateway') })
+      .optional()
+      .describe("OpenAI's error object, which OpenAI clients show (on every error the operation answers; not on an over-size body)"),
+  })
+  .openapi('OpenAIError');
+
 /** The procedure's errors as OpenAPI responses: the pipeline's and its own declared ones (responses.ts). */
 const errorContent = (proc: AnyProcedure) =>
   Object.fromEntries(
-    errorResponses(proc).map((e) => [e.status, { description: e.description, content: { 'application/json': { schema: errorBody } } }]),
+    errorResponses(proc).map((e) => [
+      e.status,
+      { description: e.description, content: { 'application/json': { schema: proc.rest.openaiErrors ? openaiErrorBody : errorBody } } },
+    ]),
   );
 
 function register(registry: OpenAPIRegistry, proc: AnyProcedure) {

@@ -90,7 +90,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
           return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
           if (proc.rest.tolerant) return reply.code(proc.rest.status).send();
-          return sendError(reply, err as AppError);
+          return sendError(reply, err as AppError, { openai: proc.rest.openaiErrors });
         }
       },
     });

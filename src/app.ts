@@ -15,7 +15,7 @@ import { makeEmbedder } from './ports/embedder/index.ts';
 import { embeddedQueue } from './ports/jobs/embedded.ts';
 import { graphileQueue } from './ports/jobs/graphile.ts';
 import { outboxMailer, smtpMailer } from './ports/mailer.ts';
-import { aesGcmSecrets, loadMasterKey } from './ports/secrets.ts';
+import { aesGcmSecrets, checkMasterKey, loadMasterKey } from './ports/secrets.ts';
 import { closeOcr } from './services/files/ocr.ts';
 
 export interface AppOptions {
@@ -32,11 +32,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   try {
     await migrate(db, embedder.dimensions);
     const masterKey = loadMasterKey(config.masterKey, config.dataDir);
-    const blobs = config.storage.s3 ? s3BlobStore(config.storage.s3) : await openLocalBlobStore(config.storage.dir, blobUrlSigningKey(masterKey));
+    const secrets = aesGcmSecrets(masterKey.key);
+    await checkMasterKey(db, secrets, masterKey);
+    const blobs = config.storage.s3 ? s3BlobStore(config.storage.s3) : await openLocalBlobStore(config.storage.dir, blobUrlSigningKey(masterKey.key));
     const jobs = config.databaseUrl
       ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, config.workerHeartbeatSeconds, log)
       : embeddedQueue<App>(db, config.workerConcurrency, log);
-    const secrets = aesGcmSecrets(masterKey);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
     return { config, db, embedder, jobs, secrets, mailer, blobs, log };
   } catch (err) {

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -47,7 +48,7 @@ const env = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATABASE_URL: z.string().optional(),
-  ORGMEM_DATA_DIR: z.string().default('./.orgmem'),
+  ORGMEM_DATA_DIR: z.string().optional(),
   ORGMEM_DB_POOL: z.coerce.number().int().positive().default(10),
   ORGMEM_EMBEDDER: z.enum(['local', 'openai', 'hash']).optional(),
   ORGMEM_EMBEDDINGS_BASE_URL: z.string().url().optional(),
@@ -104,6 +105,19 @@ const env = z.object({
 
 export type Config = ReturnType<typeof loadConfig>;
 
+const home = (source: Record<string, string | undefined>) => source.HOME || homedir();
+
+/**
+ * The per-user data directory (XDG base directories): the same for `serve`, `mcp` and every
+ * other command wherever they are started, so an MCP client launching `orgmem mcp` from its own
+ * directory opens the data `orgmem serve` made. XDG_DATA_HOME counts only when absolute, as the
+ * specification says.
+ */
+export function defaultDataDir(source: Record<string, string | undefined> = process.env): string {
+  const xdg = source.XDG_DATA_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(home(source), '.local', 'share'), 'orgmem');
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env) {
   const parsed = env.safeParse(source);
   if (!parsed.success) {
@@ -111,6 +125,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // `memory://` is PGlite's in-memory database. A directory is made absolute here, once; a leading
+  // `~` is expanded because the JSON configs of MCP clients pass it through unexpanded.
+  const dataDir = e.ORGMEM_DATA_DIR?.startsWith('memory://')
+    ? e.ORGMEM_DATA_DIR
+    : resolve((e.ORGMEM_DATA_DIR || defaultDataDir(source)).replace(/^~(?=$|\/)/, home(source)));
   const tiers = e.ORGMEM_TIERS
     ? { ...DEFAULT_TIERS, ...z.record(z.string(), tierLimits).parse(JSON.parse(e.ORGMEM_TIERS)) }
     : DEFAULT_TIERS;
@@ -118,7 +137,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
-    dataDir: e.ORGMEM_DATA_DIR,
+    dataDir,
     dbPool: e.ORGMEM_DB_POOL,
     embedder: {
       kind: e.ORGMEM_EMBEDDER ?? (e.ORGMEM_EMBEDDINGS_BASE_URL ? 'openai' : 'local'),
@@ -167,7 +186,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     storage: {
       /** The local store's directory; null: a temporary one for the process (an in-memory data dir). */
-      dir: e.ORGMEM_FILES_DIR ?? (e.ORGMEM_DATA_DIR.startsWith('memory://') ? null : join(e.ORGMEM_DATA_DIR, 'files')),
+      dir: e.ORGMEM_FILES_DIR ?? (dataDir.startsWith('memory://') ? null : join(dataDir, 'files')),
       s3: e.ORGMEM_S3_BUCKET
         ? {
             bucket: e.ORGMEM_S3_BUCKET,

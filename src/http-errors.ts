@@ -9,11 +9,11 @@ import type { AppError } from './errors.ts';
  * (on a raw socket too, when the request never became one).
  */
 
-export function sendError(reply: FastifyReply, err: AppError) {
+export function sendError(reply: FastifyReply, err: AppError, opts: { openai?: boolean } = {}) {
   return reply
     .code(err.status)
     .headers(err.headers ?? {})
-    .send(err.body());
+    .send(opts.openai ? { ...err.body(), error: { message: err.detail, type: err.code.toLowerCase() } } : err.body());
 }
 
 /**

@@ -55,14 +55,17 @@ function fieldProblem(field: string, value: unknown): { path: string[]; message:
  * nesting that would overflow the stack of whatever recurses over it later (zod, JSON.stringify,
  * PostgreSQL's jsonb) are a 422 naming the field, for every procedure and front end alike. Only
  * the procedure's declared fields are looked at: unknown fields are ignored, so a procedure
- * without fields refuses nothing (as responses.ts documents). A tolerant procedure (the beacon)
+ * without fields refuses nothing (as responses.ts documents), except where the input keeps them
+ * (a loose object: the chat proxy forwards them). A tolerant procedure (the beacon)
  * refuses nothing either: a field it could not store is left out, as unusable.
  */
 export function screenInput(proc: AnyProcedure, input: unknown): unknown {
   const fields = Object.keys(proc.input.shape);
   if (!fields.length || !children(input) || Array.isArray(input)) return input;
   const record = input as Record<string, unknown>;
-  const problems = fields.filter((f) => f in record).flatMap((f) => fieldProblem(f, record[f]) ?? []);
+  const keepsUnknown = proc.input._zod.def.catchall?._zod.def.type === 'unknown';
+  const screened = keepsUnknown ? Object.keys(record) : fields.filter((f) => f in record);
+  const problems = screened.flatMap((f) => fieldProblem(f, record[f]) ?? []);
   if (!problems.length) return input;
   if (proc.rest.tolerant) {
     const unusable = new Set(problems.map((p) => p.path[0]));

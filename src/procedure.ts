@@ -44,6 +44,11 @@ export interface Procedure<
      * accepted as well, which is how tRPC callers send them.
      */
     multipart?: boolean;
+    /**
+     * Error bodies also carry OpenAI's `error: {message, type}` beside `detail`, so that OpenAI
+     * clients show the reason (the chat proxy).
+     */
+    openaiErrors?: boolean;
   };
   /**
    * For `internal` procedures: the request header carrying the shared secret, and the configured
@@ -69,8 +74,12 @@ export interface Procedure<
    * purpose, each step on its own with the entry in the first.
    */
   commits?: CommitMode;
-  /** Exposed as an MCP tool under this name. */
-  mcp?: { tool: string; description?: string };
+  /**
+   * Exposed as an MCP tool: its name, a short title for people, and a description that tells the
+   * model when to call it. Reads are read-only tools; `destructive`: the call may delete or hide
+   * memories; `idempotent`: repeating the call with the same arguments changes nothing more.
+   */
+  mcp?: { tool: string; title: string; description: string; destructive?: boolean; idempotent?: boolean };
   /**
    * The errors the operation itself answers, and when: those beyond what its access and input
    * rules give every procedure (responses.ts adds those). OpenAPI documents both; invoke logs

@@ -15,7 +15,7 @@ const PIPELINE = 'src/(invoke|procedure|responses|audit-hook|input-guard)[.]ts$'
 /** What each part may import besides packages and Node's own modules; a part may import itself. */
 const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
   { part: 'bin', from: '^bin/', to: ['^src/cli[.]ts$'] },
-  { part: 'composition (cli, app, server, blob routes)', from: '^src/(cli|app|server|blob-routes)[.]ts$', to: ['^'] },
+  { part: 'composition (cli, app, server, blob routes, local MCP)', from: '^(src/(cli|app|server|blob-routes)|mcp/local)[.]ts$', to: ['^'] },
   { part: 'database maintenance', from: '^src/(migrate|reembed)[.]ts$', to: ['^src/ports/'] },
   { part: 'front ends', from: '^(rest-adapter|trpc|mcp)/', to: ['^$1/', '^procedures/index[.]ts$', `^${PIPELINE}`, '^src/http-errors[.]ts$', '^src/schemas/', `^${CORE}`] },
   { part: 'catalogue', from: '^procedures/', to: ['^procedures/', '^src/procedure[.]ts$', '^src/services/', '^src/schemas/', `^${CORE}`] },
@@ -34,6 +34,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
     storage: [],
     files: ['memory', 'access', 'llm', 'events', 'storage'],
     email: ['files', 'memory', 'access', 'events', 'storage'],
+    proxy: ['search', 'graph', 'memory', 'access', 'llm'],
   }).map(([domain, uses]) => ({
     part: `services/${domain}`,
     from: `^src/services/${domain}/`,

@@ -1,48 +1,211 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/client.ts';
+import { startServer, type TestServer } from './support/server.ts';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'orgmem.js');
 
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'orgmem-cli-'));
+  dirs.push(d);
+  return d;
+};
+
+/**
+ * The environment a user's shell would give: this process's, without the variables that choose
+ * the data directory or the master key, so each test sets exactly the ones it means.
+ */
+function userEnv(env: Record<string, string>): Record<string, string> {
+  const { ORGMEM_DATA_DIR: _d, XDG_DATA_HOME: _x, ORGMEM_MASTER_KEY: _k, ...rest } = process.env as Record<string, string>;
+  return { ...rest, DATABASE_URL: '', ORGMEM_EMBEDDER: 'hash', ORGMEM_LOG_LEVEL: 'warn', ...env };
+}
+
+/** Runs `orgmem args` to its end, from `cwd`. */
+function orgmem(args: string[], env: Record<string, string>, cwd: string) {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, env: userEnv(env) });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 /** Starts `orgmem serve` and resolves once it listens, with everything it printed so far. */
-function serve(dir: string) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--no-worker'], {
-    env: { ...process.env, DATABASE_URL: '', ORGMEM_DATA_DIR: dir, ORGMEM_EMBEDDER: 'hash', ORGMEM_LOG_LEVEL: 'info' },
-  });
+function serve(env: Record<string, string>, cwd: string) {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--no-worker'], { cwd, env: userEnv({ ORGMEM_LOG_LEVEL: 'info', ...env }) });
   let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
   const ready = new Promise<{ out: string; url: string }>((resolve, reject) => {
     child.stdout.on('data', (d) => {
       out += d;
       const m = /orgmem listening on (http:\/\/[\d.:]+)/.exec(out);
       if (m) resolve({ out, url: m[1]! });
     });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}${err}`)));
   });
   const stop = () => new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM'))));
   return { ready, stop };
 }
 
-describe('orgmem serve on an empty embedded database', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'orgmem-cli-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const KEY = /(mv_[A-Za-z0-9_-]{43})/;
 
-  it('creates an admin tenant once, prints its key with how to use it, and serves', async () => {
-    const first = serve(dir);
-    const { out, url } = await first.ready;
-    const key = /(mv_[A-Za-z0-9_-]{43})/.exec(out)?.[1];
+describe('orgmem on an empty embedded database, started from another directory', () => {
+  // No ORGMEM_DATA_DIR: the data goes to the per-user directory, never to the working directory.
+  const home = tempDir();
+  const cwd = tempDir();
+  const dataDir = join(home, '.local', 'share', 'orgmem');
+
+  it('keeps its data in the per-user directory, prints the admin key once, makes a new one on request, refuses a wrong master key', async () => {
+    const first = serve({ HOME: home }, cwd);
+    const { out, url } = await first.ready.catch(async (e) => (await first.stop(), Promise.reject(e)));
+    const key = KEY.exec(out)?.[1];
     expect(key).toBeDefined();
     expect(out).toContain(`curl -H "Authorization: Bearer ${key}" ${url}/v1/memory/collections`);
-    const me = await call(url, 'GET', '/v1/memory/admin/me', { key });
-    expect(me.body).toMatchObject({ name: 'admin', is_admin: true });
+    expect(out).toContain('orgmem admin create-key --tenant admin');
+    // Not a terminal: the log is JSON lines, for collectors.
+    expect(out).toMatch(new RegExp(`^\\{"level":30,.*"msg":"orgmem listening on ${url} \\(embedded data in ${dataDir}, `, 'm'));
+    expect((await call(url, 'GET', '/v1/memory/admin/me', { key })).body).toMatchObject({ name: 'admin', is_admin: true });
     await first.stop();
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(readdirSync(dataDir).sort()).toEqual(['files', 'master.key', 'pgdata']);
 
-    const second = serve(dir);
-    const again = await second.ready;
+    // XDG_DATA_HOME names the same directory another way.
+    const made = await orgmem(['admin', 'create-key', '--tenant', 'admin', '--label', 'replacement'], { HOME: tempDir(), XDG_DATA_HOME: join(home, '.local', 'share') }, cwd);
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    expect(made.stdout).toContain(`Created API key 'replacement' for tenant admin <admin@localhost>.`);
+    const replacement = KEY.exec(made.stdout)?.[1];
+    expect(replacement).toBeDefined();
+    expect(replacement).not.toBe(key);
+
+    const second = serve({ HOME: home }, cwd);
+    const again = await second.ready.catch(async (e) => (await second.stop(), Promise.reject(e)));
     expect(again.out).not.toMatch(/mv_/);
-    expect((await call(again.url, 'GET', '/v1/memory/admin/me', { key })).status).toBe(200);
+    for (const k of [key, replacement]) {
+      expect((await call(again.url, 'GET', '/v1/memory/admin/me', { key: k })).body).toMatchObject({ name: 'admin' });
+    }
     await second.stop();
+
+    const wrong = await orgmem(['migrate'], { HOME: home, ORGMEM_MASTER_KEY: randomBytes(32).toString('base64') }, cwd);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('The master key (ORGMEM_MASTER_KEY) cannot decrypt the secrets stored in this database');
+    expect(wrong.stderr).toContain(`with ORGMEM_MASTER_KEY unset, in ${join(dataDir, 'master.key')}`);
+    expect(wrong.stdout).not.toContain('Migrations applied');
+    expect(readdirSync(cwd)).toEqual([]);
+  }, 180_000);
+
+  it('admin create-tenant takes the tiers ORGMEM_TIERS adds, and create-key finds a tenant by email', async () => {
+    // The directory above, already made: a new one costs PGlite's initdb again.
+    const env = { HOME: home, ORGMEM_TIERS: JSON.stringify({ team: { rate_limit_per_minute: 100, max_memories: 5, max_collections: 2, max_storage_bytes: null } }) };
+    const created = await orgmem(['admin', 'create-tenant', '--name', 'Acme', '--email', 'Ops@Acme.test', '--tier', 'team'], env, cwd);
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toMatch(/^Created tenant Acme \([0-9a-f-]{36}, tier team\)\.\nAPI key \(shown only now\): mv_/);
+    const key = await orgmem(['admin', 'create-key', '--tenant', 'ops@acme.test', '--read-only'], env, cwd);
+    expect(key.stdout).toMatch(/^Created API key 'cli' \(read-only\) for tenant Acme <Ops@Acme.test>\.\nAPI key \(shown only now\): mv_/);
+    const missing = await orgmem(['admin', 'create-key', '--tenant', 'nobody'], env, cwd);
+    expect(missing).toMatchObject({ code: 1, stdout: '', stderr: "orgmem: No tenant has the name, email or id 'nobody'\n" });
+  }, 120_000);
+});
+
+describe('arguments', () => {
+  // On PostgreSQL runs the commands get a real database too, to show that they leave it alone.
+  let server: TestServer | undefined;
+  const snapshot = async () =>
+    server
+      ? server.app.db.query(
+          `select (select count(*)::int from tenants) as tenants, (select count(*)::int from api_keys) as keys,
+                  (select count(*)::int from schema_migrations) as migrations, (select json_agg(key order by key) from settings) as settings`,
+        )
+      : null;
+  beforeAll(async () => {
+    if (process.env.TEST_DATABASE_URL) server = await startServer({}, { worker: false });
+  });
+  afterAll(() => server?.close());
+
+  /** Runs every command at once, each in empty directories, and checks that none of them wrote anything. */
+  async function runAll(commands: string[][]) {
+    const home = tempDir();
+    const dataDir = tempDir();
+    const cwd = tempDir();
+    const env = { HOME: home, ORGMEM_DATA_DIR: dataDir, DATABASE_URL: server?.app.config.databaseUrl ?? '' };
+    const before = await snapshot();
+    const results = await Promise.all(commands.map((args) => orgmem(args, env, cwd)));
+    expect([readdirSync(home), readdirSync(dataDir), readdirSync(cwd)]).toEqual([[], [], []]);
+    expect(await snapshot()).toEqual(before);
+    return results;
+  }
+
+  it('--help for the program and every command prints its usage, exits 0 and runs nothing', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--help'], 'Usage: orgmem <command>'],
+      [['-h'], 'Usage: orgmem <command>'],
+      [['help'], 'Usage: orgmem <command>'],
+      [['serve', '--help'], 'Usage: orgmem serve'],
+      [['serve', '--port', '1', '-h'], 'Usage: orgmem serve'],
+      [['worker', '--help'], 'Usage: orgmem worker'],
+      [['inbound-smtp', '--help'], 'Usage: orgmem inbound-smtp'],
+      [['migrate', '--help'], 'Usage: orgmem migrate'],
+      [['mcp', '--help'], 'Usage: orgmem mcp'],
+      [['reembed', '--help'], 'Usage: orgmem reembed'],
+      [['help', 'reembed'], 'Usage: orgmem reembed'],
+      [['admin', '--help'], 'Usage: orgmem admin <command>'],
+      [['admin', 'create-tenant', '--help'], 'Usage: orgmem admin create-tenant'],
+      [['admin', 'create-key', '--help'], 'Usage: orgmem admin create-key'],
+    ];
+    const results = await runAll(cases.map(([args]) => args));
+    results.forEach((r, i) => {
+      const [args, usage] = cases[i]!;
+      expect({ args, code: r.code, stderr: r.stderr, first: r.stdout.split('\n')[0] }).toEqual({ args, code: 0, stderr: '', first: expect.stringContaining(usage) });
+    });
+    expect(results[0]!.stdout).toMatch(/serve[\s\S]*worker[\s\S]*inbound-smtp[\s\S]*mcp[\s\S]*migrate[\s\S]*reembed[\s\S]*admin/);
+    expect(results[0]!.stdout).toContain('~/.local/share/orgmem');
+    expect(results.at(-1)!.stdout).toContain('orgmem admin create-key --tenant admin');
+  }, 120_000);
+
+  it('unknown commands and options, missing or invalid values are errors with the usage, and run nothing', async () => {
+    const cases: Array<[string[], string, string]> = [
+      [[], 'a command is needed', 'Usage: orgmem <command>'],
+      [['bogus'], "unknown command 'bogus'", 'Usage: orgmem <command>'],
+      [['--bogus'], "unknown option '--bogus'", 'Usage: orgmem <command>'],
+      [['serve', '--bogus'], "unknown option '--bogus'", 'Usage: orgmem serve'],
+      [['serve', '--port', 'eighty'], "--port must be a port number (0-65535), not 'eighty'", 'Usage: orgmem serve'],
+      [['serve', '--port'], "Option '--port <value>' argument missing", 'Usage: orgmem serve'],
+      [['reembed', '--all'], "unknown option '--all'", 'Usage: orgmem reembed'],
+      [['migrate', 'now'], "Unexpected argument 'now'", 'Usage: orgmem migrate'],
+      [['admin'], "'admin' needs a command", 'Usage: orgmem admin <command>'],
+      [['admin', 'delete-tenant'], "unknown command 'admin delete-tenant'", 'Usage: orgmem admin <command>'],
+      [['admin', 'create-tenant', '--email', 'a@example.com'], 'create-tenant needs --name and --email', 'Usage: orgmem admin create-tenant'],
+      [['admin', 'create-tenant', '--name', 'a', '--email', 'not-an-email'], '--email: Invalid email address', 'Usage: orgmem admin create-tenant'],
+      [['admin', 'create-tenant', '--name', 'a', '--email', 'a@example.com', '--tier', 'gold'], '--tier: Invalid option: expected one of "free"|"pro"|"enterprise"', 'Usage: orgmem admin create-tenant'],
+      [['admin', 'create-tenant', '--name', '', '--email', 'a@example.com'], 'create-tenant needs --name and --email', 'Usage: orgmem admin create-tenant'],
+      [['admin', 'create-key'], 'create-key needs --tenant', 'Usage: orgmem admin create-key'],
+      [['admin', 'create-key', '--tenant', 'admin', '--label', 'x'.repeat(101)], '--label: Too big', 'Usage: orgmem admin create-key'],
+    ];
+    const results = await runAll(cases.map(([args]) => args));
+    results.forEach((r, i) => {
+      const [args, message, usage] = cases[i]!;
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(r.stderr.startsWith(`orgmem: ${message}`), `${args.join(' ')}: ${r.stderr}`).toBe(true);
+      expect(r.stderr).toContain(`\n\n${usage}`);
+    });
+  }, 120_000);
+
+  it.runIf(process.env.TEST_DATABASE_URL)('serve on an empty PostgreSQL database says how to create the first tenant, and creates none', async () => {
+    await server!.app.db.query('delete from tenants');
+    const started = serve({ DATABASE_URL: server!.app.config.databaseUrl!, ORGMEM_DATA_DIR: tempDir() }, tempDir());
+    const { out } = await started.ready.catch(async (e) => (await started.stop(), Promise.reject(e)));
+    await started.stop();
+    expect(out).toContain('This database has no tenants yet');
+    expect(out).toContain('orgmem admin create-tenant --name admin --email you@example.com --admin --tier enterprise');
+    expect(out).not.toMatch(/mv_/);
+    const [row] = await server!.app.db.query<{ n: number }>('select count(*)::int as n from tenants');
+    expect(row!.n).toBe(0);
   }, 120_000);
 });

@@ -75,6 +75,7 @@ describe.each(cases(internal))('%s (internal)', (_name, proc) => {
 const WRITE_BODIES: Record<string, unknown> = {
   'hygiene.dedup': { dry_run: false },
   'hygiene.archiveStale': { dry_run: false },
+  'proxy.chatCompletions': { messages: [{ role: 'user', content: 'hello' }], store: true },
 };
 
 it('has a write body for every procedure a dry run makes a read', () => {

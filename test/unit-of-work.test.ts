@@ -72,6 +72,27 @@ describe('units of work: a call and its record commit together', () => {
     expect(await rows()).toEqual(['record:0']);
   });
 
+  it('together: a transaction of the call that only read ends at once, holding nothing for the rest of the call', async () => {
+    await reset();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const call = unit('together', async () => {
+      await db().transaction(async (tx) => {
+        await tx.query(`select set_config('statement_timeout', '5s', true)`);
+        return tx.query('select count(*)::int as n from unit_probe');
+      });
+      await gate;
+      await insert(db(), 'late');
+      return 'r';
+    });
+    // On the embedded database a held transaction would make this wait for the call: it must not.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await rows()).toEqual([]);
+    release();
+    await call;
+    expect(await rows()).toEqual(['late', 'record:r']);
+  });
+
   it('in-steps: each step commits on its own, the first one carrying the record (without an output)', async () => {
     await reset();
     await expect(

@@ -24,7 +24,9 @@ const t = initTRPC.context<TrpcContext>().create({
   }),
 });
 
-type Def<I extends z.ZodType, O extends z.ZodType> = { input: z.input<I>; output: z.output<O>; meta: object };
+// Input with no required field may be left out (`collections.list.query()`); invoke reads it as `{}`.
+type InputOf<I extends z.ZodType> = {} extends z.input<I> ? z.input<I> | void : z.input<I>;
+type Def<I extends z.ZodType, O extends z.ZodType> = { input: InputOf<I>; output: z.output<O>; meta: object };
 type TrpcProcedureOf<P> =
   P extends Procedure<infer I, infer O, infer A, infer M>
     ? A extends 'read'

@@ -21,6 +21,8 @@ export interface FakeCall {
     messages: Array<{ role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> }>;
     max_tokens?: number;
     response_format?: { type: string; json_schema: { name: string; strict: boolean; schema: Record<string, unknown> } };
+    /** Whatever else the request carried (tools, seed... as a proxied request sends them). */
+    [field: string]: unknown;
   };
   /** The last user message (its text parts, for one in parts); for structured calls of ours, usually JSON. */
   user: string;
@@ -32,6 +34,8 @@ export type FakeReply =
   /** A completion (or transcription text) that is this object as JSON, or this exact string (to send invalid output). */
   | { json: unknown; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
   | { content: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
+  /** This body, as it is, as the chat completion (extra fields, tool calls, or something that is not a completion). */
+  | { completion: unknown }
   /** An API error with this status. */
   | { status: number; message?: string; delayMs?: number }
   /** Never answers (for timeouts). */
@@ -75,6 +79,7 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
       const handler = handlers.get(call.name);
       const reply = scripted ?? (handler ? await handler(call) : { status: 500, message: `the fake has no reply for ${call.name}` });
       if ('hang' in reply) return;
+      if ('completion' in reply) return send(res, 200, reply.completion);
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if ('status' in reply) return error(res, reply.status, reply.message ?? `fake error ${reply.status}`);
       const content = 'json' in reply ? JSON.stringify(reply.json) : reply.content;

@@ -1,10 +1,13 @@
 import type { TestProject } from 'vitest/node';
+import { buildIfStale } from './build.ts';
 import { startServer, type TestServer } from './server.ts';
 
 let server: TestServer | undefined;
 
 /** One server for the files that need no special configuration; each test makes its own tenant. */
 export async function setup(project: TestProject) {
+  // Tests that spawn bin/orgmem.js run the compiled CLI.
+  buildIfStale('build:js', 'dist/cli.js');
   server = await startServer();
   project.provide('baseUrl', server.url);
   project.provide('adminKey', server.adminKey);

@@ -72,6 +72,9 @@ export const samples: Record<string, Sample> = {
   'hygiene.health': { input: (fx) => ({ collection: fx.collection }) },
   'grants.put': { input: (fx) => ({ name: fx.collection, agent_key_id: fx.otherKeyId, can_read: true, can_write: true }) },
   'grants.list': { input: (fx) => ({ name: fx.collection }) },
+  // store (a write) is the default. The shared server has no LLM: an allowed call gets past the
+  // grants to the endpoint's resolution (503), a refused one stops at the grants (403).
+  'proxy.chatCompletions': { input: (fx) => ({ collection: fx.collection, messages: [{ role: 'user', content: 'tide tables?' }] }), allowedStatus: () => 503 },
   'grants.delete': {
     // The caller removes its own grant; an open collection has none to remove.
     input: (fx) => ({ name: fx.collection, agent_key_id: fx.agentKeyId }),

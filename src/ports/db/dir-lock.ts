@@ -1,6 +1,9 @@
 import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Another live process holds the directory (`orgmem mcp` then looks for a server to go through). */
+export class DataDirInUseError extends Error {}
+
 /**
  * PGlite has no server to arbitrate between processes, and two processes writing one data
  * directory corrupt it. A lock file holding the owner's pid turns that into a clear error;
@@ -24,7 +27,7 @@ export function acquireDirLock(dir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(readFileSync(path, 'utf8'));
       if (owner && owner !== process.pid && isAlive(owner)) {
-        throw new Error(
+        throw new DataDirInUseError(
           `The data directory ${dir} is in use by another orgmem process (pid ${owner}). ` +
             'Stop that process, or point ORGMEM_DATA_DIR at another directory, or use PostgreSQL (DATABASE_URL) to share one database between processes.',
         );

@@ -6,8 +6,9 @@ import type { Db, Queryable, Tx } from './db.ts';
  * change is ever committed without its record:
  * - `together`: the call's first write opens a transaction that every later statement of the
  *   call joins (its own transactions become savepoints); it commits with the record when the call
- *   returns, and a throw rolls all of it back. Reads before the first write run outside it, so a
- *   call holds a transaction only from its first write on.
+ *   returns, and a throw rolls all of it back. Until the call first writes, nothing is held: its
+ *   reads run on their own, and a transaction of the call that only read (a search) commits as
+ *   usual, so a call holds a transaction only from its first write on.
  * - `in-steps`: for calls that commit in steps on purpose (a raw memory kept when the LLM then
  *   fails, files stored one by one): each transaction commits on its own, and the first one to
  *   commit carries the record (made without the call's output, which does not exist yet).
@@ -18,55 +19,108 @@ export type CommitMode = 'together' | 'in-steps';
 /** Writes the record: `output` is the call's, or undefined for an in-steps record. */
 export type Recorder = (q: Queryable, output: unknown) => Promise<void>;
 
+// Plain reads, with the settings a search makes for its own transaction, are not writes; anything
+// else (a write, a lock, a queued job) is. Erring that way only holds a transaction earlier.
+const isRead = (sql: string) => /^\s*select\b/i.test(sql) && !/\b(add_job|for\s+update|for\s+share)\b/i.test(sql);
+
+const ROLLBACK = Symbol('rollback');
+
+/** A transaction kept open until it is ended, which knows whether anything was written in it. */
+class OpenTx {
+  written = false;
+  readonly tx: Tx;
+  private constructor(
+    tx: Tx,
+    private readonly decide: (commit: boolean) => void,
+    /** Settles when the transaction has ended: with its error if it failed, never rejecting. */
+    private readonly ended: Promise<unknown>,
+  ) {
+    this.tx = this.track(tx);
+  }
+
+  static begin(db: Db): Promise<OpenTx> {
+    return new Promise((resolve, reject) => {
+      let decide!: (commit: boolean) => void;
+      const decided = new Promise<boolean>((r) => (decide = r));
+      let opened = false;
+      const ended = db
+        .transaction(async (tx) => {
+          opened = true;
+          resolve(new OpenTx(tx, decide, ended));
+          if (!(await decided)) throw ROLLBACK;
+        })
+        .then(
+          () => undefined,
+          (err) => {
+            if (!opened) reject(err);
+            return err === ROLLBACK ? undefined : err;
+          },
+        );
+    });
+  }
+
+  /** Commits (throwing what the commit threw) or rolls back. */
+  async end(commit: boolean): Promise<void> {
+    this.decide(commit);
+    const failed = await this.ended;
+    if (failed && commit) throw failed;
+  }
+
+  private track(tx: Tx): Tx {
+    return {
+      query: (sql, params) => {
+        if (!isRead(sql)) this.written = true;
+        return tx.query(sql, params);
+      },
+      exec: (sql) => {
+        this.written = true;
+        return tx.exec(sql);
+      },
+      savepoint: (fn) => tx.savepoint((inner) => fn(this.track(inner))),
+    };
+  }
+}
+
 interface Unit {
   mode: CommitMode;
   record: Recorder;
   recorded: boolean;
   /** Set when the call returned or threw: statements still running in its async context then use the pool. */
   closed: boolean;
-  /** `together`: the open transaction, once the first write asked for it. */
-  held?: Promise<Tx>;
-  /** Ends the held transaction: commit (true) or roll back (false). */
-  release?: (commit: boolean) => void;
-  /** Settles when the held transaction has ended: with the error if it failed, never rejecting. */
-  ended?: Promise<unknown>;
+  /** `together`: the transaction the call's statements join, once it wrote (or while a transaction of it runs). */
+  held?: Promise<OpenTx>;
   /** Savepoints of one held transaction run one at a time. */
   queue: Promise<unknown>;
 }
 
 const units = new AsyncLocalStorage<Unit>();
 const raw = new WeakMap<Db, Db>();
-const ROLLBACK = Symbol('rollback');
 
-// Plain reads run outside the held transaction until the call first writes; anything else (a
-// write, a lock, a queued job, a setting) is taken as a write. Erring that way only starts the
-// transaction earlier.
-const isRead = (sql: string) => /^\s*select\b/i.test(sql) && !/\b(add_job|for\s+update|for\s+share|set_config|nextval)\b/i.test(sql);
-
-function hold(db: Db, unit: Unit): Promise<Tx> {
-  unit.held ??= new Promise<Tx>((resolve, reject) => {
-    const decided = new Promise<boolean>((r) => (unit.release = r));
-    unit.ended = db
-      .transaction(async (tx) => {
-        resolve(tx);
-        if (!(await decided)) throw ROLLBACK;
-      })
-      .then(
-        () => undefined,
-        (err) => {
-          reject(err);
-          return err === ROLLBACK ? undefined : err;
-        },
-      );
-  });
-  return unit.held;
-}
-
-/** A transaction of the call inside its held one: one at a time, as savepoints cannot interleave. */
-function savepoint<T>(tx: Tx, unit: Unit, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const run = unit.queue.then(() => tx.savepoint(fn));
-  unit.queue = run.catch(() => {});
-  return run;
+/** A transaction of a `together` call: a savepoint once it holds one, else the one it may come to hold. */
+async function joined<T>(db: Db, unit: Unit, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (unit.held) {
+    const { tx } = await unit.held;
+    const run = unit.queue.then(() => tx.savepoint(fn));
+    unit.queue = run.catch(() => {});
+    return run;
+  }
+  const held = OpenTx.begin(db);
+  unit.held = held;
+  const open = await held;
+  let result: T;
+  try {
+    result = await fn(open.tx);
+  } catch (err) {
+    unit.held = undefined;
+    await open.end(false);
+    throw err;
+  }
+  // Only read (a search): it ends now, so a call holds nothing before its first write.
+  if (!open.written) {
+    unit.held = undefined;
+    await open.end(true);
+  }
+  return result;
 }
 
 /** A step of an in-steps call: the record goes into the first step that commits. */
@@ -91,20 +145,21 @@ export function withUnitsOfWork(db: Db): Db {
     kind: db.kind,
     async query(sql, params) {
       const unit = active();
-      if (!unit || isRead(sql)) return unit?.held ? (await unit.held).query(sql, params) : db.query(sql, params);
-      if (unit.mode === 'together') return (await hold(db, unit)).query(sql, params);
+      if (unit?.held) return (await unit.held).tx.query(sql, params);
+      if (!unit || isRead(sql)) return db.query(sql, params);
+      if (unit.mode === 'together') return joined(db, unit, (tx) => tx.query(sql, params));
       return step(db, unit, (tx) => tx.query(sql, params));
     },
     async exec(sql) {
       const unit = active();
       if (!unit) return db.exec(sql);
-      if (unit.mode === 'together') return (await hold(db, unit)).exec(sql);
+      if (unit.mode === 'together') return joined(db, unit, (tx) => tx.exec(sql));
       return step(db, unit, (tx) => tx.exec(sql));
     },
     async transaction(fn) {
       const unit = active();
       if (!unit) return db.transaction(fn);
-      if (unit.mode === 'together') return savepoint(await hold(db, unit), unit, fn);
+      if (unit.mode === 'together') return joined(db, unit, fn);
       return step(db, unit, fn);
     },
     close: () => db.close(),
@@ -127,22 +182,19 @@ export async function inUnitOfWork<T>(db: Db, mode: CommitMode, work: () => Prom
     output = await units.run(unit, work);
   } catch (err) {
     unit.closed = true;
-    unit.release?.(false);
-    await unit.ended;
+    await (await unit.held?.catch(() => undefined))?.end(false);
     throw err;
   }
   unit.closed = true;
   if (unit.held) {
+    const open = await unit.held;
     try {
-      await record(await unit.held, output);
+      await record(open.tx, output);
     } catch (err) {
-      unit.release?.(false);
-      await unit.ended;
+      await open.end(false);
       throw err;
     }
-    unit.release!(true);
-    const failed = await unit.ended;
-    if (failed) throw failed;
+    await open.end(true);
   } else if (!unit.recorded) {
     await record(base, output);
   }

@@ -1,4 +1,5 @@
-import OpenAI, { APIConnectionError, APIError, toFile } from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 
 /** An OpenAI-compatible chat endpoint: a tenant's own, the server override, or the platform default. */
 export interface LlmEndpoint {
@@ -32,6 +33,17 @@ export interface ChatReply extends LlmUsage {
   content: string;
 }
 
+/**
+ * A chat completion request as a caller wrote it (the chat proxy): OpenAI's fields, including
+ * ones this service does not know, sent on as they are.
+ */
+export type CompletionRequest = Record<string, unknown> & { messages: unknown[]; model?: string };
+
+/** The endpoint's answer to a completion request, whole, and what it used. */
+export interface CompletionReply extends LlmUsage {
+  completion: ChatCompletion;
+}
+
 /** An audio or video file to transcribe; `model` defaults to the endpoint's. */
 export interface TranscriptionRequest {
   data: Buffer;
@@ -51,27 +63,43 @@ export interface ChatOptions {
 }
 
 /** The endpoint could not be used: network failure, timeout or an error status, after retries. */
-export class LlmUnavailableError extends Error {}
+export class LlmUnavailableError extends Error {
+  /** The endpoint did not answer within the timeout, rather than failing or refusing. */
+  get timedOut(): boolean {
+    return this.cause instanceof APIConnectionTimeoutError;
+  }
+}
 
-/**
- * One `POST {base_url}/chat/completions` through the official client, which does the timeout
- * and the retries (0.5 s doubling up to 8 s, or what `retry-after` asks for).
- */
+/** One call of ours (see complete) and the text it answered. */
 export async function chat(endpoint: LlmEndpoint, req: ChatRequest, opts: ChatOptions): Promise<ChatReply> {
-  const started = performance.now();
-  try {
-    const completion = await client(endpoint, opts).chat.completions.create({
-      model: endpoint.model,
+  const { completion, ...usage } = await complete(
+    endpoint,
+    {
       messages: req.messages,
       ...(req.maxTokens !== undefined && { max_tokens: req.maxTokens }),
       ...(req.jsonSchema && {
         response_format: { type: 'json_schema', json_schema: { name: req.jsonSchema.name, strict: true, schema: req.jsonSchema.schema } },
       }),
-    });
+    },
+    opts,
+  );
+  return { content: completion.choices[0]?.message?.content ?? '', ...usage };
+}
+
+/**
+ * One non-streaming `POST {base_url}/chat/completions` of `req` as it is (its `model` defaults to
+ * the endpoint's) through the official client, which does the timeout and the retries (0.5 s
+ * doubling up to 8 s, or what `retry-after` asks for).
+ */
+export async function complete(endpoint: LlmEndpoint, req: CompletionRequest, opts: ChatOptions): Promise<CompletionReply> {
+  const started = performance.now();
+  const body = { ...req, model: req.model ?? endpoint.model } as ChatCompletionCreateParamsNonStreaming;
+  try {
+    const completion = await client(endpoint, opts).chat.completions.create(body);
     if (!Array.isArray(completion?.choices)) throw new Error('The endpoint did not answer with a chat completion');
     return {
-      content: completion.choices[0]?.message?.content ?? '',
-      model: completion.model || endpoint.model,
+      completion,
+      model: completion.model || body.model,
       promptTokens: completion.usage?.prompt_tokens ?? 0,
       completionTokens: completion.usage?.completion_tokens ?? 0,
       latencyMs: performance.now() - started,

@@ -4,7 +4,7 @@ import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import { actAs } from '../access/authenticate.ts';
 import { LlmOutputError } from '../llm/tenant-llm.ts';
 import { setState, type JobRow } from './extraction-jobs.ts';
-import { extractAndStore } from './remember.ts';
+import { extractAndStore, type RawMemory } from './remember.ts';
 
 /** A reason safe to show the tenant: LLM failures say what happened, anything else stays internal. */
 const reasonOf = (err: unknown) =>
@@ -23,8 +23,8 @@ export async function runExtraction(app: App, tenantId: string, jobId: string, {
   const [job] = await app.db.query<JobRow>('select * from extraction_jobs where tenant_id = $1 and id = $2', [tenantId, jobId]);
   if (!job || job.state === 'done' || job.state === 'failed') return;
   await setState(app, tenantId, jobId, 'processing', { attempts: attempt });
-  const [raw] = await app.db.query<{ id: string; text: string; importance: number }>(
-    'select id, text, importance from memories where tenant_id = $1 and id = $2',
+  const [raw] = await app.db.query<RawMemory>(
+    'select id, text, importance, container_tag from memories where tenant_id = $1 and id = $2',
     [tenantId, job.memory_id],
   );
   const ctx = await actAs(app, tenantId, job.agent_id, `job:${jobId}`);

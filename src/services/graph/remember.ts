@@ -14,6 +14,8 @@ import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact
 export interface RememberInput {
   content: string;
   importance: number;
+  /** The sub-namespace (an end-user...) the raw memory and its facts belong to. */
+  container_tag?: string | null;
 }
 
 export interface ExtractionOutcome {
@@ -26,6 +28,7 @@ export interface RawMemory {
   id: string;
   text: string;
   importance: number;
+  container_tag: string | null;
 }
 
 const FACT_TYPES = ['fact', 'preference', 'episode'];
@@ -39,7 +42,7 @@ const rawItem = (input: RememberInput): NewMemory => ({
   category: 'other',
   source: 'remember',
   metadata: {},
-  container_tag: null,
+  container_tag: input.container_tag ?? null,
 });
 
 /** Default remember: the raw memory, its job row and the queued job commit together. */
@@ -85,13 +88,13 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
   const facts = uniqueFacts(llm ? await llmFacts(ctx.app, llm, raw.text) : heuristicFacts(raw.text)).slice(0, MAX_FACTS);
   const embeddings = facts.length ? await ctx.app.embedder.embed(facts.map((f) => f.text)) : [];
   const neighbours: Neighbour[][] = [];
-  for (const e of embeddings) neighbours.push(await nearestCurrentFacts(ctx, collection, e));
+  for (const e of embeddings) neighbours.push(await nearestCurrentFacts(ctx, collection, raw.container_tag, e));
   const decisions = llm ? await llmJudge(ctx.app, llm, facts, neighbours) : heuristicJudge(facts, neighbours);
 
   return ctx.app.db.transaction(async (tx) => {
     const fresh = facts.map((f, i) => ({ f, i })).filter(({ i }) => decisions[i]!.relation !== 'duplicate');
     const items = fresh.map(({ f }): NewMemory => ({
-      ...rawItem({ content: f.text, importance: raw.importance }),
+      ...rawItem({ content: f.text, importance: raw.importance, container_tag: raw.container_tag }),
       category: f.type,
       metadata: { remembered_from: raw.id },
       expires_at: f.expires_at,
@@ -149,19 +152,20 @@ interface Neighbour {
 }
 
 /**
- * The most similar current facts of the collection. Ordered by the similarity expression rather
+ * The most similar current facts of the collection under the same container tag (another
+ * end-user's facts neither repeat nor replace these). Ordered by the similarity expression rather
  * than the distance operator on purpose: that makes an exact scan of this collection, where the
  * global HNSW index filtered down to one tenant's collection could come back short.
  */
-function nearestCurrentFacts(ctx: AuthedCtx, collection: string, embedding: number[]) {
+function nearestCurrentFacts(ctx: AuthedCtx, collection: string, containerTag: string | null, embedding: number[]) {
   return ctx.app.db.query<Neighbour>(
     `select id, text, category, created_at, (1 - (embedding <=> $3::vector))::float8 as similarity
        from memories
       where tenant_id = $1 and collection = $2 and category = any($4::text[]) and not archived
-        and superseded_by is null and (expires_at is null or expires_at > now())
+        and superseded_by is null and (expires_at is null or expires_at > now()) and container_tag is not distinct from $6
       order by 1 - (embedding <=> $3::vector) desc, id
       limit $5`,
-    [ctx.tenant.id, collection, toVectorLiteral(embedding), FACT_TYPES, NEIGHBOURS],
+    [ctx.tenant.id, collection, toVectorLiteral(embedding), FACT_TYPES, NEIGHBOURS, containerTag],
   );
 }
 

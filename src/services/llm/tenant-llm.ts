@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { App } from '../../context.ts';
-import type { ChatRequest, LlmEndpoint } from '../../ports/llm/llm.ts';
+import type { ChatRequest, CompletionReply, CompletionRequest, LlmEndpoint } from '../../ports/llm/llm.ts';
 import { loadExtractionEndpoint } from './extraction-config.ts';
 import { isOverSpendCap } from './spend-cap.ts';
-import { recordedChat, recordedTranscription, type LlmSource } from './usage.ts';
+import { recordedChat, recordedCompletion, recordedTranscription, type LlmSource } from './usage.ts';
 
 /** A named structured call of decisions.md's table: the reply is JSON of `reply`'s shape. */
 export interface StructuredCall<T> {
@@ -38,6 +38,11 @@ export interface TenantLlm {
   caption(image: Buffer, mime: string): Promise<string>;
   /** The words spoken in an audio or video file (purpose `transcription`). */
   transcribe(data: Buffer, filename: string, mime: string): Promise<string>;
+  /**
+   * A caller's own completion request, forwarded once (purpose `chat_proxy`): the caller's
+   * client does its own retries, and retrying here too would multiply them.
+   */
+  complete(req: CompletionRequest): Promise<CompletionReply>;
 }
 
 const CAPTION_SYSTEM =
@@ -109,6 +114,9 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
       const opts = { timeoutMs: app.config.llm.timeoutMs * 4, maxRetries: app.config.llm.maxRetries };
       const req = { data, filename, mime, model: app.config.llm.transcriptionModel };
       return (await recordedTranscription(app, tenantId, source, endpoint, req, opts)).text.trim();
+    },
+    complete(req) {
+      return recordedCompletion(app, tenantId, source, endpoint, req, { timeoutMs: app.config.llm.timeoutMs, maxRetries: 0 });
     },
   };
 }

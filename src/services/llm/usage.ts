@@ -2,10 +2,13 @@ import type { App } from '../../context.ts';
 import { newId } from '../../ids.ts';
 import {
   chat,
+  complete,
   transcribe,
   type ChatOptions,
   type ChatReply,
   type ChatRequest,
+  type CompletionReply,
+  type CompletionRequest,
   type LlmEndpoint,
   type LlmUsage,
   type TranscriptionReply,
@@ -27,6 +30,20 @@ export async function recordedChat(
 ): Promise<ChatReply> {
   const reply = await chat(endpoint, req, opts);
   await recordUsage(app, tenantId, source, purpose, endpoint, reply);
+  return reply;
+}
+
+/** A caller's own completion request (the chat proxy, purpose `chat_proxy`), recorded like a chat call. */
+export async function recordedCompletion(
+  app: App,
+  tenantId: string,
+  source: LlmSource,
+  endpoint: LlmEndpoint,
+  req: CompletionRequest,
+  opts: ChatOptions,
+): Promise<CompletionReply> {
+  const reply = await complete(endpoint, req, opts);
+  await recordUsage(app, tenantId, source, 'chat_proxy', endpoint, reply);
   return reply;
 }
 

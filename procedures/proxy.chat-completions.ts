@@ -1,0 +1,37 @@
+import { defineProcedure } from '../src/procedure.ts';
+import { proxyRequest, proxyResponse } from '../src/schemas/proxy.ts';
+import { chatCompletions } from '../src/services/proxy/chat-completions.ts';
+
+export default defineProcedure({
+  name: 'proxy.chatCompletions',
+  summary: 'OpenAI-compatible chat completion with automatic memory (non-streaming)',
+  description:
+    'Point an OpenAI client at base URL /v1/proxy with an orgmem API key as its key. The latest user message is searched ' +
+    'in the memories the key may read (one collection, or all of them); up to memory_limit results go to the model as a ' +
+    'system message before the conversation, marked as recalled data rather than instructions. The request is forwarded ' +
+    "to the tenant's LLM endpoint (its extraction config, else the server's, else the platform default) with every other " +
+    'OpenAI field (tools, response_format, seed...) as sent and `model` defaulting to the configured one; it is tried once, ' +
+    'so the client\'s own retries apply. The answer is the endpoint\'s chat completion as it came, plus memvault. With store ' +
+    '(the default) the latest user message is then queued for remember in the collection (else "default"), with the ' +
+    'container tag, when it ends the conversation (a call ending with a tool result stores nothing again); a read-only ' +
+    'key must send store: false. Usage counts toward the spend cap. Error bodies also carry ' +
+    "OpenAI's error.message, which OpenAI clients show.",
+  rest: { method: 'POST', path: '/v1/proxy/chat/completions', status: 200, openaiErrors: true },
+  access: 'write',
+  collection: { field: 'collection', permission: 'write' },
+  readWhen: (input) => !input.store,
+  // Recall (a read transaction), the usage record and the stored message each commit on their own:
+  // nothing holds a transaction open while the LLM answers, and the usage stays recorded if storing fails.
+  commits: 'in-steps',
+  errors: {
+    BAD_REQUEST: 'stream is true: the proxy answers whole completions only',
+    FORBIDDEN: 'store is true and the key may not read the named collection, or, with no collection named, may not write "default"',
+    TOO_MANY_REQUESTS: "The monthly LLM spend cap is reached (the operator's endpoints are withheld until the month turns)",
+    BAD_GATEWAY: 'The LLM endpoint failed or refused the request (its status and message are in detail), or did not answer with a chat completion',
+    SERVICE_UNAVAILABLE: 'No LLM endpoint is configured: no extraction config of the tenant, no server or platform default',
+    GATEWAY_TIMEOUT: 'The LLM endpoint did not answer within the timeout (ORGMEM_LLM_TIMEOUT_MS)',
+  },
+  input: proxyRequest,
+  output: proxyResponse,
+  handler: chatCompletions,
+});

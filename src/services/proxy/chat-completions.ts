@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { AuthedCtx } from '../../context.ts';
+import { AppError, badRequest } from '../../errors.ts';
+import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
+import { memoryText } from '../../schemas/fields.ts';
+import { chatCompletion, type ProxyMessage, type ProxyRequest } from '../../schemas/proxy.ts';
+import { searchFields } from '../../schemas/search.ts';
+import { assertCollectionAccess } from '../access/grants.ts';
+import { rememberQueued } from '../graph/remember.ts';
+import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
+import { DEFAULT_IMPORT_COLLECTION } from '../memory/import.ts';
+import { search } from '../search/search.ts';
+import { recalledMemoriesMessage } from './recalled-memories.ts';
+
+/** Where a stored message goes when the call names no collection: the default collection, as for an import. */
+const STORE_COLLECTION = DEFAULT_IMPORT_COLLECTION;
+const searchInput = z.object(searchFields);
+const MAX_TEXT = memoryText.maxLength!;
+
+/**
+ * One chat completion through the tenant's LLM endpoint with its memory: recall with the latest
+ * user message, hand what was recalled to the model as a marked system message first in the
+ * conversation, forward the caller's request otherwise as it is, and, with `store`, queue that
+ * message for remember once the endpoint has answered (a failed call stores nothing). Only a
+ * conversation that ends with the user's message stores it: a tool-calling loop sends the same
+ * user message again with each tool result.
+ */
+export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
+  const { collection, container_tag, memory_limit, store, ...request } = input;
+  if (request.stream) throw badRequest('stream: true is not supported: the proxy answers whole completions; send stream: false or leave it out');
+  // invoke checked the named collection for storing (write); recalling reads it too. Without a
+  // name, recall keeps to the readable collections and storing writes the default one.
+  if (store) await assertCollectionAccess(ctx, collection ?? STORE_COLLECTION, collection ? 'read' : 'write');
+  const llm = await tenantLlm(ctx);
+
+  const said = latestUserText(request.messages);
+  const memories = said && memory_limit ? await recall(ctx, said, { collection, container_tag, limit: memory_limit }) : [];
+  const messages = memories.length ? [{ role: 'system', content: recalledMemoriesMessage(memories) }, ...request.messages] : request.messages;
+  const completion = await forward(llm, { ...request, messages });
+
+  const stored = store && request.messages.at(-1)?.role === 'user' && !!said;
+  if (stored) await rememberQueued(ctx, collection ?? STORE_COLLECTION, { content: said.slice(0, MAX_TEXT), importance: 0.5, container_tag });
+  return { ...completion, memvault: { memories_used: memories, stored } };
+}
+
+async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
+  const resolved = await resolveLlm(ctx.app, ctx.tenant.id);
+  if (resolved.llm) return resolved.llm;
+  if (resolved.reason === 'spend_cap') {
+    throw new AppError(
+      'TOO_MANY_REQUESTS',
+      "The monthly LLM spend cap is reached: raise it (PUT /v1/memory/spend-cap) or use the tenant's own endpoint (PUT /v1/memory/extraction/config)",
+    );
+  }
+  throw new AppError(
+    'SERVICE_UNAVAILABLE',
+    'No LLM endpoint is configured for this tenant: set one with PUT /v1/memory/extraction/config (or the operator sets ORGMEM_LLM_BASE_URL)',
+  );
+}
+
+/** The text of the last user message (its text parts, for one in parts); empty when there is none. */
+function latestUserText(messages: ProxyMessage[]): string {
+  const content = [...messages].reverse().find((m) => m.role === 'user')?.content;
+  if (typeof content === 'string') return content.trim();
+  const texts = (content ?? []).flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []));
+  return texts.join('\n').trim();
+}
+
+/** The best memories for the message; a named collection that does not exist yet holds none. */
+async function recall(ctx: AuthedCtx, query: string, opts: { collection?: string; container_tag: string | null; limit: number }) {
+  const input = searchInput.parse({ query: query.slice(0, MAX_TEXT), limit: opts.limit, container_tag: opts.container_tag });
+  try {
+    const { results } = await search(ctx, input, { collection: opts.collection ?? null, nameCollections: true });
+    return results.map((r) => ({ id: r.id, text: r.text, score: r.score, collection: r.collection! }));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return [];
+    throw err;
+  }
+}
+
+/** The endpoint's answer; its failures as the gateway errors they are. */
+async function forward(llm: TenantLlm, request: CompletionRequest) {
+  let answer: unknown;
+  try {
+    answer = (await llm.complete(request)).completion;
+  } catch (err) {
+    if (!(err instanceof LlmUnavailableError)) throw err;
+    if (err.timedOut) throw new AppError('GATEWAY_TIMEOUT', `The LLM endpoint did not answer in time: ${err.message}`);
+    throw new AppError('BAD_GATEWAY', `The LLM endpoint failed: ${err.message}`);
+  }
+  const parsed = chatCompletion.safeParse(answer);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError('BAD_GATEWAY', `The LLM endpoint did not answer with a chat completion (${issue.path.join('.')}: ${issue.message})`);
+  }
+  return parsed.data;
+}

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
  */
 const ROOTS = ['src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'worker', 'bin'];
 
-const CORE = 'src/(config|errors|ids|download|context)[.]ts$';
+const CORE = 'src/(config|errors|ids|download|context|recalled)[.]ts$';
 const PIPELINE = 'src/(invoke|procedure|responses|audit-hook|input-guard)[.]ts$';
 
 /** What each part may import besides packages and Node's own modules; a part may import itself. */

@@ -1,0 +1,7 @@
+/**
+ * Memories recalled for a model, in the one form every caller hands them over: a memory is text
+ * someone stored (a chat turn, a mail, a file) and may hold anything, instructions included, so
+ * it goes as data, a JSON array in a marked block, with `<` escaped so that no memory can close
+ * the block. The caller's message around it tells the model to read it as background only.
+ */
+export const recalledBlock = (memories: unknown[]) => `<recalled_memories>${JSON.stringify(memories).replace(/</g, '\\u003c')}</recalled_memories>`;

@@ -24,7 +24,7 @@
  * so a killed worker's jobs are taken again within seconds rather than the default's 30 s.
  *
  *   node --import tsx bench/fault-load/run.ts [--seconds 60] [--clients 8] [--seed N] [--port 18201]
- *        [--drain-seconds 120] [--think-ms 20]
+ *        [--drain-seconds 600] [--think-ms 20]
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is used to drop and
  * create the database `orgmem_faultload`, which is kept afterwards for inspection. Exits 1 when an
@@ -50,7 +50,9 @@ const { values: args } = parseArgs({
     clients: { type: 'string', default: '8' },
     seed: { type: 'string', default: String(Date.now() % 1_000_000) },
     port: { type: 'string', default: '18201' },
-    'drain-seconds': { type: 'string', default: '120' },
+    // On an idle machine the clients queue remember jobs faster than one worker runs them against
+    // the fake LLM's 0.1-1 s replies, so the backlog takes minutes to drain.
+    'drain-seconds': { type: 'string', default: '600' },
     'think-ms': { type: 'string', default: '20' },
   },
 });

@@ -1,9 +1,9 @@
 import type { App, AuthedCtx } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { iso } from '../../ids.ts';
-import { LlmUnavailableError, type LlmEndpoint } from '../../ports/llm/llm.ts';
+import { chat, LlmUnavailableError, type LlmEndpoint } from '../../ports/llm/llm.ts';
 import { assertPublicTarget } from '../../ports/public-target.ts';
-import { recordedChat } from './usage.ts';
+import { recorded } from './usage.ts';
 
 interface ConfigRow {
   provider: 'custom';
@@ -66,15 +66,8 @@ export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfi
     });
   }
   try {
-    await recordedChat(
-      ctx.app,
-      ctx.tenant.id,
-      'tenant',
-      'self_test',
-      endpoint,
-      { messages: [{ role: 'user', content: 'Reply with OK.' }], maxTokens: 1 },
-      { timeoutMs: Math.min(SELF_TEST_TIMEOUT_MS, ctx.app.config.llm.timeoutMs), maxRetries: 0 },
-    );
+    const opts = { timeoutMs: Math.min(SELF_TEST_TIMEOUT_MS, ctx.app.config.llm.timeoutMs), maxRetries: 0 };
+    await recorded(ctx.app, ctx.tenant.id, 'tenant', 'self_test', endpoint, chat(endpoint, { messages: [{ role: 'user', content: 'Reply with OK.' }], maxTokens: 1 }, opts));
   } catch (err) {
     if (err instanceof LlmUnavailableError) throw badRequest(`The extraction endpoint failed its self-test: ${err.message}`);
     throw err;

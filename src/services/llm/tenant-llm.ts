@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { App } from '../../context.ts';
-import type { ChatRequest, CompletionReply, CompletionRequest, LlmEndpoint } from '../../ports/llm/llm.ts';
+import { chat, complete, transcribe, type ChatRequest, type CompletionReply, type CompletionRequest, type LlmEndpoint } from '../../ports/llm/llm.ts';
 import { loadExtractionEndpoint } from './extraction-config.ts';
 import { isOverSpendCap } from './spend-cap.ts';
-import { recordedChat, recordedCompletion, recordedTranscription, type LlmSource } from './usage.ts';
+import { llmOptions, recorded, type LlmSource } from './usage.ts';
 
 /** A named structured call of decisions.md's table: the reply is JSON of `reply`'s shape. */
 export interface StructuredCall<T> {
@@ -88,7 +88,7 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
       };
       let reason = '';
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const reply = await recordedChat(app, tenantId, source, def.name, endpoint, req);
+        const reply = await recorded(app, tenantId, source, def.name, endpoint, chat(endpoint, req, llmOptions(app)));
         const parsed = parseReply(def, reply.content);
         if (parsed.ok && parsed.dropped.length) {
           app.log.warn({ call: def.name, attempt, dropped: parsed.dropped.length, reasons: parsed.dropped }, 'LLM reply items dropped');
@@ -107,16 +107,16 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
         ],
         maxTokens: 300,
       };
-      return (await recordedChat(app, tenantId, source, 'caption', endpoint, req)).content.trim();
+      return (await recorded(app, tenantId, source, 'caption', endpoint, chat(endpoint, req, llmOptions(app)))).content.trim();
     },
     async transcribe(data, filename, mime) {
       // Sending up to 10 MB of sound and waiting for its transcript takes far longer than a chat reply.
       const opts = { timeoutMs: app.config.llm.timeoutMs * 4, maxRetries: app.config.llm.maxRetries };
       const req = { data, filename, mime, model: app.config.llm.transcriptionModel };
-      return (await recordedTranscription(app, tenantId, source, endpoint, req, opts)).text.trim();
+      return (await recorded(app, tenantId, source, 'transcription', endpoint, transcribe(endpoint, req, opts))).text.trim();
     },
     complete(req) {
-      return recordedCompletion(app, tenantId, source, endpoint, req, { timeoutMs: app.config.llm.timeoutMs, maxRetries: 0 });
+      return recorded(app, tenantId, source, 'chat_proxy', endpoint, complete(endpoint, req, { timeoutMs: app.config.llm.timeoutMs, maxRetries: 0 }));
     },
   };
 }

@@ -1,63 +1,20 @@
 import type { App } from '../../context.ts';
 import { newId } from '../../ids.ts';
-import {
-  chat,
-  complete,
-  transcribe,
-  type ChatOptions,
-  type ChatReply,
-  type ChatRequest,
-  type CompletionReply,
-  type CompletionRequest,
-  type LlmEndpoint,
-  type LlmUsage,
-  type TranscriptionReply,
-  type TranscriptionRequest,
-} from '../../ports/llm/llm.ts';
+import type { ChatOptions, LlmEndpoint, LlmUsage } from '../../ports/llm/llm.ts';
 
 /** Who pays: the tenant's own endpoint ('tenant') is never capped; the other two are the operator's. */
 export type LlmSource = 'tenant' | 'server' | 'platform';
 
-/** A chat call whose usage is written down whether or not its content turns out usable. */
-export async function recordedChat(
-  app: App,
-  tenantId: string,
-  source: LlmSource,
-  purpose: string,
-  endpoint: LlmEndpoint,
-  req: ChatRequest,
-  opts: ChatOptions = { timeoutMs: app.config.llm.timeoutMs, maxRetries: app.config.llm.maxRetries },
-): Promise<ChatReply> {
-  const reply = await chat(endpoint, req, opts);
+/** The timeout and retries of the service's own LLM calls. */
+export const llmOptions = (app: App): ChatOptions => ({ timeoutMs: app.config.llm.timeoutMs, maxRetries: app.config.llm.maxRetries });
+
+/**
+ * One call to an endpoint (a chat, a caller's completion, a transcription), its usage written
+ * down under `purpose` whether or not its content turns out usable, so the spend cap sees it.
+ */
+export async function recorded<R extends LlmUsage>(app: App, tenantId: string, source: LlmSource, purpose: string, endpoint: LlmEndpoint, call: Promise<R>): Promise<R> {
+  const reply = await call;
   await recordUsage(app, tenantId, source, purpose, endpoint, reply);
-  return reply;
-}
-
-/** A caller's own completion request (the chat proxy, purpose `chat_proxy`), recorded like a chat call. */
-export async function recordedCompletion(
-  app: App,
-  tenantId: string,
-  source: LlmSource,
-  endpoint: LlmEndpoint,
-  req: CompletionRequest,
-  opts: ChatOptions,
-): Promise<CompletionReply> {
-  const reply = await complete(endpoint, req, opts);
-  await recordUsage(app, tenantId, source, 'chat_proxy', endpoint, reply);
-  return reply;
-}
-
-/** A transcription (purpose `transcription`), recorded like a chat call so the spend cap sees it. */
-export async function recordedTranscription(
-  app: App,
-  tenantId: string,
-  source: LlmSource,
-  endpoint: LlmEndpoint,
-  req: TranscriptionRequest,
-  opts: ChatOptions,
-): Promise<TranscriptionReply> {
-  const reply = await transcribe(endpoint, req, opts);
-  await recordUsage(app, tenantId, source, 'transcription', endpoint, reply);
   return reply;
 }
 

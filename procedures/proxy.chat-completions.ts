@@ -20,8 +20,8 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   readWhen: (input) => !input.store,
-  // Recall (a read transaction), the usage record and the stored message each commit on their own:
-  // nothing holds a transaction open while the LLM answers, and the usage stays recorded if storing fails.
+  // The usage record of the LLM call commits on its own, before the message is stored: the call was
+  // made (and counts toward the spend cap) even if storing then fails.
   commits: 'in-steps',
   errors: {
     BAD_REQUEST: 'stream is true: the proxy answers whole completions only',

@@ -44,21 +44,22 @@ export class OrgmemProcess {
 
   /** kill -9, as a crash or the OOM killer would: no shutdown handler runs. */
   async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-    this.kills++;
+    if (await this.signal('SIGKILL')) this.kills++;
   }
 
   /** A clean stop (SIGTERM), waiting for the process to exit. */
   async stop(): Promise<void> {
+    await this.signal('SIGTERM');
+  }
+
+  /** Sends `sig` to a running process and waits for it to exit; false when none was running. */
+  private async signal(sig: NodeJS.Signals): Promise<boolean> {
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return false;
     const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
+    child.kill(sig);
     await exited;
+    return true;
   }
 
   /** Lines of this process's log (all its lives) that contain `text`. */

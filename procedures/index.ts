@@ -3,6 +3,8 @@ import accountRecoverKey from './account.recover-key.ts';
 import accountReveal from './account.reveal.ts';
 import accountSignup from './account.signup.ts';
 import adminAudit from './admin.audit.ts';
+import adminConnectors from './admin.connectors.ts';
+import adminConnectorsStatus from './admin.connectors-status.ts';
 import adminCreateTenant from './admin.create-tenant.ts';
 import adminDeleteAccount from './admin.delete-account.ts';
 import adminExport from './admin.export.ts';
@@ -16,6 +18,14 @@ import collectionsDelete from './collections.delete.ts';
 import collectionsGet from './collections.get.ts';
 import collectionsList from './collections.list.ts';
 import collectionsUpdate from './collections.update.ts';
+import connectionsCreate from './connections.create.ts';
+import connectionsDelete from './connections.delete.ts';
+import connectionsGet from './connections.get.ts';
+import connectionsList from './connections.list.ts';
+import connectionsOauthCallback from './connections.oauth-callback.ts';
+import connectionsOauthStart from './connections.oauth-start.ts';
+import connectionsRuns from './connections.runs.ts';
+import connectionsSync from './connections.sync.ts';
 import extractionDeleteConfig from './extraction.delete-config.ts';
 import extractionGetConfig from './extraction.get-config.ts';
 import extractionPutConfig from './extraction.put-config.ts';
@@ -105,6 +115,16 @@ export const catalogue = {
   },
   drop: { files: dropFiles, presign: dropPresign, complete: dropComplete },
   ingest: { batch: ingestBatch },
+  connections: {
+    create: connectionsCreate,
+    list: connectionsList,
+    get: connectionsGet,
+    delete: connectionsDelete,
+    sync: connectionsSync,
+    runs: connectionsRuns,
+    oauthStart: connectionsOauthStart,
+    oauthCallback: connectionsOauthCallback,
+  },
   email: { address: emailAddress, rotateAddress: emailRotateAddress, senders: emailSenders, putSenders: emailPutSenders, inbound: emailInbound },
   graph: {
     remember: graphRemember,
@@ -134,6 +154,8 @@ export const catalogue = {
     import: adminImport,
     deleteAccount: adminDeleteAccount,
     audit: adminAudit,
+    connectors: adminConnectors,
+    connectorsStatus: adminConnectorsStatus,
   },
   system: { health: systemHealth, status: systemStatus, pulse: systemPulse, track: systemTrack },
 } as const;

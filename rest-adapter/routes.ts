@@ -87,6 +87,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
           const { output, headers, status } = await invoke(app, proc, caller, await restInput(proc, req));
           reply.code(status).headers(headers);
           if (output instanceof Download) return sendDownload(reply, output);
+          if (proc.rest.redirect) return reply.redirect((output as { location: string }).location, status);
           return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
           if (proc.rest.tolerant) return reply.code(proc.rest.status).send();

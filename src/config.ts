@@ -101,9 +101,36 @@ const env = z.object({
   ORGMEM_S3_ACCESS_KEY_ID: z.string().default(''),
   ORGMEM_S3_SECRET_ACCESS_KEY: z.string().default(''),
   ORGMEM_S3_FORCE_PATH_STYLE: bool.optional(),
+  // Managed connectors (README "Connectors"): each provider's API base, and the OAuth apps.
+  ORGMEM_SLACK_API_URL: z.string().url().default('https://slack.com/api'),
+  ORGMEM_NOTION_API_URL: z.string().url().default('https://api.notion.com'),
+  ORGMEM_GDRIVE_API_URL: z.string().url().default('https://www.googleapis.com'),
+  ORGMEM_GMAIL_API_URL: z.string().url().default('https://gmail.googleapis.com'),
+  ORGMEM_LINEAR_API_URL: z.string().url().default('https://api.linear.app'),
+  ORGMEM_HUBSPOT_API_URL: z.string().url().default('https://api.hubapi.com'),
+  ORGMEM_SLACK_OAUTH_URL: z.string().url().default('https://slack.com'),
+  ORGMEM_GOOGLE_OAUTH_URL: z.string().url().default('https://accounts.google.com'),
+  ORGMEM_GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
+  ORGMEM_SLACK_CLIENT_ID: z.string().optional(),
+  ORGMEM_SLACK_CLIENT_SECRET: z.string().optional(),
+  ORGMEM_NOTION_CLIENT_ID: z.string().optional(),
+  ORGMEM_NOTION_CLIENT_SECRET: z.string().optional(),
+  ORGMEM_GOOGLE_CLIENT_ID: z.string().optional(),
+  ORGMEM_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  ORGMEM_DASHBOARD_URL: z.string().url().optional(),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
+
+export interface OAuthApp {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+}
+
+const oauthApp = (clientId: string | undefined, clientSecret: string | undefined, authorizeUrl: string, tokenUrl: string): OAuthApp | null =>
+  clientId && clientSecret ? { clientId, clientSecret, authorizeUrl, tokenUrl } : null;
 
 const home = (source: Record<string, string | undefined>) => source.HOME || homedir();
 
@@ -198,6 +225,26 @@ export function loadConfig(source: Record<string, string | undefined> = process.
             forcePathStyle: e.ORGMEM_S3_FORCE_PATH_STYLE ?? !!e.ORGMEM_S3_ENDPOINT,
           }
         : null,
+    },
+    connectors: {
+      /** Each provider's API base (confluence's is the connection's own `config.base_url`). */
+      apiUrls: {
+        slack: e.ORGMEM_SLACK_API_URL,
+        notion: e.ORGMEM_NOTION_API_URL,
+        gdrive: e.ORGMEM_GDRIVE_API_URL,
+        gmail: e.ORGMEM_GMAIL_API_URL,
+        linear: e.ORGMEM_LINEAR_API_URL,
+        hubspot: e.ORGMEM_HUBSPOT_API_URL,
+      },
+      /** OAuth apps; a provider whose client id or secret is unset answers 503 at OAuth start. gdrive and gmail share the Google app. */
+      oauth: {
+        slack: oauthApp(e.ORGMEM_SLACK_CLIENT_ID, e.ORGMEM_SLACK_CLIENT_SECRET, `${e.ORGMEM_SLACK_OAUTH_URL}/oauth/v2/authorize`, `${e.ORGMEM_SLACK_API_URL}/oauth.v2.access`),
+        notion: oauthApp(e.ORGMEM_NOTION_CLIENT_ID, e.ORGMEM_NOTION_CLIENT_SECRET, `${e.ORGMEM_NOTION_API_URL}/v1/oauth/authorize`, `${e.ORGMEM_NOTION_API_URL}/v1/oauth/token`),
+        gdrive: oauthApp(e.ORGMEM_GOOGLE_CLIENT_ID, e.ORGMEM_GOOGLE_CLIENT_SECRET, `${e.ORGMEM_GOOGLE_OAUTH_URL}/o/oauth2/v2/auth`, e.ORGMEM_GOOGLE_TOKEN_URL),
+        gmail: oauthApp(e.ORGMEM_GOOGLE_CLIENT_ID, e.ORGMEM_GOOGLE_CLIENT_SECRET, `${e.ORGMEM_GOOGLE_OAUTH_URL}/o/oauth2/v2/auth`, e.ORGMEM_GOOGLE_TOKEN_URL),
+      },
+      /** Where the OAuth callback sends the browser; unset, the server's own `/`. */
+      dashboardUrl: e.ORGMEM_DASHBOARD_URL,
     },
     search: {
       /** Exact-repeat search answers kept per process (LRU by size); 0 turns the cache off. */

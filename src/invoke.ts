@@ -99,10 +99,11 @@ function checkSecret(app: App, proc: AnyProcedure, given: string | undefined) {
 }
 
 async function checkGrants(ctx: AuthedCtx, proc: AnyProcedure, input: Record<string, unknown>, reads: boolean) {
-  const { field, alsoWrite } = proc.collection!;
+  const { field, alsoWrite, of } = proc.collection!;
   const permission = reads ? 'read' : proc.collection!.permission;
+  if (of) await assertCollectionAccess(ctx, await of(ctx, input), permission);
   // An optional collection field (all-collection search narrowed to one) is checked when given.
-  if (input[field] !== undefined) await assertCollectionAccess(ctx, input[field] as string, permission);
+  else if (input[field] !== undefined) await assertCollectionAccess(ctx, input[field] as string, permission);
   if (alsoWrite) await assertCollectionAccess(ctx, input[alsoWrite] as string, 'write');
 }
 

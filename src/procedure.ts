@@ -49,6 +49,8 @@ export interface Procedure<
      * clients show the reason (the chat proxy).
      */
     openaiErrors?: boolean;
+    /** The answer is a redirect (status 302, 303...) to the output's `location` (an OAuth callback). */
+    redirect?: boolean;
   };
   /**
    * For `internal` procedures: the request header carrying the shared secret, and the configured
@@ -61,7 +63,16 @@ export interface Procedure<
    * The input field naming a collection whose grants apply, and the permission it needs.
    * Procedures touching a second collection (move) name that field in `alsoWrite`.
    */
-  collection?: { field: string; permission: 'read' | 'write'; alsoWrite?: string };
+  collection?: {
+    field: string;
+    permission: 'read' | 'write';
+    alsoWrite?: string;
+    /**
+     * For a procedure naming a record that belongs to a collection (a connection) rather than the
+     * collection: finds the record's collection (404 when the tenant has no such record).
+     */
+    of?: (ctx: AuthedCtx, input: z.output<I>) => Promise<string>;
+  };
   /**
    * A write whose input can make it change nothing (a dry run): with such input it is a read,
    * so read-only keys and keys granted only read on the collection may call it, and it is not

@@ -35,6 +35,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
     files: ['memory', 'access', 'llm', 'events', 'storage'],
     email: ['files', 'memory', 'access', 'events', 'storage'],
     proxy: ['search', 'graph', 'memory', 'access', 'llm'],
+    connectors: ['files', 'memory', 'access', 'events', 'storage'],
   }).map(([domain, uses]) => ({
     part: `services/${domain}`,
     from: `^src/services/${domain}/`,

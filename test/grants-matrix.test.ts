@@ -52,8 +52,9 @@ describe('grants matrix (generated from the catalogue)', () => {
     const [a, b] = [`m${++n}-a`, `m${n}-b`];
     const first = await t.api('POST', `/v1/memory/collections/${a}/memories`, { text: 'fixture memory about lighthouses' });
     const second = await t.api('POST', `/v1/memory/collections/${b}/memories`, { text: 'fixture memory about harbours' });
-    expect([first.status, second.status]).toEqual([201, 201]);
-    return { tenantId: t.id, collection: a, memoryId: first.body.id, target: b, agentKeyId: agent.id, otherKeyId: ownerKeyId };
+    const connection = await t.api('POST', '/v1/memory/connections', { provider: 'postgres', collection: a, credentials: {}, config: {} });
+    expect([first.status, second.status, connection.status]).toEqual([201, 201, 201]);
+    return { tenantId: t.id, collection: a, memoryId: first.body.id, target: b, agentKeyId: agent.id, otherKeyId: ownerKeyId, connectionId: connection.body.id };
   }
 
   /** Grants made with the other key (a restricted collection always keeps a writer). */
@@ -92,8 +93,10 @@ describe('grants matrix (generated from the catalogue)', () => {
         const outcomes: Record<string, unknown> = {};
         const expected: Record<string, unknown> = {};
         for (const state of STATES) {
-          const input = sample.input(await fixture());
-          await setState(input[c.field] as string, state);
+          const fx = await fixture();
+          const input = sample.input(fx);
+          // A procedure naming a record of a collection (a connection) is governed by that collection's grants.
+          await setState(c.proc.collection!.of ? fx.collection : (input[c.field] as string), state);
           outcomes[state] = await callWith(c.proc, input);
           const override = sample.allowedStatus?.(state);
           const success = transport === 'rest' ? c.proc.rest.status : 'ok';

@@ -4,6 +4,7 @@ import { defineJob, defineTask, type CronDef, type TaskDef } from '../src/ports/
 import { dropOldWindows } from '../src/services/access/rate-limit.ts';
 import { dropOldLinks } from '../src/services/access/signup.ts';
 import { mailJob } from '../src/services/events/mail.ts';
+import { connectorSyncJob, enqueueDueSyncs, syncConnection } from '../src/services/connectors/sync.ts';
 import { webhookJob } from '../src/services/events/memory-events.ts';
 import { deliverEvent } from '../src/services/events/webhooks.ts';
 import { ingestJob } from '../src/services/files/batches.ts';
@@ -38,6 +39,10 @@ const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
 
 const fileCleanup = defineTask(fileCleanupJob, (app: App, { tenant_id, keys }) => deleteFiles(app, tenant_id, keys));
 
+const connectorSync = defineTask(connectorSyncJob, async (app: App, { tenant_id, connection_id }) => {
+  await syncConnection(app, tenant_id, connection_id, true);
+});
+
 /** A job the crontab starts carries only the queue's own `_cron` stamp. */
 const cronJob = (name: string) => defineJob(name, z.object({}).loose());
 
@@ -54,11 +59,29 @@ const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
   await dropOldLinks(app.db);
 });
 
-export const tasks: TaskDef<z.ZodType, App>[] = [extractFacts, ingestFile, webhookDelivery, mailSend, fileCleanup, statusCheck, expireMemories, accessSweep];
+/** Queues a sync of every connection whose interval has passed. */
+const connectorSchedule = defineTask(cronJob('connector_schedule'), async (app: App) => {
+  const queued = await enqueueDueSyncs(app);
+  if (queued.length) app.log.info({ connections: queued.length }, 'connector syncs queued');
+});
+
+export const tasks: TaskDef<z.ZodType, App>[] = [
+  extractFacts,
+  ingestFile,
+  webhookDelivery,
+  mailSend,
+  fileCleanup,
+  connectorSync,
+  statusCheck,
+  expireMemories,
+  accessSweep,
+  connectorSchedule,
+];
 
 export const crontab: CronDef[] = [
   { task: statusCheck.name, match: '* * * * *' },
   // Hourly (api.md 8); search hides expired facts already, the sweep records it (expired_at).
   { task: expireMemories.name, match: '0 * * * *' },
   { task: accessSweep.name, match: '17 * * * *' },
+  { task: connectorSchedule.name, match: '* * * * *' },
 ];

@@ -16,6 +16,8 @@ export interface Fixture {
   agentKeyId: string;
   /** Another active key of the same tenant. */
   otherKeyId: string;
+  /** A connection (postgres: stored, never synced by the service) into `collection`. */
+  connectionId: string;
 }
 
 /** Collection access states of the grants matrix. */
@@ -72,6 +74,14 @@ export const samples: Record<string, Sample> = {
   'hygiene.health': { input: (fx) => ({ collection: fx.collection }) },
   'grants.put': { input: (fx) => ({ name: fx.collection, agent_key_id: fx.otherKeyId, can_read: true, can_write: true }) },
   'grants.list': { input: (fx) => ({ name: fx.collection }) },
+  'connections.create': { input: (fx) => ({ collection: fx.collection, provider: 'postgres', credentials: {}, config: {} }) },
+  'connections.get': { input: (fx) => ({ id: fx.connectionId }) },
+  'connections.runs': { input: (fx) => ({ id: fx.connectionId }) },
+  'connections.delete': { input: (fx) => ({ id: fx.connectionId }) },
+  // A postgres connection is run by the tenant: an allowed call gets past the grants to that answer.
+  'connections.sync': { input: (fx) => ({ id: fx.connectionId }), allowedStatus: () => 400 },
+  // The shared server has no OAuth apps configured: an allowed call gets past the grants to the 503.
+  'connections.oauthStart': { input: (fx) => ({ provider: 'notion', collection: fx.collection }), allowedStatus: () => 503 },
   // store (a write) is the default. The shared server has no LLM: an allowed call gets past the
   // grants to the endpoint's resolution (503), a refused one stops at the grants (403).
   'proxy.chatCompletions': { input: (fx) => ({ collection: fx.collection, messages: [{ role: 'user', content: 'tide tables?' }] }), allowedStatus: () => 503 },

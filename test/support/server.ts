@@ -21,13 +21,14 @@ export interface TestServer {
  * broken contract (one a procedure does not declare) is kept, and close() fails with them: every
  * test that goes through this server checks the declarations too.
  */
-function contractLog() {
+function contractLog(lines?: string[]) {
   const broken: string[] = [];
   const show = process.env.TEST_LOG_LEVEL;
   const log = pino(
-    { level: show ?? 'error' },
+    { level: show ?? (lines ? 'trace' : 'error') },
     {
       write(line: string) {
+        lines?.push(line);
         const entry = JSON.parse(line) as { msg?: string; procedure?: string; code?: string; detail?: string };
         if (entry.msg === 'undeclared error answered') broken.push(`${entry.procedure}: ${entry.code} (${entry.detail})`);
         if (show) process.stdout.write(line);
@@ -41,7 +42,7 @@ function contractLog() {
  * A real server on an ephemeral port with its own database: an in-memory PGlite, or, when
  * TEST_DATABASE_URL is set, a fresh PostgreSQL database created for it and dropped after.
  */
-export async function startServer(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestServer> {
+export async function startServer(env: Record<string, string> = {}, opts: { worker?: boolean; logLines?: string[] } = {}): Promise<TestServer> {
   const base = process.env.TEST_DATABASE_URL;
   let dropDb = async () => {};
   const dbEnv: Record<string, string> = { ORGMEM_DATA_DIR: 'memory://' };
@@ -60,7 +61,7 @@ export async function startServer(env: Record<string, string> = {}, opts: { work
     };
   }
   const config = loadConfig({ ...process.env, ORGMEM_DB_POOL: '8', ...dbEnv, ...env });
-  const { log, broken } = contractLog();
+  const { log, broken } = contractLog(opts.logLines);
   const app = await createApp(config, { log });
   const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });

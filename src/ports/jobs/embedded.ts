@@ -25,18 +25,18 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
   let stopped = true;
   const inFlight = new Set<Promise<void>>();
 
-  const add = (q: Queryable, task: string, payload: unknown, runAt: Date | null, maxAttempts: number) =>
-    q.query('insert into jobs (task, payload, run_at, max_attempts) values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4)', [
-      task,
-      payload,
-      runAt,
-      maxAttempts,
-    ]);
+  // A job with a key that is already waiting is not added again (graphile-worker's job_key).
+  const add = (q: Queryable, task: string, payload: unknown, runAt: Date | null, maxAttempts: number, key: string | null = null) =>
+    q.query(
+      `insert into jobs (task, payload, run_at, max_attempts, job_key) values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4, $5)
+       on conflict (job_key) where job_key is not null do nothing`,
+      [task, payload, runAt, maxAttempts, key],
+    );
 
   return {
     async enqueue(q, job, payload, opts = {}) {
       const { payload: checked, maxAttempts } = jobRecord(job, payload);
-      await add(q, job.name, checked, opts.runAt ?? null, maxAttempts);
+      await add(q, job.name, checked, opts.runAt ?? null, maxAttempts, opts.key ?? null);
     },
     async start(ctx, tasks, crontab) {
       checkCrontab(tasks, crontab);
@@ -58,7 +58,8 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
       const poll = async () => {
         while (!stopped && running < concurrency) {
           const [job] = await db.query<JobRow>(
-            `update jobs set locked_at = now(), attempts = attempts + 1
+            // A job taken gives its key up: the same work may be queued again while it runs.
+            `update jobs set locked_at = now(), attempts = attempts + 1, job_key = null
              where id = (select id from jobs where locked_at is null and run_at <= now() order by run_at, id limit 1)
              returning id, task, payload, attempts, max_attempts`,
           );

@@ -33,8 +33,8 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
     async enqueue(q, job, payload, opts = {}) {
       const { payload: checked, maxAttempts } = jobRecord(job, payload);
       await q.query(
-        'select graphile_worker.add_job($1, $2::json, run_at => $3::timestamptz, max_attempts => $4)',
-        [job.name, checked, opts.runAt ?? null, maxAttempts],
+        'select graphile_worker.add_job($1, $2::json, run_at => $3::timestamptz, max_attempts => $4, job_key => $5)',
+        [job.name, checked, opts.runAt ?? null, maxAttempts, opts.key ?? null],
       );
     },
     async start(ctx, tasks, crontab) {

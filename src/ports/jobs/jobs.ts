@@ -59,6 +59,8 @@ export interface CronDef {
 
 export interface EnqueueOptions {
   runAt?: Date;
+  /** A job with this key that is still waiting is not queued twice. */
+  key?: string;
 }
 
 export interface JobQueue<C = unknown> {

@@ -7,6 +7,7 @@ import { actAsService } from '../access/authenticate.ts';
 import { chunkText } from '../files/chunk.ts';
 import { dropLater } from '../files/drop.ts';
 import { insertMemories } from '../memory/memories.ts';
+import { storable } from '../memory/storable.ts';
 import { findDropTargets } from './addresses.ts';
 import { senderAllowed } from './senders.ts';
 
@@ -26,12 +27,6 @@ const MAX_TEXT = 10_000;
 const MAX_HEADER = 998;
 /** Header To addresses kept in metadata (which is at most 16 KiB). */
 const MAX_TO = 20;
-
-/**
- * PostgreSQL rejects NUL in text and JSON, and lone surrogates cannot be encoded: both go. Applied
- * after any cut, so a cut through a surrogate pair leaves nothing behind either.
- */
-const storable = (s: string) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
 
 /**
  * The `raw` of the HTTP handoff: base64, possibly wrapped in lines (`base64` without `-w0`).

@@ -1,0 +1,171 @@
+import type { OAuthApp } from '../../config.ts';
+import type { App, AuthedCtx, PublicCtx } from '../../context.ts';
+import { AppError, badRequest } from '../../errors.ts';
+import { actAs } from '../access/authenticate.ts';
+import { assertCollectionAccess } from '../access/grants.ts';
+import { appendAudit } from '../events/audit.ts';
+import { checkField, insertConnection, type ConnectionRow } from './connections.ts';
+import { ProviderError, providerHttp } from './http.ts';
+import { connectors } from './providers/index.ts';
+
+export type OAuthProvider = 'notion' | 'slack' | 'gdrive' | 'gmail';
+
+/** How long a person has to approve the app at the provider. */
+const STATE_MINUTES = 15;
+/** An access token this close to its expiry is renewed before a sync starts. */
+const RENEW_BEFORE_MS = 5 * 60_000;
+
+/** Read-only scopes: the connection only ever reads. */
+const AUTHORIZE_PARAMS: Record<OAuthProvider, Record<string, string>> = {
+  slack: { scope: 'channels:history,channels:read,groups:history,groups:read' },
+  notion: { response_type: 'code', owner: 'user' },
+  gdrive: { response_type: 'code', scope: 'https://www.googleapis.com/auth/drive.readonly', access_type: 'offline', prompt: 'consent' },
+  gmail: { response_type: 'code', scope: 'https://www.googleapis.com/auth/gmail.readonly', access_type: 'offline', prompt: 'consent' },
+};
+
+interface State {
+  provider: OAuthProvider;
+  tenant_id: string;
+  agent_id: string;
+  collection: string;
+  name: string | null;
+  container_tag: string | null;
+  config: Record<string, unknown>;
+  expires_at: number;
+}
+
+function oauthApp(app: App, provider: OAuthProvider): OAuthApp {
+  const configured = app.config.connectors.oauth[provider];
+  if (!configured) {
+    const env = provider === 'gdrive' || provider === 'gmail' ? 'GOOGLE' : provider.toUpperCase();
+    throw new AppError('SERVICE_UNAVAILABLE', `OAuth for ${provider} is not configured on this server (the operator sets ORGMEM_${env}_CLIENT_ID and ORGMEM_${env}_CLIENT_SECRET)`);
+  }
+  return configured;
+}
+
+const redirectUri = (origin: string | undefined, provider: OAuthProvider) => `${origin ?? ''}/v1/memory/connections/oauth/${provider}/callback`;
+
+/**
+ * The provider's consent page for a new connection. The state is sealed with the server's secrets
+ * (AES-GCM: it cannot be read or changed without the master key) and carries the tenant, the
+ * agent, the target collection, name and config, and its expiry.
+ */
+export function oauthStart(ctx: AuthedCtx, provider: OAuthProvider, input: { collection: string; name?: string | null; container_tag?: string | null; config?: string }) {
+  const app = oauthApp(ctx.app, provider);
+  let rawConfig: unknown = {};
+  if (input.config !== undefined) {
+    try {
+      rawConfig = JSON.parse(input.config);
+    } catch {
+      throw new AppError('UNPROCESSABLE_CONTENT', 'Invalid request: config: must be a JSON object', [{ path: 'config', message: 'must be a JSON object' }]);
+    }
+  }
+  const config = checkField(connectors[provider].config, rawConfig, 'config', provider) as Record<string, unknown>;
+  const expiresAt = Date.now() + STATE_MINUTES * 60_000;
+  const state: State = {
+    provider,
+    tenant_id: ctx.tenant.id,
+    agent_id: ctx.agent.id,
+    collection: input.collection,
+    name: input.name ?? null,
+    container_tag: input.container_tag ?? null,
+    config,
+    expires_at: expiresAt,
+  };
+  const url = new URL(app.authorizeUrl);
+  const params = { client_id: app.clientId, redirect_uri: redirectUri(ctx.origin, provider), state: ctx.app.secrets.encrypt(JSON.stringify(state)), ...AUTHORIZE_PARAMS[provider] };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return { authorize_url: url.toString(), expires_at: new Date(expiresAt).toISOString() };
+}
+
+function openState(app: App, provider: OAuthProvider, sealed: string | undefined): State {
+  let state: State | null = null;
+  try {
+    state = sealed ? (JSON.parse(app.secrets.decrypt(sealed)) as State) : null;
+  } catch {
+    state = null;
+  }
+  if (!state || state.provider !== provider) throw badRequest('The OAuth state is missing or invalid: start the connection again');
+  if (state.expires_at < Date.now()) throw badRequest('The OAuth state has expired: start the connection again');
+  return state;
+}
+
+interface TokenAnswer {
+  ok?: boolean;
+  error?: string;
+  access_token?: string;
+  refresh_token?: string;
+  expires_in?: number;
+}
+
+/** The code exchanged at the provider's token endpoint, as each documents it (Notion: JSON with Basic auth; Slack and Google: a form). */
+async function exchangeCode(app: OAuthApp, provider: OAuthProvider, code: string, redirect: string): Promise<Record<string, unknown>> {
+  const http = providerHttp(provider);
+  const answer =
+    provider === 'notion'
+      ? await http.json<TokenAnswer>(app.tokenUrl, {
+          headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
+          body: { grant_type: 'authorization_code', code, redirect_uri: redirect },
+        })
+      : await http.json<TokenAnswer>(app.tokenUrl, {
+          body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: app.clientId, client_secret: app.clientSecret }),
+        });
+  if (answer.ok === false || !answer.access_token) throw new ProviderError(`${provider} refused the code: ${answer.error ?? 'no access token in the answer'}`);
+  return {
+    token: answer.access_token,
+    ...(answer.refresh_token && { refresh_token: answer.refresh_token }),
+    ...(answer.expires_in && { expires_at: new Date(Date.now() + answer.expires_in * 1000).toISOString() }),
+  };
+}
+
+/**
+ * The provider's redirect back: the state is checked (sealed, this provider, not expired) before
+ * anything else, then the code is exchanged and the tokens stored, sealed, as a connection made by
+ * the agent that started. The browser goes to the dashboard, with the connection's id or the reason it failed.
+ */
+export async function oauthCallback(ctx: PublicCtx, provider: OAuthProvider, input: { code?: string; state?: string; error?: string }) {
+  const state = openState(ctx.app, provider, input.state);
+  const dashboard = new URL(ctx.app.config.connectors.dashboardUrl ?? `${ctx.origin ?? ''}/`);
+  dashboard.searchParams.set('provider', provider);
+  const fail = (reason: string) => {
+    dashboard.searchParams.set('oauth_error', reason);
+    return { location: dashboard.toString() };
+  };
+  if (input.error || !input.code) return fail(input.error ?? 'no code was returned');
+  const agent = await actAs(ctx.app, state.tenant_id, state.agent_id, ctx.requestId);
+  if (!agent) return fail('the API key that started the connection is no longer valid');
+  try {
+    await assertCollectionAccess(agent, state.collection, 'write');
+    const credentials = await exchangeCode(oauthApp(ctx.app, provider), provider, input.code, redirectUri(ctx.origin, provider));
+    const connection = await ctx.app.db.transaction(async (tx) => {
+      const created = await insertConnection(tx, agent, { provider, name: state.name, collection: state.collection, container_tag: state.container_tag, config: state.config, credentials });
+      await appendAudit(tx, state.tenant_id, agent.agent, { action: 'connections.oauthCallback', target: `connections/${created.id}`, detail: { provider, id: created.id } });
+      return created;
+    });
+    dashboard.searchParams.set('connection', connection.id);
+    return { location: dashboard.toString() };
+  } catch (err) {
+    if (err instanceof ProviderError || err instanceof AppError) return fail(err.message);
+    throw err;
+  }
+}
+
+/**
+ * The connection's credentials for a sync. gdrive and gmail access tokens last an hour: one near
+ * its expiry is renewed with the stored refresh token first, and the new one stored (sealed).
+ */
+export async function freshCredentials(app: App, conn: ConnectionRow): Promise<Record<string, unknown>> {
+  const creds = JSON.parse(app.secrets.decrypt(conn.credentials)) as Record<string, unknown>;
+  const google = conn.provider === 'gdrive' || conn.provider === 'gmail';
+  const expiresAt = typeof creds.expires_at === 'string' ? Date.parse(creds.expires_at) : NaN;
+  if (!google || typeof creds.refresh_token !== 'string' || !(expiresAt - Date.now() < RENEW_BEFORE_MS)) return creds;
+  const configured = app.config.connectors.oauth[conn.provider as OAuthProvider];
+  if (!configured) throw new ProviderError(`The access token has expired and cannot be renewed: the Google OAuth app is not configured on this server`);
+  const answer = await providerHttp('google').json<TokenAnswer>(configured.tokenUrl, {
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: creds.refresh_token, client_id: configured.clientId, client_secret: configured.clientSecret }),
+  });
+  if (!answer.access_token) throw new ProviderError(`google did not renew the access token: ${answer.error ?? 'no access token in the answer'}`);
+  const renewed = { ...creds, token: answer.access_token, expires_at: new Date(Date.now() + (answer.expires_in ?? 3600) * 1000).toISOString() };
+  await app.db.query('update connections set credentials = $3, updated_at = now() where tenant_id = $1 and id = $2', [conn.tenant_id, conn.id, app.secrets.encrypt(JSON.stringify(renewed))]);
+  return renewed;
+}

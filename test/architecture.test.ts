@@ -35,7 +35,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
     files: ['memory', 'access', 'llm', 'events', 'storage'],
     email: ['files', 'memory', 'access', 'events', 'storage'],
     proxy: ['search', 'graph', 'memory', 'access', 'llm'],
-    connectors: ['files', 'memory', 'access', 'events', 'storage'],
+    connectors: ['files', 'memory', 'access', 'events'],
   }).map(([domain, uses]) => ({
     part: `services/${domain}`,
     from: `^src/services/${domain}/`,

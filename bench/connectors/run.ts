@@ -6,42 +6,26 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/connectors/run.ts
  *   ORGMEM_EMBEDDER=local npx tsx bench/connectors/run.ts --providers linear
  *
- * Per provider: its fake API on 127.0.0.1 (test/fakes/providers, no page cap of its own, so the
- * connector's page size applies) holding the records, and a fresh in-process service pointed at
- * it: embedded PGlite, or with DATABASE_URL (or TEST_DATABASE_URL) a throw-away PostgreSQL database
+ * Per provider: its fake API on 127.0.0.1 (test/fakes/providers, in a process of its own through
+ * fake-host.ts, with no page cap of its own so the connector's page size applies) holding the
+ * records, and a fresh in-process service pointed at it: embedded PGlite, or with DATABASE_URL (or TEST_DATABASE_URL) a throw-away PostgreSQL database
  * on that server, dropped after. No worker, so no scheduled sync runs between the timed ones. Each
  * sync is syncConnection() end to end, and the bench fails unless it stored exactly what changed
  * (N memories after the first sync, N + 1% after the second, nothing after the third).
  *
  * The time is split by wrapping the connector's page iterator (fetch: HTTP to the fake, the fake's
  * own work, parsing) and the embedder (embed); store is the rest (the database: known-record
- * lookup, inserts, in-place updates, lease renewals). The fake runs in this process, so its CPU
- * counts in fetch.
+ * lookup, inserts, in-place updates, lease renewals). "of it fake" is the part of fetch the fake
+ * process was busy answering (its event loop's active time): what a real provider's latency and
+ * rate limit replace, usually with far more.
  */
 import { parseArgs } from 'node:util';
 import { connectors } from '../../src/services/connectors/providers/index.ts';
 import { syncConnection } from '../../src/services/connectors/sync.ts';
-import type { ProviderFake } from '../../test/fakes/providers/base.ts';
-import { startConfluenceFake } from '../../test/fakes/providers/confluence.ts';
-import { startGdriveFake } from '../../test/fakes/providers/gdrive.ts';
-import { startGmailFake } from '../../test/fakes/providers/gmail.ts';
-import { startHubspotFake } from '../../test/fakes/providers/hubspot.ts';
-import { startLinearFake } from '../../test/fakes/providers/linear.ts';
-import { startNotionFake } from '../../test/fakes/providers/notion.ts';
-import { startSlackFake } from '../../test/fakes/providers/slack.ts';
 import { newTenant } from '../../test/support/client.ts';
 import { startServer } from '../../test/support/server.ts';
 import { round } from '../lib/stats.ts';
-
-const starters: Record<string, (opts: { pageSize: number }) => Promise<ProviderFake>> = {
-  linear: startLinearFake,
-  hubspot: startHubspotFake,
-  slack: startSlackFake,
-  notion: startNotionFake,
-  gdrive: startGdriveFake,
-  gmail: startGmailFake,
-  confluence: startConfluenceFake,
-};
+import { PROVIDERS as KNOWN, startHostedFake } from './fake-host.ts';
 
 const { values } = parseArgs({
   options: { records: { type: 'string', default: '10000' }, providers: { type: 'string', default: 'linear,hubspot,slack,notion' } },
@@ -49,7 +33,7 @@ const { values } = parseArgs({
 const N = Number(values.records);
 const STEP = Math.max(1, Math.round(N / 100)); // 1%
 const PROVIDERS = values.providers!.split(',').map((p) => p.trim());
-for (const p of PROVIDERS) if (!starters[p]) throw new Error(`unknown provider ${p}: one of ${Object.keys(starters).join(', ')}`);
+for (const p of PROVIDERS) if (!(KNOWN as readonly string[]).includes(p)) throw new Error(`unknown provider ${p}: one of ${KNOWN.join(', ')}`);
 const EMBEDDER = process.env.ORGMEM_EMBEDDER || 'hash';
 // startServer makes its throw-away database on TEST_DATABASE_URL's server.
 const base = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -85,6 +69,7 @@ interface Row {
   records: number;
   records_per_s: number | null;
   requests: number;
+  provider_s: number;
   fetch_s: number;
   embed_s: number;
   store_s: number;
@@ -93,8 +78,8 @@ const rows: Row[] = [];
 let database = 'pglite';
 
 async function bench(provider: string) {
-  const fake = await starters[provider]!({ pageSize: 1000 });
-  const ids = Array.from({ length: N }, (_, i) => fake.put({ title: title(i), body: body(i) }).id);
+  const fake = await startHostedFake(provider);
+  const ids = await fake.put(Array.from({ length: N }, (_, i) => ({ title: title(i), body: body(i) })));
   const apiUrl = provider === 'confluence' ? {} : { [`ORGMEM_${provider.toUpperCase()}_API_URL`]: fake.url };
   const server = await startServer({ ORGMEM_EMBEDDER: EMBEDDER, ...apiUrl }, { worker: false });
   try {
@@ -111,18 +96,19 @@ async function bench(provider: string) {
     };
     const t = await newTenant(server.url, server.adminKey);
     const collection = `bench-${provider}`;
-    const conn = await t.api('POST', '/v1/memory/connections', { provider, collection, name: `${provider} bench`, ...fake.connection() });
+    const conn = await t.api('POST', '/v1/memory/connections', { provider, collection, name: `${provider} bench`, ...fake.connection });
     if (conn.status !== 201) throw new Error(`connection create answered ${conn.status}: ${JSON.stringify(conn.body)}`);
     const count = async () =>
       (await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1 and collection = $2', [t.id, collection]))[0]!.n;
 
     async function sync(name: string, expectSynced: number, expectMemories: number) {
       split.fetch = split.embed = 0;
-      const requests = fake.requests.length;
+      const before = await fake.stats();
       const t0 = performance.now();
       const r = await syncConnection(server.app, t.id, conn.body.id);
       const ms = performance.now() - t0;
       if (!r || r.status !== 'active') throw new Error(`${provider} ${name} sync failed: ${r?.last_error ?? 'connection busy'}`);
+      const after = await fake.stats();
       const memories = await count();
       if (r.synced !== expectSynced || memories !== expectMemories) {
         throw new Error(`${provider} ${name} sync: synced ${r.synced} (expected ${expectSynced}), ${memories} memories (expected ${expectMemories})`);
@@ -133,7 +119,8 @@ async function bench(provider: string) {
         seconds: round(ms / 1000, 2),
         records: r.synced,
         records_per_s: r.synced ? round(r.synced / (ms / 1000)) : null,
-        requests: fake.requests.length - requests,
+        requests: after.requests - before.requests,
+        provider_s: round((after.busy_ms - before.busy_ms) / 1000, 2),
         fetch_s: round(split.fetch / 1000, 2),
         embed_s: round(split.embed / 1000, 2),
         store_s: round((ms - split.fetch - split.embed) / 1000, 2),
@@ -143,10 +130,11 @@ async function bench(provider: string) {
     }
 
     await sync('first', N, N);
-    for (let i = 0; i < N; i += STEP) fake.put({ id: ids[i]!, title: title(i), body: body(i, 1) });
-    for (let i = N; i < N + STEP; i++) fake.put({ title: title(i), body: body(i) });
-    const changed = Math.ceil(N / STEP);
-    await sync('incremental', changed + STEP, N + STEP);
+    // 1% changed, spread over the records (old and recent alike), then 1% new.
+    const changed = Array.from({ length: STEP }, (_, k) => Math.floor((k * N) / STEP));
+    await fake.put(changed.map((i) => ({ id: ids[i]!, title: title(i), body: body(i, 1) })));
+    await fake.put(Array.from({ length: STEP }, (_, k) => ({ title: title(N + k), body: body(N + k) })));
+    await sync('incremental', 2 * STEP, N + STEP);
     await sync('idle', 0, N + STEP);
   } finally {
     await server.close();
@@ -164,6 +152,7 @@ const cols: Array<[string, (r: Row) => string | number]> = [
   ['records/s', (r) => r.records_per_s ?? '-'],
   ['requests', (r) => r.requests],
   ['fetch s', (r) => r.fetch_s.toFixed(2)],
+  ['of it fake', (r) => r.provider_s.toFixed(2)],
   ['embed s', (r) => r.embed_s.toFixed(2)],
   ['store s', (r) => r.store_s.toFixed(2)],
 ];

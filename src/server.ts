@@ -10,6 +10,7 @@ import { registerBlobRoutes } from './blob-routes.ts';
 import type { App } from './context.ts';
 import { AppError } from './errors.ts';
 import { answerClientError, sendError, UnreadableBody } from './http-errors.ts';
+import { isAppPage, registerWebRoutes, sendAppPage } from './web-routes.ts';
 
 // Bulk create carries up to 100 texts of 10,000 characters plus metadata.
 const BODY_LIMIT = 8 * 1024 * 1024;
@@ -28,7 +29,7 @@ function answerError(err: FastifyError | AppError, req: FastifyRequest, reply: F
   return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
 }
 
-/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp and the local store's file links at /v1/blobs. */
+/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp, the local store's file links at /v1/blobs and the dashboard at /. */
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server: FastifyInstance = Fastify({
     loggerInstance: app.log as FastifyBaseLogger,
@@ -72,8 +73,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   server.addContentTypeParser('*', { parseAs: 'buffer' }, (req, _body, done) => done(null, unsupported(req)));
 
   server.setErrorHandler(answerError);
+  const web = await registerWebRoutes(server);
   server.setNotFoundHandler((req, reply) =>
-    sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
+    web && isAppPage(req) ? sendAppPage(reply) : sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
   );
 
   // Multipart parts are read by the REST adapter as they stream (file procedures only).

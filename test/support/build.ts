@@ -3,13 +3,16 @@ import { readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
-const SOURCES = ['src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'worker'];
+const SERVER = ['src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'worker'];
+const SOURCES = { 'build:js': SERVER, 'build:types': SERVER, 'build:web': ['web'] };
 const CONFIG = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
-/** Newest change under the compiled sources (directories too, so a deleted file counts). */
-function sourcesChangedAt() {
+type Script = keyof typeof SOURCES;
+
+/** Newest change under a build's sources (directories too, so a deleted file counts). */
+function sourcesChangedAt(script: Script) {
   let newest = Math.max(...CONFIG.map((f) => statSync(join(root, f)).mtimeMs));
-  for (const dir of SOURCES) {
+  for (const dir of SOURCES[script]) {
     newest = Math.max(newest, statSync(join(root, dir)).mtimeMs);
     for (const entry of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
       newest = Math.max(newest, statSync(join(root, dir, entry)).mtimeMs);
@@ -31,8 +34,8 @@ const builtAt = (output: string) => {
  * newer than it, so tests that spawn `bin/orgmem.js` or compile against `orgmem/trpc` see the
  * code under test, not an older build. A failed build throws with what it printed.
  */
-export function buildIfStale(script: 'build:js' | 'build:types', output: string) {
-  if (builtAt(output) > sourcesChangedAt()) return;
+export function buildIfStale(script: Script, output: string) {
+  if (builtAt(output) > sourcesChangedAt(script)) return;
   const started = new Date();
   const run = spawnSync('npm', ['run', '--silent', script], { cwd: root, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`npm run ${script} failed:\n${run.stdout}${run.stderr}`);

@@ -8,6 +8,8 @@ let server: TestServer | undefined;
 export async function setup(project: TestProject) {
   // Tests that spawn bin/orgmem.js run the compiled CLI.
   buildIfStale('build:js', 'dist/cli.js');
+  // Servers under test serve the dashboard from its build, which the browser tests open.
+  buildIfStale('build:web', 'dist/web/index.html');
   server = await startServer();
   project.provide('baseUrl', server.url);
   project.provide('adminKey', server.adminKey);

@@ -1,0 +1,52 @@
+import { NavLink, Outlet, useNavigate } from 'react-router';
+import { useSession } from '../session.tsx';
+
+const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
+  ['/collections', 'Collections', () => true],
+  ['/search', 'Search', () => true],
+  ['/files', 'Files', () => true],
+  ['/connections', 'Connections', () => true],
+  ['/keys', 'Keys & agents', () => true],
+  ['/settings', 'Settings', () => true],
+  ['/usage', 'Usage', () => true],
+  ['/operator', 'Operator', (admin) => admin],
+];
+
+/** The signed-in frame: the navigation, who is signed in with which key, and the page. */
+export function Layout() {
+  const { me, signOut } = useSession();
+  const navigate = useNavigate();
+  return (
+    <div className="layout">
+      <header>
+        <a className="brand" href="/collections">
+          orgmem
+        </a>
+        <nav aria-label="Main">
+          {LINKS.filter(([, , show]) => show(!!me?.is_admin)).map(([to, label]) => (
+            <NavLink key={to} to={to}>
+              {label}
+            </NavLink>
+          ))}
+          <NavLink to="/status">Status</NavLink>
+        </nav>
+        <div className="who">
+          <span title={me?.email}>{me?.name}</span> · <span>{me?.key.label}</span>
+          {me?.key.read_only && <span className="badge">read-only</span>}
+          <button
+            type="button"
+            onClick={() => {
+              signOut();
+              navigate('/');
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

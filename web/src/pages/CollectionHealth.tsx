@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function CollectionHealth() {
+  return <p>CollectionHealth</p>;
+}

@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function CollectionMemories() {
+  return <p>CollectionMemories</p>;
+}

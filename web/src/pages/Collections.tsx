@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Collections() {
+  return <p>Collections</p>;
+}

@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Connections() {
+  return <p>Connections</p>;
+}

@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Grants() {
+  return <p>Grants</p>;
+}

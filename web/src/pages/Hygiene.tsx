@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Hygiene() {
+  return <p>Hygiene</p>;
+}

@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Keys() {
+  return <p>Keys</p>;
+}

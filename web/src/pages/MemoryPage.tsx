@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function MemoryPage() {
+  return <p>MemoryPage</p>;
+}

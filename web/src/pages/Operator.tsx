@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Operator() {
+  return <p>Operator</p>;
+}

@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Remember() {
+  return <p>Remember</p>;
+}

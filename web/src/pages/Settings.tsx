@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Settings() {
+  return <p>Settings</p>;
+}

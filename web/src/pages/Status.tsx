@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Status() {
+  return <p>Status</p>;
+}

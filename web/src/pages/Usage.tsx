@@ -1,0 +1,4 @@
+/** Placeholder: being written. */
+export function Usage() {
+  return <p>Usage</p>;
+}

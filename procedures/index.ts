@@ -13,6 +13,9 @@ import adminMe from './admin.me.ts';
 import adminRotateKey from './admin.rotate-key.ts';
 import adminStats from './admin.stats.ts';
 import agentsList from './agents.list.ts';
+import billingCheckout from './billing.checkout.ts';
+import billingPortal from './billing.portal.ts';
+import billingWebhook from './billing.webhook.ts';
 import collectionsCreate from './collections.create.ts';
 import collectionsDelete from './collections.delete.ts';
 import collectionsGet from './collections.get.ts';
@@ -144,6 +147,7 @@ export const catalogue = {
   proxy: { chatCompletions: proxyChatCompletions },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
+  billing: { checkout: billingCheckout, portal: billingPortal, webhook: billingWebhook },
   account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },
   admin: {
     me: adminMe,

@@ -32,13 +32,22 @@ const errorContent = (proc: AnyProcedure) =>
   );
 
 function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
-  const { method, path, status, bodyField, queryFields = [], altStatus } = proc.rest;
+  const { method, path, status, bodyField, queryFields = [], headerFields = {}, rawBody, altStatus } = proc.rest;
   const shape = proc.input.shape as Record<string, z.ZodType>;
   const params = pathParams(path);
   const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(shape).filter((k) => !params.includes(k)) : queryFields;
-  const inBody = Object.keys(shape).filter((k) => !params.includes(k) && !inQuery.includes(k));
+  const inBody = Object.keys(shape).filter((k) => !params.includes(k) && !inQuery.includes(k) && !(k in headerFields));
   const pick = (keys: string[]) => z.object(Object.fromEntries(keys.map((k) => [k, shape[k]!])));
-  const bodySchema = bodyField ? shape[bodyField]! : pick(inBody);
+  // A raw body is a string field of the input but a JSON object on the wire (a Stripe event).
+  const bodySchema = rawBody
+    ? z.record(z.string(), z.unknown()).describe(shape[rawBody]!.description ?? '')
+    : bodyField
+      ? shape[bodyField]!
+      : pick(inBody);
+  const headers = {
+    ...(proc.secret && { [proc.secret.header.toLowerCase()]: z.string().describe('The shared secret of this internal endpoint') }),
+    ...Object.fromEntries(Object.entries(headerFields).map(([field, header]) => [header.toLowerCase(), shape[field]!])),
+  };
   const body = proc.rest.multipart
     ? { 'multipart/form-data': { schema: pick(inBody).extend({ files: z.array(z.string().openapi({ type: 'string', format: 'binary' })).describe('The files (repeat the field)') }) } }
     : { 'application/json': { schema: bodySchema } };
@@ -53,7 +62,7 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
     request: {
       params: params.length ? pick(params) : undefined,
       query: inQuery.length ? pick(inQuery) : undefined,
-      headers: proc.secret ? z.object({ [proc.secret.header.toLowerCase()]: z.string().describe('The shared secret of this internal endpoint') }) : undefined,
+      headers: Object.keys(headers).length ? z.object(headers) : undefined,
       body: inBody.length ? { required: true, content: body } : undefined,
     },
     responses: {

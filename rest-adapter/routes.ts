@@ -12,16 +12,30 @@ import type { AnyProcedure } from '../src/procedure.ts';
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes its JSON body as text (`rest.rawBody`): the server's JSON parser leaves it unparsed. */
+    rawBody?: boolean;
+  }
+}
+
 /**
  * REST input mapping: path `{param}`s, then the query string for GET and DELETE (or the
- * declared `queryFields` otherwise), then the JSON body (whole, or as one field).
+ * declared `queryFields` otherwise), then the declared `headerFields`, then the JSON body (whole,
+ * as one field, or as its text for a `rawBody` procedure).
  */
 async function restInput(proc: AnyProcedure, req: FastifyRequest): Promise<unknown> {
   const params = req.params as Record<string, string>;
   const query = req.query as Record<string, unknown>;
-  const { method, bodyField, queryFields = [] } = proc.rest;
+  const { method, bodyField, queryFields = [], headerFields = {}, rawBody } = proc.rest;
   const fromQuery =
     method === 'GET' || method === 'DELETE' ? query : Object.fromEntries(queryFields.filter((f) => f in query).map((f) => [f, query[f]]));
+  const fromHeaders = Object.fromEntries(
+    Object.entries(headerFields).flatMap(([field, header]) => {
+      const value = req.headers[header.toLowerCase()];
+      return typeof value === 'string' ? [[field, value]] : [];
+    }),
+  );
   let body: Record<string, unknown> = {};
   if (proc.rest.multipart && req.isMultipart()) body = await multipartBody(req);
   else if (method !== 'GET' && method !== 'DELETE' && req.body !== undefined) {
@@ -30,12 +44,15 @@ async function restInput(proc: AnyProcedure, req: FastifyRequest): Promise<unkno
       if (!proc.rest.tolerant) throw new AppError('BAD_REQUEST', value.detail);
       value = value.tolerated;
     }
-    if (bodyField) body = { [bodyField]: value };
+    if (rawBody) body = { [rawBody]: value };
+    else if (bodyField) body = { [bodyField]: value };
     else if (value && typeof value === 'object' && !Array.isArray(value)) body = value as Record<string, unknown>;
     // A body that is not an object is refused only where there are fields to read from it.
     else if (readsInput(proc)) throw new AppError('UNPROCESSABLE_CONTENT', 'The request body must be a JSON object', [{ path: '', message: 'expected object' }]);
   }
-  return { ...body, ...fromQuery, ...params };
+  // No body at all is still a text to check (and to refuse), not a missing field.
+  if (rawBody) body[rawBody] ??= '';
+  return { ...body, ...fromHeaders, ...fromQuery, ...params };
 }
 
 /**
@@ -81,6 +98,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       method: proc.rest.method,
       url: toFastifyPath(proc.rest.path),
       bodyLimit: proc.rest.bodyLimit,
+      config: { rawBody: !!proc.rest.rawBody },
       handler: async (req, reply) => {
         try {
           const caller = { authorization: req.headers.authorization, ip: req.ip, origin: `${req.protocol}://${req.host}`, secret: secretOf(proc, req) };

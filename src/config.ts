@@ -118,6 +118,16 @@ const env = z.object({
   ORGMEM_GOOGLE_CLIENT_ID: z.string().optional(),
   ORGMEM_GOOGLE_CLIENT_SECRET: z.string().optional(),
   ORGMEM_DASHBOARD_URL: z.string().url().optional(),
+  // Billing (README "Billing"): Stripe's API and keys, and the price of each paid tier.
+  ORGMEM_STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  ORGMEM_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  // The client appends /v1/... itself, so only an origin can stand in for Stripe's.
+  ORGMEM_STRIPE_API_URL: z
+    .url({ protocol: /^https?$/ })
+    // Checks go on after a failed one: an unparsable value is left to the URL check's message.
+    .refine((v) => !URL.canParse(v) || new URL(v).pathname === '/', 'must be an origin without a path, e.g. https://api.stripe.com')
+    .default('https://api.stripe.com'),
+  ORGMEM_STRIPE_PRICES: z.string().optional(),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -131,6 +141,30 @@ export interface OAuthApp {
 
 const oauthApp = (clientId: string | undefined, clientSecret: string | undefined, authorizeUrl: string, tokenUrl: string): OAuthApp | null =>
   clientId && clientSecret ? { clientId, clientSecret, authorizeUrl, tokenUrl } : null;
+
+/**
+ * ORGMEM_STRIPE_PRICES: a price id per paid tier. The webhook reads a subscription's tier back
+ * from its price, so a price may stand for one tier only, and only for a tier that has limits.
+ */
+function stripePrices(json: string | undefined, tiers: Record<string, TierLimits>): Record<string, string> {
+  if (!json) return {};
+  const fail = (why: string): never => {
+    throw new Error(`Invalid configuration:\n  ORGMEM_STRIPE_PRICES: ${why}`);
+  };
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    fail('not JSON; expected {"pro": "price_...", "enterprise": "price_..."}');
+  }
+  const parsed = z.record(z.string(), z.string().min(1)).safeParse(value);
+  if (!parsed.success) return fail('expected an object of price ids by tier, {"pro": "price_...", "enterprise": "price_..."}');
+  for (const [tier, price] of Object.entries(parsed.data)) {
+    if (tier === 'free' || !tiers[tier]) fail(`"${tier}" is not a paid tier (tiers: ${Object.keys(tiers).filter((t) => t !== 'free').join(', ')})`);
+    if (Object.values(parsed.data).filter((p) => p === price).length > 1) fail(`${price} is the price of more than one tier`);
+  }
+  return parsed.data;
+}
 
 const home = (source: Record<string, string | undefined>) => source.HOME || homedir();
 
@@ -245,6 +279,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       },
       /** Where the OAuth callback sends the browser; unset, the server's own `/`. */
       dashboardUrl: e.ORGMEM_DASHBOARD_URL,
+    },
+    stripe: {
+      /** Checkout and portal need the secret key, the webhook the signing secret; prices name what each paid tier costs. */
+      secretKey: e.ORGMEM_STRIPE_SECRET_KEY,
+      webhookSecret: e.ORGMEM_STRIPE_WEBHOOK_SECRET,
+      apiUrl: e.ORGMEM_STRIPE_API_URL,
+      prices: stripePrices(e.ORGMEM_STRIPE_PRICES, tiers),
     },
     search: {
       /** Exact-repeat search answers kept per process (LRU by size); 0 turns the cache off. */

@@ -51,6 +51,14 @@ export interface Procedure<
     openaiErrors?: boolean;
     /** The answer is a redirect (status 302, 303...) to the output's `location` (an OAuth callback). */
     redirect?: boolean;
+    /** Input fields read from request headers, each with the header that carries it (`{signature: 'Stripe-Signature'}`). */
+    headerFields?: Record<string, string>;
+    /**
+     * The input field that receives the JSON body as the text that arrived, not parsed: for a
+     * receiver that checks a signature over the exact bytes (Stripe's webhook), which parsing
+     * and serializing again would not give back. Still application/json only.
+     */
+    rawBody?: string;
   };
   /**
    * For `internal` procedures: the request header carrying the shared secret, and the configured

@@ -48,7 +48,10 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
 
   // Our own JSON parser: a malformed body reaches the route marked unreadable, which answers
   // 400 {detail} (or, for the beacon, 204 all the same).
-  server.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    // A route that checks a signature over the exact bytes (`rest.rawBody`: Stripe's webhook)
+    // gets the text as it arrived; parsing it here and serializing it again would not give it back.
+    if (req.routeOptions.config?.rawBody) return done(null, body);
     if (!body) return done(null, undefined);
     try {
       done(null, JSON.parse(body as string));

@@ -29,6 +29,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
   ...Object.entries({
     events: [],
     access: ['events', 'storage'],
+    billing: ['access', 'events'],
     llm: [],
     memory: ['access', 'events', 'storage'],
     search: ['memory', 'access', 'llm'],

@@ -58,6 +58,25 @@ describe('create and read', () => {
     const all = await t.api('GET', `${C}/order/memories?include_archived=true`);
     expect(all.body.map((m: { text: string }) => m.text)).toEqual(['first', 'fourth', 'third', 'second']);
   });
+
+  it('filters by category, container_tag, pinned and archived', async () => {
+    const add = (text: string, extra: Record<string, unknown> = {}) => t.api('POST', `${C}/filters/memories`, { text, ...extra }).then((r) => r.body.id as string);
+    const pref = await add('likes tea', { category: 'preference', container_tag: 'ana' });
+    const fact = await add('lives in Porto', { category: 'fact', container_tag: 'ana' });
+    const other = await add('likes coffee', { category: 'preference', container_tag: 'rui' });
+    await t.api('POST', `${C}/filters/memories/${fact}/pin`, { pinned: true });
+    await t.api('POST', `${C}/filters/memories/${other}/archive`, { archived: true });
+    const ids = async (q: string) => (await t.api('GET', `${C}/filters/memories?${q}`)).body.map((m: { id: string }) => m.id);
+    expect(await ids('category=preference')).toEqual([pref]);
+    expect(await ids('category=preference&include_archived=true')).toEqual([other, pref]);
+    expect(await ids('container_tag=ana')).toEqual([fact, pref]);
+    expect(await ids('pinned=true')).toEqual([fact]);
+    expect(await ids('pinned=false')).toEqual([pref]);
+    expect(await ids('archived=true')).toEqual([other]);
+    expect(await ids('archived=true&container_tag=ana')).toEqual([]);
+    expect((await t.api('GET', `${C}/filters/memories?category=Not%20A%20Slug`)).status).toBe(422);
+    expect((await t.api('GET', `${C}/filters/memories?pinned=maybe`)).status).toBe(422);
+  });
 });
 
 describe('change', () => {

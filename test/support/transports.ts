@@ -11,7 +11,10 @@ import { call, type Res } from './client.ts';
  * of that front end would. Used by the tests generated from the catalogue.
  */
 
-/** REST: path parameters, then query string (GET/DELETE, or `queryFields`), then the JSON or multipart body. */
+/**
+ * REST: path parameters, then query string (GET/DELETE, or `queryFields`), then `headerFields`
+ * as headers, then the JSON or multipart body (the `rawBody` field's text as the body itself).
+ */
 export function restCall(url: string, key: string, proc: AnyProcedure, input: Record<string, unknown>): Promise<Res> {
   const rest = { ...input };
   const path = proc.rest.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -19,7 +22,14 @@ export function restCall(url: string, key: string, proc: AnyProcedure, input: Re
     delete rest[name];
     return encodeURIComponent(String(value));
   });
-  const { method, bodyField, queryFields = [] } = proc.rest;
+  const { method, bodyField, queryFields = [], headerFields = {}, rawBody } = proc.rest;
+  const headers: Record<string, string> = {};
+  for (const [field, header] of Object.entries(headerFields)) {
+    const value = rest[field];
+    delete rest[field];
+    // A value no HTTP header can carry (NUL, a line break) is left out: no client could send it.
+    if (typeof value === 'string' && /^[\t\x20-\x7e]*$/.test(value)) headers[header] = value;
+  }
   const query = new URLSearchParams();
   const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(rest) : queryFields.filter((f) => f in rest);
   for (const f of inQuery) {
@@ -28,8 +38,9 @@ export function restCall(url: string, key: string, proc: AnyProcedure, input: Re
   }
   const target = path + (query.size ? `?${query}` : '');
   if (proc.rest.multipart) return postForm(url, key, target, rest);
+  if (rawBody) return call(url, method, target, { key, headers, rawBody: String(rest[rawBody] ?? '') });
   const body = method === 'GET' || method === 'DELETE' ? undefined : bodyField ? rest[bodyField] : rest;
-  return call(url, method, target, { key, body });
+  return call(url, method, target, { key, headers, body });
 }
 
 /** A file in the JSON form tRPC and MCP callers send. */

@@ -60,3 +60,16 @@ export async function countTenants(app: App): Promise<number> {
   const [row] = await app.db.query<{ n: number }>('select count(*)::int as n from tenants');
   return row!.n;
 }
+
+/**
+ * Moves a tenant to another tier (billing): its limits follow, its per-tenant overrides stay.
+ * Answers the tier it had, or undefined when there is no such tenant.
+ */
+export async function setTenantTier(q: Queryable, tenantId: string, tier: string): Promise<string | undefined> {
+  // The joined row is read before the update: its tier is the one being replaced.
+  const [row] = await q.query<{ before: string }>(
+    'update tenants t set tier = $2 from tenants b where t.id = $1 and b.id = t.id returning b.tier as before',
+    [tenantId, tier],
+  );
+  return row?.before;
+}

@@ -74,14 +74,17 @@ export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: strin
 
 export async function listMemories(
   ctx: AuthedCtx,
-  input: { collection: string; limit: number; offset: number; include_archived: boolean },
+  input: { collection: string; limit: number; offset: number; include_archived: boolean; category?: string; container_tag?: string; pinned?: boolean; archived?: boolean },
 ): Promise<Memory[]> {
   await getCollection(ctx.app.db, ctx.tenant.id, input.collection);
   const rows = await ctx.app.db.query<MemoryRow>(
     `select ${MEMORY_COLUMNS} from memories
-      where tenant_id = $1 and collection = $2 and ($3 or not archived)
+      where tenant_id = $1 and collection = $2
+        and (case when $6::boolean is null then $3 or not archived else archived = $6 end)
+        and ($7::text is null or category = $7) and ($8::text is null or container_tag = $8)
+        and ($9::boolean is null or pinned = $9)
       order by pinned desc, created_at desc, id desc limit $4 offset $5`,
-    [ctx.tenant.id, input.collection, input.include_archived, input.limit, input.offset],
+    [ctx.tenant.id, input.collection, input.include_archived, input.limit, input.offset, input.archived ?? null, input.category ?? null, input.container_tag ?? null, input.pinned ?? null],
   );
   return rows.map(memoryView);
 }

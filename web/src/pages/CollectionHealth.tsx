@@ -1,4 +1,18 @@
-/** Placeholder: being written. */
+import { useParams } from 'react-router';
+import { CollectionNav } from '../components/CollectionNav.tsx';
+import { ReportContradictions } from '../components/ReportContradictions.tsx';
+import { ReportDigest } from '../components/ReportDigest.tsx';
+import { ReportHealth } from '../components/ReportHealth.tsx';
+
+/** A collection's health and reports: counts, pipeline, contradictions, summary and profile; each part loads on its own. */
 export function CollectionHealth() {
-  return <p>CollectionHealth</p>;
+  const { name = '' } = useParams();
+  return (
+    <>
+      <CollectionNav name={name} />
+      <ReportHealth collection={name} />
+      <ReportContradictions collection={name} />
+      <ReportDigest collection={name} />
+    </>
+  );
 }

@@ -1,4 +1,120 @@
-/** Placeholder: being written. */
+import { useState } from 'react';
+import { useParams } from 'react-router';
+import { api, seg } from '../api.ts';
+import { CollectionNav } from '../components/CollectionNav.tsx';
+import { GrantForm } from '../components/GrantForm.tsx';
+import type { AccountAgent, AccountGrant, AccountGrants } from '../components/KeyTypes.ts';
+import { Busy, ConfirmButton, ErrorNote } from '../components/ui.tsx';
+import { useAction, useApi } from '../components/use-api.ts';
+import { useSession } from '../session.tsx';
+
+/** Which agents (API keys) may read or write one collection. */
 export function Grants() {
-  return <p>Grants</p>;
+  const { name = '' } = useParams();
+  const { me, canWrite } = useSession();
+  const path = `/v1/memory/collections/${seg(name)}/grants`;
+  const grants = useApi(() => api<AccountGrants>('GET', path), [path, me?.key.id]);
+  const agents = useApi(() => api<AccountAgent[]>('GET', '/v1/memory/agents'), [me?.key.id]);
+  // "Change" on a row picks that agent in the form (remounted with its current flags).
+  const [pick, setPick] = useState('');
+  const [formRound, setFormRound] = useState(0);
+  const removal = useAction();
+
+  async function remove(g: AccountGrant) {
+    const done = await removal.run(async () => {
+      await api('DELETE', `${path}/${seg(g.agent_key_id)}`);
+      return true;
+    });
+    if (done) grants.reload();
+  }
+
+  const data = grants.data;
+  return (
+    <>
+      <CollectionNav name={name} />
+      <h2>Grants</h2>
+      <p className="muted">
+        A collection is open to every key of the account until its first grant. From then on only the keys granted here can read it (can
+        read) or write it (can write); the others get 403 and no longer see it in lists or searches. Removing the last grant opens it again.
+      </p>
+      <ErrorNote error={grants.error} />
+      {grants.loading && !data && <Busy label="Loading grants…" />}
+      {data && (
+        <>
+          <p>
+            {data.restricted ? (
+              <>
+                <span className="badge warn">restricted</span> Only the keys below can use this collection.
+              </>
+            ) : (
+              <>
+                <span className="badge">open</span> Every key of the account can use this collection (no grants yet).
+              </>
+            )}
+          </p>
+          <ErrorNote error={removal.error} />
+          {data.grants.length > 0 && (
+            <div className="table-wrap">
+              <table aria-label="Grants">
+                <thead>
+                  <tr>
+                    <th scope="col">Agent</th>
+                    <th scope="col">Can read</th>
+                    <th scope="col">Can write</th>
+                    {canWrite && <th scope="col">Actions</th>}
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.grants.map((g) => (
+                    <tr key={g.agent_key_id}>
+                      <td>
+                        {g.label}
+                        {g.agent_key_id === me?.key.id && <span className="badge">this dashboard</span>}
+                      </td>
+                      <td>{g.can_read ? 'yes' : 'no'}</td>
+                      <td>{g.can_write ? 'yes' : 'no'}</td>
+                      {canWrite && (
+                        <td className="row">
+                          <button
+                            type="button"
+                            onClick={() => {
+                              setPick(g.agent_key_id);
+                              setFormRound((r) => r + 1);
+                            }}
+                          >
+                            Change
+                          </button>
+                          <ConfirmButton label="Remove" title={`Remove the grant of “${g.label}”?`} confirmLabel="Remove grant" onConfirm={() => remove(g)}>
+                            {data.grants.length === 1 ? (
+                              <p>It is the last grant: the collection opens again to every key of the account.</p>
+                            ) : (
+                              <p>“{g.label}” will no longer be able to read or write this collection.</p>
+                            )}
+                            {g.agent_key_id === me?.key.id && data.grants.length > 1 && (
+                              <p className="error">This is the dashboard's own key: it will lose access to this collection.</p>
+                            )}
+                          </ConfirmButton>
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <ErrorNote error={agents.error} />
+          {canWrite && agents.data && (
+            <GrantForm
+              key={`${formRound}-${data.restricted}`}
+              collection={name}
+              current={data}
+              agents={agents.data}
+              pick={pick}
+              onSaved={grants.reload}
+            />
+          )}
+        </>
+      )}
+    </>
+  );
 }

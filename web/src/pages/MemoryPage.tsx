@@ -1,4 +1,97 @@
-/** Placeholder: being written. */
+import type { ReactNode } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import type { Memory } from '../../../src/schemas/memory.ts';
+import { api, seg } from '../api.ts';
+import { MemoryEditForm } from '../components/MemoryEditForm.tsx';
+import { MemoryFlagButtons } from '../components/MemoryFlagButtons.tsx';
+import { MemoryImages } from '../components/MemoryImages.tsx';
+import { MemoryRelated } from '../components/MemoryRelated.tsx';
+import { MemorySupersession } from '../components/MemorySupersession.tsx';
+import { Busy, ConfirmButton, ErrorNote, when } from '../components/ui.tsx';
+import { useAction, useApi } from '../components/use-api.ts';
+import { useSession } from '../session.tsx';
+
+/** One memory: everything stored about it, its files, its neighbours and its supersession history. */
 export function MemoryPage() {
-  return <p>MemoryPage</p>;
+  const { name, id } = useParams() as { name: string; id: string };
+  const { canWrite } = useSession();
+  const navigate = useNavigate();
+  const path = `/v1/memory/collections/${seg(name)}/memories/${seg(id)}`;
+  // The single GET is the one that presigns the files' URLs, so changes reload it rather than using the write's answer.
+  const memory = useApi(() => api<Memory>('GET', path), [path]);
+  const remove = useAction();
+  const m = memory.data?.id === id ? memory.data : undefined;
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="muted" style={{ marginBottom: '0.3rem' }}>
+        <Link to="/collections">Collections</Link> / <Link to={`/collections/${seg(name)}`}>{name}</Link> / memory
+      </nav>
+      <h1>
+        Memory
+        {m?.pinned && <span className="badge">pinned</span>}
+        {m?.archived && <span className="badge warn">archived</span>}
+      </h1>
+      <ErrorNote error={memory.error} />
+      {memory.loading && !m && <Busy label="Loading the memory…" />}
+      {m && (
+        <>
+          <p className="card" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', fontSize: '1.05rem' }}>
+            {m.text}
+          </p>
+          {canWrite && <MemoryFlagButtons memory={m} onChanged={memory.reload} />}
+          <h2>Details</h2>
+          <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '0.25rem 1rem', margin: 0 }}>
+            <Detail term="Importance">{m.importance}</Detail>
+            <Detail term="Category">{m.category}</Detail>
+            <Detail term="Source">{m.source}</Detail>
+            <Detail term="Container tag">{m.container_tag ?? <span className="muted">none</span>}</Detail>
+            <Detail term="Created by">{m.created_by.label ?? <span className="muted">unknown</span>}</Detail>
+            <Detail term="Created">{when(m.created_at)}</Detail>
+            <Detail term="Updated">{when(m.updated_at)}</Detail>
+            <Detail term="Expires">{m.expires_at ? when(m.expires_at) : <span className="muted">never</span>}</Detail>
+            <Detail term="Pinned">{m.pinned ? 'yes' : 'no'}</Detail>
+            <Detail term="Archived">{m.archived ? 'yes' : 'no'}</Detail>
+            <Detail term="Id">
+              <code style={{ wordBreak: 'break-all' }}>{m.id}</code>
+            </Detail>
+          </dl>
+          <h2>Metadata</h2>
+          {Object.keys(m.metadata).length ? <pre aria-label="Metadata">{JSON.stringify(m.metadata, null, 2)}</pre> : <p className="muted">No metadata.</p>}
+          <MemoryImages images={m.images} />
+          <MemoryRelated collection={name} id={id} />
+          <MemorySupersession collection={name} id={id} />
+          {canWrite && (
+            <>
+              <MemoryEditForm key={m.updated_at} memory={m} onSaved={memory.reload} />
+              <h2>Delete</h2>
+              <ConfirmButton
+                label="Delete memory"
+                title="Delete this memory?"
+                confirmLabel="Delete"
+                disabled={remove.busy}
+                onConfirm={async () => {
+                  const done = await remove.run(() => api('DELETE', path));
+                  if (done !== undefined) navigate(`/collections/${seg(name)}`);
+                }}
+              >
+                <p>The memory and its attached files are deleted for good. Archive it instead to only hide it.</p>
+              </ConfirmButton>
+              {remove.busy && <Busy label="Deleting…" />}
+              <ErrorNote error={remove.error} />
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function Detail({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="muted">{term}</dt>
+      <dd style={{ margin: 0 }}>{children}</dd>
+    </>
+  );
 }

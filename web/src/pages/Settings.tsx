@@ -1,4 +1,21 @@
-/** Placeholder: being written. */
+import { SettingExtraction } from '../components/SettingExtraction.tsx';
+import { SettingSpendCap } from '../components/SettingSpendCap.tsx';
+import { SettingWebhook } from '../components/SettingWebhook.tsx';
+import { useSession } from '../session.tsx';
+
+/** The account's webhook, extraction endpoint and spend cap; a read-only key only sees them. */
 export function Settings() {
-  return <p>Settings</p>;
+  const { canWrite } = useSession();
+  return (
+    <>
+      <h1>Settings</h1>
+      {!canWrite && <p className="muted">This key is read-only: it shows the current settings but cannot change them.</p>}
+      {/* Cards one under the other, with room between them. */}
+      <div style={{ display: 'grid', gap: '1rem' }}>
+        <SettingWebhook />
+        <SettingExtraction />
+        <SettingSpendCap />
+      </div>
+    </>
+  );
 }

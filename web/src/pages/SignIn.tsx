@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Navigate } from 'react-router';
+import { Navigate, useLocation } from 'react-router';
 import { ErrorNote } from '../components/ui.tsx';
 import { useAction } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
@@ -9,7 +9,10 @@ export function SignIn() {
   const { me, signIn } = useSession();
   const [key, setKey] = useState('');
   const { busy, error, run } = useAction();
-  if (me) return <Navigate to="/collections" replace />;
+  const { search } = useLocation();
+  // The connector OAuth callback lands on `/` with ?connection= or ?oauth_error=: that news belongs on the connections page.
+  const fromOAuth = /[?&](connection|oauth_error)=/.test(search);
+  if (me) return <Navigate to={fromOAuth ? `/connections${search}` : '/collections'} replace />;
   return (
     <main className="signin">
       <h1>orgmem</h1>

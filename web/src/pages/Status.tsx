@@ -1,4 +1,99 @@
-/** Placeholder: being written. */
+import { useEffect } from 'react';
+import { Link } from 'react-router';
+import { api } from '../api.ts';
+import { StatusChecks, type StatusCheck } from '../components/StatusChecks.tsx';
+import { Busy, ErrorNote, when } from '../components/ui.tsx';
+import { useApi } from '../components/use-api.ts';
+import { useSession } from '../session.tsx';
+
+/** GET /v1/status (procedures/system.status.ts). */
+interface StatusReport {
+  status: 'operational' | 'down';
+  checked_at: string;
+  database_latency_ms: number;
+  uptime_24h: number | null;
+  recent_checks: StatusCheck[];
+}
+
+const REFRESH_MS = 30_000;
+
+/** Once per page load, however often the page is shown. */
+let beaconSent = false;
+
+/** The cookieless pageview beacon (procedures/pulse-beacon.ts): a path and a referrer, nothing else. */
+function sendStatusBeacon() {
+  if (beaconSent) return;
+  beaconSent = true;
+  navigator.sendBeacon('/v1/pulse', JSON.stringify({ path: '/status', referrer: document.referrer || null }));
+}
+
+/** The public status page: works signed out, outside the signed-in frame. */
 export function Status() {
-  return <p>Status</p>;
+  const { me } = useSession();
+  const report = useApi(() => api<StatusReport>('GET', '/v1/status'), []);
+  const { reload } = report;
+  useEffect(() => {
+    const timer = setInterval(reload, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
+  useEffect(sendStatusBeacon, []);
+  const r = report.data;
+  const up = r?.status === 'operational';
+  return (
+    <div className="layout">
+      <header>
+        <Link className="brand" to="/">
+          orgmem
+        </Link>
+        <nav aria-label="Main">
+          <span className="muted">Service status</span>
+        </nav>
+        {me ? <Link to="/collections">Dashboard</Link> : <Link to="/">Sign in</Link>}
+      </header>
+      <main>
+        <h1>Service status</h1>
+        {report.loading && !r && <Busy label="Checking…" />}
+        {/* Not reaching the service at all is its own kind of status. */}
+        <ErrorNote error={report.error} />
+        {r && (
+          <>
+            <section className="card" aria-labelledby="state" style={{ marginBottom: '1rem', borderLeft: `6px solid ${up ? 'var(--ok)' : 'var(--danger)'}` }}>
+              <h2 id="state" style={{ marginTop: 0 }} className={up ? 'ok' : 'error'} data-testid="status-state">
+                {up ? 'All systems operational' : 'The service is down'}
+              </h2>
+              <p className="muted" style={{ margin: 0 }}>
+                Checked {when(r.checked_at)} · refreshes every 30 seconds
+              </p>
+            </section>
+            <div className="grid" style={{ marginBottom: '1rem', gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))' }}>
+              <section className="card" aria-labelledby="uptime">
+                <h2 id="uptime" style={{ marginTop: 0 }}>
+                  Uptime, last 24 hours
+                </h2>
+                <p style={{ fontSize: '2rem', margin: 0, fontVariantNumeric: 'tabular-nums' }} data-testid="uptime">
+                  {r.uptime_24h === null ? '—' : `${r.uptime_24h}%`}
+                </p>
+                <p className="muted" style={{ margin: 0 }}>
+                  {r.uptime_24h === null ? 'No self-check recorded yet.' : 'Share of the self-checks that passed.'}
+                </p>
+              </section>
+              <section className="card" aria-labelledby="latency">
+                <h2 id="latency" style={{ marginTop: 0 }}>
+                  Database latency
+                </h2>
+                <p style={{ fontSize: '2rem', margin: 0, fontVariantNumeric: 'tabular-nums' }}>{r.database_latency_ms} ms</p>
+                <p className="muted" style={{ margin: 0 }}>
+                  One round trip, measured for this answer.
+                </p>
+              </section>
+            </div>
+            <section aria-labelledby="checks">
+              <h2 id="checks">Recent checks</h2>
+              <StatusChecks checks={r.recent_checks} />
+            </section>
+          </>
+        )}
+      </main>
+    </div>
+  );
 }

@@ -1,0 +1,67 @@
+import { useState } from 'react';
+import { api } from '../api.ts';
+import { KeyCheckbox } from './KeyCheckbox.tsx';
+import { KeyShownOnce } from './KeyShownOnce.tsx';
+import { Busy, ErrorNote } from './ui.tsx';
+import { useAction } from './use-api.ts';
+
+interface Created {
+  id: string;
+  label: string;
+  read_only: boolean;
+  api_key: string;
+}
+
+/** Creates a key (a new agent identity) and shows its secret once. */
+export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
+  const [label, setLabel] = useState('');
+  const [readOnly, setReadOnly] = useState(false);
+  const [created, setCreated] = useState<Created | null>(null);
+  const { busy, error, run } = useAction();
+
+  async function submit() {
+    const key = await run(() => api<Created>('POST', '/v1/memory/keys', { body: { label: label.trim(), read_only: readOnly } }));
+    if (!key) return;
+    setCreated(key);
+    setLabel('');
+    setReadOnly(false);
+    onCreated();
+  }
+
+  return (
+    <section className="card" aria-labelledby="key-create-title">
+      <h2 id="key-create-title">Create a key</h2>
+      <p className="muted">Give each agent or person its own key, so its writes are attributed to it and it can be granted or revoked alone.</p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <div className="field">
+          <label htmlFor="key-label">Label</label>
+          <input id="key-label" value={label} maxLength={100} placeholder="e.g. support-bot" onChange={(e) => setLabel(e.target.value)} required />
+        </div>
+        <KeyCheckbox id="key-read-only" checked={readOnly} onChange={setReadOnly}>
+          Read-only (may read and search, never write)
+        </KeyCheckbox>
+        <p>
+          <button type="submit" className="primary" disabled={busy || !label.trim()}>
+            Create key
+          </button>
+        </p>
+      </form>
+      {busy && <Busy label="Creating the key…" />}
+      <ErrorNote error={error} />
+      {created && (
+        <KeyShownOnce
+          id="new-key"
+          label="New API key"
+          what={`the key “${created.label}”${created.read_only ? ' (read-only)' : ''}`}
+          value={created.api_key}
+          onDone={() => setCreated(null)}
+        />
+      )}
+    </section>
+  );
+}

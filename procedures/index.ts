@@ -2,6 +2,7 @@ import type { AnyProcedure } from '../src/procedure.ts';
 import accountRecoverKey from './account.recover-key.ts';
 import accountReveal from './account.reveal.ts';
 import accountSignup from './account.signup.ts';
+import adminAnalytics from './admin.analytics.ts';
 import adminAudit from './admin.audit.ts';
 import adminConnectors from './admin.connectors.ts';
 import adminConnectorsStatus from './admin.connectors-status.ts';
@@ -10,8 +11,10 @@ import adminDeleteAccount from './admin.delete-account.ts';
 import adminExport from './admin.export.ts';
 import adminImport from './admin.import.ts';
 import adminMe from './admin.me.ts';
+import adminMemoryHealth from './admin.memory-health.ts';
 import adminRotateKey from './admin.rotate-key.ts';
 import adminStats from './admin.stats.ts';
+import adminUsage from './admin.usage.ts';
 import agentsList from './agents.list.ts';
 import billingCheckout from './billing.checkout.ts';
 import billingPortal from './billing.portal.ts';
@@ -56,6 +59,7 @@ import emailSenders from './email.senders.ts';
 import dropFiles from './drop.files.ts';
 import dropPresign from './drop.presign.ts';
 import ingestBatch from './ingest.batch.ts';
+import internalEmbed from './internal.embed.ts';
 import memoriesArchive from './memories.archive.ts';
 import memoriesAttach from './memories.attach.ts';
 import memoriesBulk from './memories.bulk.ts';
@@ -160,7 +164,11 @@ export const catalogue = {
     audit: adminAudit,
     connectors: adminConnectors,
     connectorsStatus: adminConnectorsStatus,
+    usage: adminUsage,
+    memoryHealth: adminMemoryHealth,
+    analytics: adminAnalytics,
   },
+  internal: { embed: internalEmbed },
   system: { health: systemHealth, status: systemStatus, pulse: systemPulse, track: systemTrack },
 } as const;
 

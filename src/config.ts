@@ -90,6 +90,8 @@ const env = z.object({
   // Email drop (api.md 4.8; README "Email drop").
   ORGMEM_EMAIL_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a domain name').default('localhost'),
   ORGMEM_INBOUND_SECRET: z.string().min(16, 'must be at least 16 characters (openssl rand -hex 32)').optional(),
+  // The internal embed endpoint's X-Internal-Secret (api.md 4.12); unset, it answers 401 to everyone.
+  ORGMEM_INTERNAL_SECRET: z.string().min(16, 'must be at least 16 characters (openssl rand -hex 32)').optional(),
   ORGMEM_INBOUND_SMTP_HOST: z.string().default('127.0.0.1'),
   ORGMEM_INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).default(2525),
   ORGMEM_EMAIL_MAX_BYTES: z.coerce.number().int().positive().max(MAX_EMAIL_BYTES).default(MAX_EMAIL_BYTES),
@@ -235,6 +237,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
     mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
     webhooks: { allowPrivate: e.ORGMEM_WEBHOOK_ALLOW_PRIVATE },
+    /** The X-Internal-Secret of POST /v1/memory/_internal/embed; unset, the endpoint answers 401 to everyone. */
+    internalSecret: e.ORGMEM_INTERNAL_SECRET,
     email: {
       /** Mail to `<token>@domain` lands in the token's tenant; compared lowercased. */
       domain: e.ORGMEM_EMAIL_DOMAIN.toLowerCase(),

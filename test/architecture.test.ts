@@ -40,6 +40,9 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
     email: ['files', 'memory', 'access', 'events', 'storage'],
     proxy: ['search', 'graph', 'memory', 'access', 'llm'],
     connectors: ['files', 'memory', 'access', 'events'],
+    embed: [],
+    // The operator's aggregates read across every domain (above them all).
+    operator: ['events', 'access', 'billing', 'llm', 'memory', 'search', 'graph', 'status', 'storage', 'files', 'email', 'proxy', 'connectors', 'embed'],
   }).map(([domain, uses]) => ({
     part: `services/${domain}`,
     from: `^src/services/${domain}/`,

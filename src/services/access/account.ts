@@ -2,6 +2,10 @@ import type { AuthedCtx } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { deleteTenantFiles } from '../storage/file-cleanup.ts';
 
+/** What the memories `m` of a query hold, in bytes (float8): texts, metadata and attached file sizes. */
+export const STORAGE_BYTES = `coalesce(sum(octet_length(m.text) + octet_length(m.metadata::text)
+                         + coalesce((select sum((i->>'size')::bigint) from jsonb_array_elements(m.images) i), 0)), 0)::float8`;
+
 /**
  * Usage of the whole account. `storage_bytes` counts what the tenant stored: memory texts,
  * metadata and attached file sizes (not index or embedding overhead).
@@ -10,8 +14,7 @@ export async function accountStats(ctx: AuthedCtx) {
   const [row] = await ctx.app.db.query<{ collections: number; memories: number; storage_bytes: number; added_7d: number; added_30d: number }>(
     `select (select count(*)::int from collections where tenant_id = $1) as collections,
             count(*)::int as memories,
-            coalesce(sum(octet_length(m.text) + octet_length(m.metadata::text)
-                         + coalesce((select sum((i->>'size')::bigint) from jsonb_array_elements(m.images) i), 0)), 0)::float8 as storage_bytes,
+            ${STORAGE_BYTES} as storage_bytes,
             count(*) filter (where m.created_at > now() - interval '7 days')::int as added_7d,
             count(*) filter (where m.created_at > now() - interval '30 days')::int as added_30d
        from memories m where m.tenant_id = $1`,

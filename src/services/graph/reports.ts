@@ -1,5 +1,6 @@
 import type { AuthedCtx } from '../../context.ts';
 import { iso } from '../../ids.ts';
+import type { Queryable } from '../../ports/db/db.ts';
 import { getCollection } from '../memory/collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 
@@ -24,33 +25,55 @@ export async function contradictions(ctx: AuthedCtx, collection: string, limit: 
     .map((s) => ({ current: memoryView(byId.get(s.superseded_by)!), superseded: memoryView(s), superseded_at: iso(s.superseded_at)! }));
 }
 
+/** The counts of decisions.md "Small rules" (collection health), as the API names them. */
+export interface HealthCounts {
+  total: number;
+  current: number;
+  archived: number;
+  pinned: number;
+  stale: number;
+  expired: number;
+  supersessions: number;
+  needs_attention: number;
+}
+
+/**
+ * The health counts over the memories of one tenant's collection, or over every memory of every
+ * tenant (`scope` null: the operator's aggregate). The one place these definitions are written.
+ */
+export async function healthCounts(q: Queryable, scope: { tenantId: string; collection: string } | null, staleDays: number): Promise<HealthCounts> {
+  const [where, params] = scope ? ['where tenant_id = $2 and collection = $3', [staleDays, scope.tenantId, scope.collection]] : ['', [staleDays]];
+  const [c] = await q.query<Omit<HealthCounts, 'needs_attention'>>(
+    `select count(*)::int as total,
+            count(*) filter (where superseded_by is null and (expires_at is null or expires_at > now()))::int as current,
+            count(*) filter (where archived)::int as archived,
+            count(*) filter (where pinned)::int as pinned,
+            count(*) filter (where not pinned and not archived and updated_at < now() - make_interval(days => $1::int))::int as stale,
+            count(*) filter (where expires_at <= now())::int as expired,
+            count(*) filter (where superseded_by is not null)::int as supersessions
+       from memories ${where}`,
+    params,
+  );
+  return { ...c!, needs_attention: c!.stale + c!.expired + c!.supersessions };
+}
+
 /** A snapshot of the collection's state; an unknown collection is `exists: false` with zero counts. */
 export async function collectionHealth(ctx: AuthedCtx, collection: string, staleDays: number) {
   const params = [ctx.tenant.id, collection];
-  const [[known], [counts], categories] = await Promise.all([
+  const [[known], counts, categories] = await Promise.all([
     ctx.app.db.query('select 1 from collections where tenant_id = $1 and name = $2', params),
-    ctx.app.db.query<{ total: number; current: number; archived: number; pinned: number; stale: number; expired: number; supersessions: number }>(
-      `select count(*)::int as total,
-              count(*) filter (where superseded_by is null and (expires_at is null or expires_at > now()))::int as current,
-              count(*) filter (where archived)::int as archived,
-              count(*) filter (where pinned)::int as pinned,
-              count(*) filter (where not pinned and not archived and updated_at < now() - make_interval(days => $3::int))::int as stale,
-              count(*) filter (where expires_at <= now())::int as expired,
-              count(*) filter (where superseded_by is not null)::int as supersessions
-         from memories where tenant_id = $1 and collection = $2`,
-      [...params, staleDays],
-    ),
+    healthCounts(ctx.app.db, { tenantId: ctx.tenant.id, collection }, staleDays),
     ctx.app.db.query<{ category: string; n: number }>(
       'select category, count(*)::int as n from memories where tenant_id = $1 and collection = $2 group by category order by category',
       params,
     ),
   ]);
-  const c = counts!;
+  const { needs_attention, ...c } = counts;
   return {
     collection,
     exists: !!known,
     ...c,
     categories: Object.fromEntries(categories.map((r) => [r.category, r.n])),
-    needs_attention: c.stale + c.expired + c.supersessions,
+    needs_attention,
   };
 }

@@ -12,6 +12,8 @@ import adminExport from './admin.export.ts';
 import adminImport from './admin.import.ts';
 import adminMe from './admin.me.ts';
 import adminMemoryHealth from './admin.memory-health.ts';
+import adminMetrics from './admin.metrics.ts';
+import adminMetricsPrometheus from './admin.metrics-prometheus.ts';
 import adminRotateKey from './admin.rotate-key.ts';
 import adminStats from './admin.stats.ts';
 import adminUsage from './admin.usage.ts';
@@ -166,6 +168,8 @@ export const catalogue = {
     connectorsStatus: adminConnectorsStatus,
     usage: adminUsage,
     memoryHealth: adminMemoryHealth,
+    metrics: adminMetrics,
+    metricsPrometheus: adminMetricsPrometheus,
     analytics: adminAnalytics,
   },
   internal: { embed: internalEmbed },

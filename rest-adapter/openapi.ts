@@ -51,6 +51,7 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
   const body = proc.rest.multipart
     ? { 'multipart/form-data': { schema: pick(inBody).extend({ files: z.array(z.string().openapi({ type: 'string', format: 'binary' })).describe('The files (repeat the field)') }) } }
     : { 'application/json': { schema: bodySchema } };
+  const success = proc.rest.contentType ?? 'application/json';
   registry.registerPath({
     method: method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete',
     path,
@@ -69,7 +70,7 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
       [status]:
         status === 204
           ? { description: 'No content' }
-          : { description: 'Success', content: { 'application/json': { schema: proc.output } } },
+          : { description: 'Success', content: { [success]: { schema: proc.output } } },
       ...(altStatus && { [altStatus.status]: { description: altStatus.description, content: { 'application/json': { schema: proc.output } } } }),
       ...errorContent(proc),
     },

@@ -106,6 +106,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
           reply.code(status).headers(headers);
           if (output instanceof Download) return sendDownload(reply, output);
           if (proc.rest.redirect) return reply.redirect((output as { location: string }).location, status);
+          if (proc.rest.contentType) return reply.type(proc.rest.contentType).send(output);
           return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
           if (proc.rest.tolerant) return reply.code(proc.rest.status).send();

@@ -15,6 +15,7 @@ import { makeEmbedder } from './ports/embedder/index.ts';
 import { embeddedQueue } from './ports/jobs/embedded.ts';
 import { graphileQueue } from './ports/jobs/graphile.ts';
 import { outboxMailer, smtpMailer } from './ports/mailer.ts';
+import { createMetrics, timedEmbedder } from './ports/metrics.ts';
 import { aesGcmSecrets, checkMasterKey, loadMasterKey } from './ports/secrets.ts';
 import { closeOcr } from './services/files/ocr.ts';
 
@@ -26,7 +27,9 @@ export interface AppOptions {
 /** Opens the database (migrating it), the embedder and the job queue: the ports every entry point needs. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? pino({ level: config.logLevel });
-  const embedder = opts.embedder ?? makeEmbedder(config.embedder);
+  const metrics = createMetrics(config.metrics);
+  // Every embedding of the process goes through the App's embedder: timed there, once.
+  const embedder = timedEmbedder(opts.embedder ?? makeEmbedder(config.embedder), metrics);
   // Every user of the database gets it through the units of work, so that a call's writes commit with its audit entry.
   const db: Db = withUnitsOfWork(config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool) : await openPglite(config.dataDir));
   try {
@@ -39,7 +42,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, config.workerHeartbeatSeconds, log)
       : embeddedQueue<App>(db, config.workerConcurrency, log);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
-    return { config, db, embedder, jobs, secrets, mailer, blobs, log };
+    return { config, db, embedder, jobs, secrets, mailer, blobs, log, metrics };
   } catch (err) {
     await db.close();
     throw err;

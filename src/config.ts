@@ -75,6 +75,7 @@ const env = z.object({
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).default(20_000),
+  ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
@@ -215,6 +216,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
     workerHeartbeatSeconds: e.ORGMEM_WORKER_HEARTBEAT_SECONDS,
     production: e.ORGMEM_PRODUCTION,
+    /** Request and stage timings for the operator's metrics endpoints (src/ports/metrics.ts); off, nothing is recorded. */
+    metrics: e.ORGMEM_METRICS,
     masterKey: e.ORGMEM_MASTER_KEY,
     llm: {
       // Extraction endpoints in the order after a tenant's own config: the server override, then the platform default.

@@ -5,6 +5,7 @@ import type { Db } from './ports/db/db.ts';
 import type { Embedder } from './ports/embedder/embedder.ts';
 import type { JobQueue } from './ports/jobs/jobs.ts';
 import type { Mailer } from './ports/mailer.ts';
+import type { Metrics } from './ports/metrics.ts';
 import type { Secrets } from './ports/secrets.ts';
 import type { Tenant } from './schemas/access.ts';
 
@@ -19,6 +20,8 @@ export interface App {
   /** The platform's file store (a directory or a bucket); a tenant's own bucket comes from services/storage. */
   blobs: BlobStore;
   log: Logger;
+  /** This App's request and stage timings (the operator's metrics endpoints). */
+  metrics: Metrics;
 }
 
 /** The API key a request authenticated with: each key is an agent identity. */

@@ -40,6 +40,9 @@ export interface InvokeResult {
 export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawInput: unknown): Promise<InvokeResult> {
   const base: PublicCtx = { app, requestId: randomUUID(), ip: caller.ip, origin: app.config.publicUrl ?? caller.origin };
   const headers: Record<string, string> = {};
+  const started = performance.now();
+  // The operator's metrics: every call, every front end, failures with the status they answer.
+  const record = (status: number) => app.metrics.request(proc.rest, status, performance.now() - started);
   try {
     let ctx: PublicCtx | AuthedCtx = base;
     if (proc.access === 'internal') checkSecret(app, proc, caller.secret);
@@ -67,9 +70,14 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
       'agent' in ctx && !reads
         ? await inUnitOfWork(app.db, proc.commits ?? 'together', run, (q, out) => recordAudit(q, ctx as AuthedCtx, proc, parsed.data, out))
         : await run();
-    return { output, headers, status: successStatus(proc, parsed.data) };
+    const status = successStatus(proc, parsed.data);
+    record(status);
+    return { output, headers, status };
   } catch (err) {
-    throw toAppError(app, proc, err, base.requestId, headers);
+    const error = toAppError(app, proc, err, base.requestId, headers);
+    // A tolerant route (the beacon) answers its own status whatever happened.
+    record(proc.rest.tolerant ? proc.rest.status : error.status);
+    throw error;
   }
 }
 

@@ -59,6 +59,11 @@ export interface Procedure<
      * and serializing again would not give back. Still application/json only.
      */
     rawBody?: string;
+    /**
+     * The success body is the output, a string, sent as this content type instead of JSON
+     * (Prometheus' text format). Other front ends answer the string as they answer any output.
+     */
+    contentType?: string;
   };
   /**
    * For `internal` procedures: the request header carrying the shared secret, and the configured

@@ -3,6 +3,7 @@ import type { App } from '../src/context.ts';
 import { defineJob, defineTask, type CronDef, type TaskDef } from '../src/ports/jobs/jobs.ts';
 import { dropOldWindows } from '../src/services/access/rate-limit.ts';
 import { dropOldLinks } from '../src/services/access/signup.ts';
+import { dropOldStripeEvents } from '../src/services/billing/accounts.ts';
 import { mailJob } from '../src/services/events/mail.ts';
 import { connectorSyncJob, enqueueDueSyncs, syncConnection } from '../src/services/connectors/sync.ts';
 import { webhookJob } from '../src/services/events/memory-events.ts';
@@ -46,17 +47,24 @@ const connectorSync = defineTask(connectorSyncJob, async (app: App, { tenant_id,
 /** A job the crontab starts carries only the queue's own `_cron` stamp. */
 const cronJob = (name: string) => defineJob(name, z.object({}).loose());
 
-const statusCheck = defineTask(cronJob('status_check'), (app: App) => recordCheck(app));
+/** The status page's self-check (database, job queue lag, file store); it also drops checks older than 7 days. */
+const statusCheck = defineTask(cronJob('status_check'), async (app: App) => {
+  await recordCheck(app);
+});
 
 const expireMemories = defineTask(cronJob('expire_memories'), async (app: App) => {
   const n = await expireDueMemories(app);
   if (n) app.log.info({ expired: n }, 'expired memories swept');
 });
 
-/** Drops rate-limit windows long past and reveal links a week after they stopped working. */
+/**
+ * Drops rate-limit windows long past, reveal links a week after they stopped working, and the
+ * Stripe event ids kept against replays once they are 30 days old.
+ */
 const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
   await dropOldWindows(app.db);
   await dropOldLinks(app.db);
+  await dropOldStripeEvents(app.db);
 });
 
 /** Queues a sync of every connection whose interval has passed. */

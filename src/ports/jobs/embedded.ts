@@ -103,6 +103,13 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
       };
       scheduleMinute();
     },
+    async lagMs() {
+      // Settled failures wait at run_at 'infinity', never due; a taken job is locked.
+      const [row] = await db.query<{ lag_ms: number | null }>(
+        'select (extract(epoch from now() - min(run_at)) * 1000)::float8 as lag_ms from jobs where locked_at is null and run_at <= now()',
+      );
+      return Math.max(0, row?.lag_ms ?? 0);
+    },
     async stop() {
       stopped = true;
       for (const t of timers) clearTimeout(t);

@@ -58,6 +58,17 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
       });
       liveness = await watchWorkerLiveness(pgPool, () => [...poolIds], heartbeatSeconds, (job) => abandonTask(ctx, tasks, job, log), logger, log);
     },
+    async lagMs() {
+      // What a worker could take now (graphile-worker's own get_job condition): available (not
+      // locked, tries left), due, and not behind a named queue that another job holds.
+      const { rows } = await pgPool.query<{ lag_ms: number | null }>(
+        `select (extract(epoch from now() - min(j.run_at)) * 1000)::float8 as lag_ms
+           from graphile_worker._private_jobs j
+          where j.is_available and j.run_at <= now()
+            and (j.job_queue_id is null or exists (select 1 from graphile_worker._private_job_queues q where q.id = j.job_queue_id and q.is_available))`,
+      );
+      return Math.max(0, rows[0]?.lag_ms ?? 0);
+    },
     async stop() {
       await runner?.stop();
       await liveness?.stop();

@@ -74,6 +74,11 @@ export interface JobQueue<C = unknown> {
   /** Starts executing tasks and the crontab in this process; `ctx` is handed to every task. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   start(ctx: C, tasks: TaskDef<any, C>[], crontab: CronDef[]): Promise<void>;
+  /**
+   * How long, in ms, the oldest job that is due and not taken has waited (0 when none): a queue
+   * that drains keeps it near the poll interval. Jobs waiting for a retry's backoff are not due.
+   */
+  lagMs(): Promise<number>;
   stop(): Promise<void>;
 }
 

@@ -49,3 +49,17 @@ export async function recordStripeEvent(tx: Queryable, id: string, type: string)
   const rows = await tx.query('insert into stripe_events (id, type) values ($1, $2) on conflict do nothing returning id', [id, type]);
   return rows.length > 0;
 }
+
+/**
+ * How long an event id is kept against replays. A captured delivery is refused by its signature
+ * after 300 s anyway, and Stripe retries a delivery for up to 3 days (each retry signed anew), so
+ * 30 days is well past any delivery that could still come; an older event would also change
+ * nothing past the ordering check (last_event_at).
+ */
+const KEEP_EVENTS_DAYS = 30;
+
+/** Drops the event ids older than KEEP_EVENTS_DAYS (the hourly access_sweep task); answers how many. */
+export async function dropOldStripeEvents(q: Queryable): Promise<number> {
+  const rows = await q.query(`delete from stripe_events where received_at < now() - make_interval(days => $1::int) returning id`, [KEEP_EVENTS_DAYS]);
+  return rows.length;
+}

@@ -135,7 +135,8 @@ function uniqueFacts(facts: ExtractedFact[]): ExtractedFact[] {
 
 /** An `expires_at` that is not a date loses only the bound: the fact itself is still worth keeping. */
 async function llmFacts(app: App, llm: TenantLlm, content: string): Promise<ExtractedFact[]> {
-  const reply = await llm.call(extractFacts, content, { note: `The current time is ${new Date().toISOString()}.` });
+  // Every extract_facts call goes through here: the `llm_extract` stage of the operator's metrics (its retry included).
+  const reply = await app.metrics.time('llm_extract', () => llm.call(extractFacts, content, { note: `The current time is ${new Date().toISOString()}.` }));
   return reply.facts.map((f) => {
     const at = f.expires_at === null ? NaN : Date.parse(f.expires_at);
     if (f.expires_at !== null && Number.isNaN(at)) app.log.warn({ call: extractFacts.name, expires_at: f.expires_at }, 'LLM expires_at is not a date; kept the fact without it');

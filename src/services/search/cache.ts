@@ -46,8 +46,14 @@ export function answerKey(parts: { tenantId: string; kind: string; scope: Array<
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }
 
+/** A lookup of the result cache (search and related), timed as `cache_get` and counted as a hit or a miss (none while it is off). */
 export function getAnswer(app: App, key: string): CachedAnswer | undefined {
-  return app.config.search.resultCacheBytes > 0 ? caches(app).answers.get(key) : undefined;
+  if (app.config.search.resultCacheBytes <= 0) return undefined;
+  const started = performance.now();
+  const hit = caches(app).answers.get(key);
+  app.metrics.stage('cache_get', performance.now() - started);
+  app.metrics.count(hit ? 'search_cache_hit' : 'search_cache_miss');
+  return hit;
 }
 
 /** `ttlMs`: when the earliest memory among the candidates expires, after which the answer would change. */

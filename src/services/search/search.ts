@@ -179,8 +179,9 @@ export async function search(
     embeddingMs = embedded.ms;
     queryVector = embedded.vector;
   }
+  // The `search` stage of the operator's metrics: retrieval itself, without the cache, embedding or LLM steps.
   const { vectorRows, textRows } = scope.collections.length
-    ? await retrieve(ctx, scope, input, query, queryVector)
+    ? await ctx.app.metrics.time('search', () => retrieve(ctx, scope, input, query, queryVector))
     : { vectorRows: [], textRows: [] };
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
   const final = (input.rerank ? await reranked(ctx, query, ranked) : ranked).slice(0, input.limit);

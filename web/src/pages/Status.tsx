@@ -6,13 +6,34 @@ import { Busy, ErrorNote, when } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
+interface Component {
+  ok: boolean;
+  latency_ms: number;
+}
+
 /** GET /v1/status (procedures/system.status.ts). */
 interface StatusReport {
-  status: 'operational' | 'down';
+  /** down: the database fails; degraded: the job queue or the file store fails. */
+  status: 'operational' | 'degraded' | 'down';
   checked_at: string;
   database_latency_ms: number;
+  components: {
+    database: Component;
+    queue: Component & { lag_ms: number | null };
+    /** From the last minute check; null when none ran in the past 5 minutes. */
+    blobs: (Component & { checked_at: string }) | null;
+  };
   uptime_24h: number | null;
+  /** `ok`: the check passed (its status was operational). */
   recent_checks: StatusCheck[];
+}
+
+const HEADINGS = { operational: 'All systems operational', degraded: 'Degraded: some background work or file storage is failing', down: 'The service is down' };
+const COLOURS = { operational: 'var(--ok)', degraded: '#8a5300', down: 'var(--danger)' };
+
+function componentLine(name: string, c: Component | null, extra = '') {
+  if (!c) return `${name}: not checked yet`;
+  return `${name}: ${c.ok ? 'passing' : 'failing'}, ${c.latency_ms} ms${extra}`;
 }
 
 const REFRESH_MS = 30_000;
@@ -38,7 +59,7 @@ export function Status() {
   }, [reload]);
   useEffect(sendStatusBeacon, []);
   const r = report.data;
-  const up = r?.status === 'operational';
+  const state = r?.status ?? 'down';
   return (
     <div className="layout">
       <header>
@@ -57,13 +78,20 @@ export function Status() {
         <ErrorNote error={report.error} />
         {r && (
           <>
-            <section className="card" aria-labelledby="state" style={{ marginBottom: '1rem', borderLeft: `6px solid ${up ? 'var(--ok)' : 'var(--danger)'}` }}>
-              <h2 id="state" style={{ marginTop: 0 }} className={up ? 'ok' : 'error'} data-testid="status-state">
-                {up ? 'All systems operational' : 'The service is down'}
+            <section className="card" aria-labelledby="state" style={{ marginBottom: '1rem', borderLeft: `6px solid ${COLOURS[state]}` }}>
+              <h2 id="state" style={{ marginTop: 0, color: COLOURS[state] }} className={state === 'operational' ? 'ok' : state === 'down' ? 'error' : undefined} data-testid="status-state">
+                {HEADINGS[state]}
               </h2>
               <p className="muted" style={{ margin: 0 }}>
                 Checked {when(r.checked_at)} · refreshes every 30 seconds
               </p>
+              <ul className="muted" style={{ margin: '0.5rem 0 0', paddingLeft: '1.2rem' }} data-testid="status-components">
+                <li>{componentLine('Database', r.components.database)}</li>
+                <li>
+                  {componentLine('Job queue', r.components.queue, r.components.queue.lag_ms === null ? '' : `, oldest waiting job ${Math.round(r.components.queue.lag_ms / 1000)} s`)}
+                </li>
+                <li>{componentLine('File storage', r.components.blobs, r.components.blobs ? `, checked ${when(r.components.blobs.checked_at)}` : '')}</li>
+              </ul>
             </section>
             <div className="grid" style={{ marginBottom: '1rem', gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))' }}>
               <section className="card" aria-labelledby="uptime">
@@ -74,7 +102,7 @@ export function Status() {
                   {r.uptime_24h === null ? '—' : `${r.uptime_24h}%`}
                 </p>
                 <p className="muted" style={{ margin: 0 }}>
-                  {r.uptime_24h === null ? 'No self-check recorded yet.' : 'Share of the self-checks that passed.'}
+                  {r.uptime_24h === null ? 'No self-check recorded yet.' : 'Share of the minute self-checks that passed (database, job queue and file storage all passing).'}
                 </p>
               </section>
               <section className="card" aria-labelledby="latency">

@@ -33,12 +33,19 @@ const browser = await launchBrowser();
 try {
   const toForm: number[] = [];
   const toList: number[] = [];
+  let firstLoadBytes = 0;
   for (let i = 0; i < Number(values.runs); i++) {
     const page = await openPage(browser);
     const started = performance.now();
     await page.goto(`${server.url}/`);
     await page.getByLabel('API key').waitFor();
     toForm.push(performance.now() - started);
+    // What the sign-in page fetched (the page, its script and stylesheet; views load when opened).
+    firstLoadBytes = await page.evaluate(() =>
+      (performance.getEntriesByType('navigation') as PerformanceResourceTiming[])
+        .concat(performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+        .reduce((n, e) => n + e.encodedBodySize, 0),
+    );
     await page.getByLabel('API key').fill(server.adminKey);
     const signIn = performance.now();
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -46,6 +53,7 @@ try {
     toList.push(performance.now() - signIn);
     await page.context().close();
   }
+  console.log(`the sign-in page fetches ${kb(firstLoadBytes).trim()} (uncompressed: the server does not compress)`);
   console.log(`navigation to the sign-in form, cold cache (ms, ${toForm.length} runs):`, summary(toForm));
   console.log(`"Sign in" to the collections list (ms):`, summary(toList));
 } finally {

@@ -1,25 +1,33 @@
-import { StrictMode, type ReactNode } from 'react';
+import { lazy, StrictMode, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { Layout } from './components/Layout.tsx';
-import { CollectionMemories } from './pages/CollectionMemories.tsx';
-import { CollectionHealth } from './pages/CollectionHealth.tsx';
+// The page a sign-in lands on is in the first chunk: waiting for a lazy one there costs most of a second.
 import { Collections } from './pages/Collections.tsx';
-import { Connections } from './pages/Connections.tsx';
-import { Files } from './pages/Files.tsx';
-import { Grants } from './pages/Grants.tsx';
-import { Hygiene } from './pages/Hygiene.tsx';
-import { Keys } from './pages/Keys.tsx';
-import { MemoryPage } from './pages/MemoryPage.tsx';
-import { Operator } from './pages/Operator.tsx';
-import { Remember } from './pages/Remember.tsx';
-import { Search } from './pages/Search.tsx';
-import { Settings } from './pages/Settings.tsx';
 import { SignIn } from './pages/SignIn.tsx';
-import { Status } from './pages/Status.tsx';
-import { Usage } from './pages/Usage.tsx';
 import { SessionProvider, useSession } from './session.tsx';
 import './styles.css';
+
+// Every other view is its own chunk, kept out of the first load and fetched in the background (below).
+const loaders: Array<() => Promise<unknown>> = [];
+const view = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) => {
+  loaders.push(load);
+  return lazy(() => load().then((m) => ({ default: m[name] })));
+};
+const CollectionMemories = view(() => import('./pages/CollectionMemories.tsx'), 'CollectionMemories');
+const CollectionHealth = view(() => import('./pages/CollectionHealth.tsx'), 'CollectionHealth');
+const Connections = view(() => import('./pages/Connections.tsx'), 'Connections');
+const Files = view(() => import('./pages/Files.tsx'), 'Files');
+const Grants = view(() => import('./pages/Grants.tsx'), 'Grants');
+const Hygiene = view(() => import('./pages/Hygiene.tsx'), 'Hygiene');
+const Keys = view(() => import('./pages/Keys.tsx'), 'Keys');
+const MemoryPage = view(() => import('./pages/MemoryPage.tsx'), 'MemoryPage');
+const Operator = view(() => import('./pages/Operator.tsx'), 'Operator');
+const Remember = view(() => import('./pages/Remember.tsx'), 'Remember');
+const Search = view(() => import('./pages/Search.tsx'), 'Search');
+const Settings = view(() => import('./pages/Settings.tsx'), 'Settings');
+const Status = view(() => import('./pages/Status.tsx'), 'Status');
+const Usage = view(() => import('./pages/Usage.tsx'), 'Usage');
 
 /** Pages that need a key send a signed-out visitor to the sign-in page. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -30,34 +38,39 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <SessionProvider>
       <BrowserRouter>
-        <Routes>
-          <Route path="/" element={<SignIn />} />
-          <Route path="/status" element={<Status />} />
-          <Route
-            element={
-              <SignedIn>
-                <Layout />
-              </SignedIn>
-            }
-          >
-            <Route path="/collections" element={<Collections />} />
-            <Route path="/collections/:name" element={<CollectionMemories />} />
-            <Route path="/collections/:name/memories/:id" element={<MemoryPage />} />
-            <Route path="/collections/:name/remember" element={<Remember />} />
-            <Route path="/collections/:name/health" element={<CollectionHealth />} />
-            <Route path="/collections/:name/hygiene" element={<Hygiene />} />
-            <Route path="/collections/:name/grants" element={<Grants />} />
-            <Route path="/search" element={<Search />} />
-            <Route path="/files" element={<Files />} />
-            <Route path="/connections" element={<Connections />} />
-            <Route path="/keys" element={<Keys />} />
-            <Route path="/settings" element={<Settings />} />
-            <Route path="/usage" element={<Usage />} />
-            <Route path="/operator" element={<Operator />} />
-          </Route>
-          <Route path="*" element={<p className="pad">No such page. <a href="/collections">Collections</a></p>} />
-        </Routes>
+        <Suspense fallback={<p className="muted pad">Loading…</p>}>
+          <Routes>
+            <Route path="/" element={<SignIn />} />
+            <Route path="/status" element={<Status />} />
+            <Route
+              element={
+                <SignedIn>
+                  <Layout />
+                </SignedIn>
+              }
+            >
+              <Route path="/collections" element={<Collections />} />
+              <Route path="/collections/:name" element={<CollectionMemories />} />
+              <Route path="/collections/:name/memories/:id" element={<MemoryPage />} />
+              <Route path="/collections/:name/remember" element={<Remember />} />
+              <Route path="/collections/:name/health" element={<CollectionHealth />} />
+              <Route path="/collections/:name/hygiene" element={<Hygiene />} />
+              <Route path="/collections/:name/grants" element={<Grants />} />
+              <Route path="/search" element={<Search />} />
+              <Route path="/files" element={<Files />} />
+              <Route path="/connections" element={<Connections />} />
+              <Route path="/keys" element={<Keys />} />
+              <Route path="/settings" element={<Settings />} />
+              <Route path="/usage" element={<Usage />} />
+              <Route path="/operator" element={<Operator />} />
+            </Route>
+            <Route path="*" element={<p className="pad">No such page. <a href="/collections">Collections</a></p>} />
+          </Routes>
+        </Suspense>
       </BrowserRouter>
     </SessionProvider>
   </StrictMode>,
 );
+
+// Once the first page shows, the other views' chunks load in the background, so opening one later does not wait.
+setTimeout(() => loaders.forEach((load) => void load()), 500);

@@ -1,3 +1,4 @@
+import { Suspense } from 'react';
 import { NavLink, Outlet, useNavigate } from 'react-router';
 import { useSession } from '../session.tsx';
 
@@ -45,7 +46,10 @@ export function Layout() {
         </div>
       </header>
       <main>
-        <Outlet />
+        {/* A view's chunk loads under the navigation, which stays in place. */}
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );

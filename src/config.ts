@@ -75,6 +75,7 @@ const env = z.object({
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).default(20_000),
+  ORGMEM_AUTO_ANALYZE: bool.default(true),
   ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
     .string()
@@ -216,6 +217,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
     workerHeartbeatSeconds: e.ORGMEM_WORKER_HEARTBEAT_SECONDS,
     production: e.ORGMEM_PRODUCTION,
+    /** Planner statistics refreshed by the service after bulk writes and every minute (services/memory/table-stats.ts). */
+    autoAnalyze: e.ORGMEM_AUTO_ANALYZE,
     /** Request and stage timings for the operator's metrics endpoints (src/ports/metrics.ts); off, nothing is recorded. */
     metrics: e.ORGMEM_METRICS,
     masterKey: e.ORGMEM_MASTER_KEY,

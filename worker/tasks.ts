@@ -13,6 +13,7 @@ import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-r
 import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { abandonExtraction, runExtraction } from '../src/services/graph/extraction-run.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
+import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
 import { deleteFiles, fileCleanupJob } from '../src/services/storage/file-cleanup.ts';
 
@@ -39,6 +40,11 @@ const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) 
 const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
 
 const fileCleanup = defineTask(fileCleanupJob, (app: App, { tenant_id, keys }) => deleteFiles(app, tenant_id, keys));
+
+/** Planner statistics: ANALYZE of the tables changed past autovacuum's rule; queued by bulk writes and every minute. */
+const analyzeTables = defineTask(analyzeJob, async (app: App) => {
+  await analyzeStaleTables(app);
+});
 
 const connectorSync = defineTask(connectorSyncJob, async (app: App, { tenant_id, connection_id }) => {
   await syncConnection(app, tenant_id, connection_id, true);
@@ -80,6 +86,7 @@ export const tasks: TaskDef<z.ZodType, App>[] = [
   mailSend,
   fileCleanup,
   connectorSync,
+  analyzeTables,
   statusCheck,
   expireMemories,
   accessSweep,
@@ -92,4 +99,6 @@ export const crontab: CronDef[] = [
   { task: expireMemories.name, match: '0 * * * *' },
   { task: accessSweep.name, match: '17 * * * *' },
   { task: connectorSchedule.name, match: '* * * * *' },
+  // Autovacuum's naptime: small writes add up to a stale table too (bulk writes queue it sooner).
+  { task: analyzeTables.name, match: '* * * * *' },
 ];

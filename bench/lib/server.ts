@@ -30,8 +30,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** `orgmem serve` as a child process, as it runs in production (its own event loop and pool). */
-export async function startOrgmem(env: Record<string, string>, port: number): Promise<RunningServer> {
+/**
+ * `orgmem serve` as a child process, as it runs in production (its own event loop and pool);
+ * the API only unless `worker` (then its background jobs run in the same process).
+ */
+export async function startOrgmem(env: Record<string, string>, port: number, opts: { worker?: boolean } = {}): Promise<RunningServer> {
   const url = `http://127.0.0.1:${port}`;
   // Another server on the port would answer the health check in this one's place.
   const busy = await fetch(`${url}/v1/memory/health`).then(
@@ -39,7 +42,7 @@ export async function startOrgmem(env: Record<string, string>, port: number): Pr
     () => false,
   );
   if (busy) throw new Error(`port ${port} is in use: pass another --port`);
-  const child: ChildProcess = spawn(process.execPath, ['bin/orgmem.js', 'serve', '--no-worker', '--port', String(port)], {
+  const child: ChildProcess = spawn(process.execPath, ['bin/orgmem.js', 'serve', ...(opts.worker ? [] : ['--no-worker']), '--port', String(port)], {
     cwd: ROOT,
     env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -3,7 +3,16 @@
  * into one collection (plus a few small ones), then measures search per mode, with and without
  * filters, at concurrency 1 and 8 (server-side search_ms and end-to-end HTTP latency, QPS).
  *
- *   node --import tsx bench/search/run.ts --n 100000 [--db NAME] [--load-only | --skip-load] [--keep] [--only NAME-PART]
+ *   node --import tsx bench/search/run.ts --n 100000 [--db NAME] [--load-only | --skip-load | --after-load-only]
+ *                                          [--no-auto-analyze] [--keep] [--only NAME-PART]
+ *
+ * The bench never analyzes for the service: the loading server runs its worker, so the planner
+ * statistics are the service's own (the `analyze_tables` job that bulk writes queue). Right
+ * after the load, once that job has run, hybrid search is measured on the loading server (the
+ * "right after load" row, `after_load` in the results); then `VACUUM` (visibility map only, as
+ * autovacuum would do in time; no ANALYZE), a restart and the full set of scenarios.
+ * `--no-auto-analyze` loads with ORGMEM_AUTO_ANALYZE=0 (what the row was before the job);
+ * `--after-load-only` stops after that row.
  *
  * Engine numbers use ORGMEM_EMBEDDER=hash (no model cost); bench/search/embedder-cost.ts
  * measures the bundled model's query cost separately. Results: bench/results/search-<n>.json.
@@ -28,6 +37,8 @@ const { values: args } = parseArgs({
     'load-concurrency': { type: 'string', default: '4' },
     // Only the scenarios whose name contains this (quick iterations; the README's numbers are full runs).
     only: { type: 'string', default: '' },
+    'after-load-only': { type: 'boolean', default: false },
+    'no-auto-analyze': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.n);
@@ -41,12 +52,19 @@ const LIMIT = 10;
 const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 const dbUrl = await createDatabase(args.base!, dbName, !args['skip-load']);
-const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_DB_POOL: '10', ORGMEM_RATE_LIMIT: 'false' };
+const env = {
+  DATABASE_URL: dbUrl,
+  ORGMEM_EMBEDDER: 'hash',
+  ORGMEM_DB_POOL: '10',
+  ORGMEM_RATE_LIMIT: 'false',
+  ORGMEM_AUTO_ANALYZE: args['no-auto-analyze'] ? '0' : '1',
+};
 const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
-const results: Record<string, unknown> = { n: N, database: dbName, at: new Date().toISOString() };
+const results: Record<string, unknown> = { n: N, database: dbName, at: new Date().toISOString(), auto_analyze: !args['no-auto-analyze'] };
+const suffix = args['no-auto-analyze'] ? '.no-auto-analyze' : '';
 
 let key: string;
-let server = await startOrgmem(env, Number(args.port));
+let server = await startOrgmem(env, Number(args.port), { worker: !args['skip-load'] });
 try {
   if (!args['skip-load']) {
     key = createTenantKey(env, 'bench');
@@ -54,8 +72,18 @@ try {
     results.insert = await load(key);
     mkdirSync('bench/results', { recursive: true });
     writeFileSync(`bench/results/search-${N}.insert.json`, JSON.stringify(results.insert, null, 2));
-    log('vacuum analyze');
-    await sql`vacuum analyze memories`;
+    results.after_load = await afterLoad(key);
+    if (args['after-load-only']) {
+      await server.stop();
+      await sql.end();
+      writeFileSync(`bench/results/search-${N}.after-load${suffix}.json`, JSON.stringify(results, null, 2));
+      log(`wrote bench/results/search-${N}.after-load${suffix}.json`);
+      if (!args.keep) await dropDatabase(args.base!, dbName);
+      process.exit(0);
+    }
+    // The visibility map (index-only scans), as autovacuum would set it in time; the statistics stay the service's.
+    log('vacuum');
+    await sql`vacuum memories`;
   } else {
     key = readFileSync(`/tmp/${dbName}.key`, 'utf8');
     if (existsSync(`bench/results/search-${N}.insert.json`)) results.insert = JSON.parse(readFileSync(`bench/results/search-${N}.insert.json`, 'utf8'));
@@ -83,6 +111,21 @@ mkdirSync('bench/results', { recursive: true });
 writeFileSync(`bench/results/search-${N}.json`, JSON.stringify(results, null, 2));
 log(`wrote bench/results/search-${N}.json`);
 if (!args.keep) await dropDatabase(args.base!, dbName);
+
+/** The service's own statistics job after the load, then hybrid search on the loading server. */
+async function afterLoad(apiKey: string) {
+  const loaded = performance.now();
+  // The job bulk writes queue (key analyze_tables): waiting or running until it is gone.
+  const pending = async () =>
+    (await sql`select count(*)::int as n from graphile_worker._private_jobs where key = 'analyze_tables'`)[0]!.n as number;
+  while (!args['no-auto-analyze'] && (await pending()) > 0 && performance.now() - loaded < 120_000) await new Promise((r) => setTimeout(r, 250));
+  const waited = round((performance.now() - loaded) / 1000);
+  const [stats] = await sql`select n_live_tup::int as live, n_mod_since_analyze::int as modified_since_analyze, analyze_count::int as analyzes,
+                                    autoanalyze_count::int as autoanalyzes, last_analyze from pg_stat_user_tables where relname = 'memories'`;
+  log(`right after load (waited ${waited} s for the service's analyze job): ${JSON.stringify(stats)}`);
+  const rows = await measureSearch(apiKey, (name) => name === 'hybrid');
+  return { waited_s: waited, memories_stats: stats, search: rows };
+}
 
 async function load(apiKey: string) {
   const batches: Array<{ collection: string; items: unknown[] }> = [];
@@ -125,7 +168,7 @@ interface Scenario {
   body: Record<string, unknown>;
 }
 
-async function measureSearch(apiKey: string) {
+async function measureSearch(apiKey: string, pick: (name: string) => boolean = (name) => name.includes(args.only!)) {
   const C = `/v1/memory/collections/${MAIN}/search`;
   const scenarios: Scenario[] = [
     { name: 'hybrid', path: C, body: { mode: 'hybrid' } },
@@ -143,7 +186,7 @@ async function measureSearch(apiKey: string) {
   // Warm the server and PostgreSQL's caches the same way for every scenario.
   await pool(queries(50, 99), 4, async (q) => void (await api(server.url, apiKey, 'POST', C, { query: q, mode: 'hybrid', min_score: 0 })));
   const out = [];
-  for (const s of scenarios.filter((x) => x.name.includes(args.only!))) {
+  for (const s of scenarios.filter((x) => pick(x.name))) {
     for (const [concurrency, set] of [[1, qs.slice(0, SAMPLES)], [8, qs.slice(SAMPLES)]] as const) {
       const searchMs: number[] = [];
       const httpMs: number[] = [];

@@ -59,7 +59,11 @@ export interface CronDef {
 
 export interface EnqueueOptions {
   runAt?: Date;
-  /** A job with this key that is still waiting is not queued twice. */
+  /**
+   * A job with this key that is still waiting is not queued twice, and keeps the run_at it was
+   * first queued with (a throttle: later calls do not postpone it). A job taken gives its key
+   * up, so a call while it runs queues the next one.
+   */
   key?: string;
 }
 

@@ -7,6 +7,7 @@ import { touchCollection } from '../memory/collections.ts';
 import { insertMemories, type NewMemory } from '../memory/memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 import { storable } from '../memory/storable.ts';
+import { noteBulkWrite } from '../memory/table-stats.ts';
 import type { ConnectionRow } from './connections.ts';
 import type { ConnectorRecord } from './providers/connector.ts';
 
@@ -84,6 +85,8 @@ export async function storeRecords(ctx: AuthedCtx, conn: ConnectionRow, records:
       );
       if (row) updated.set(row.collection, [...(updated.get(row.collection) ?? []), memoryView(row)]);
     }
+    // Updated in place, one statement each: the page's size counts (its creates were counted by insertMemories).
+    await noteBulkWrite(tx, ctx.app, seen.length);
     for (const [collection, memories] of updated) {
       await touchCollection(tx, conn.tenant_id, collection, 0);
       await emitMemoryEvents(tx, ctx, 'memory.updated', collection, memories);

@@ -5,6 +5,7 @@ import type { Queryable } from '../../ports/db/db.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
+import { noteBulkWrite } from './table-stats.ts';
 
 interface CollectionRow {
   name: string;
@@ -108,8 +109,12 @@ export async function deleteCollection(ctx: AuthedCtx, name: string): Promise<vo
       `select images, metadata from memories where tenant_id = $1 and collection = $2 and (images <> '[]'::jsonb or metadata ? 'key')`,
       [ctx.tenant.id, name],
     );
-    const rows = await tx.query('delete from collections where tenant_id = $1 and name = $2 returning name', [ctx.tenant.id, name]);
+    const rows = await tx.query<{ memory_count: number }>(
+      'delete from collections where tenant_id = $1 and name = $2 returning memory_count::int',
+      [ctx.tenant.id, name],
+    );
     if (!rows.length) throw notFound(`Collection "${name}" not found`);
+    await noteBulkWrite(tx, ctx.app, rows[0]!.memory_count);
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, files);
   });
 }

@@ -4,6 +4,7 @@ import { emitMemoryEvents } from '../events/memory-events.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
+import { noteBulkWrite } from './table-stats.ts';
 
 /*
  * State changes made by graph memory and hygiene rather than by a client's edit: supersession,
@@ -35,6 +36,7 @@ export async function archiveMemories(q: Queryable, ctx: AuthedCtx, collection: 
     [ctx.tenant.id, collection, ids],
   );
   if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0);
+  await noteBulkWrite(q, ctx.app, rows.length);
   await emitMemoryEvents(q, ctx, 'memory.updated', collection, rows.map(memoryView));
   return rows.map((r) => r.id);
 }
@@ -67,6 +69,7 @@ export async function consolidateDuplicates(
     }
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, files);
     if (deleted.length) await touchCollection(tx, ctx.tenant.id, collection, -deleted.length);
+    await noteBulkWrite(tx, ctx.app, deleted.length);
     await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, deleted.map((id) => ({ id })));
     return deleted;
   });
@@ -92,6 +95,7 @@ export async function expireDueMemories(app: App, batch = 5_000): Promise<number
         const [tenantId, collection] = JSON.parse(key) as [string, string];
         await touchCollection(tx, tenantId, collection, 0);
       }
+      await noteBulkWrite(tx, app, rows.length);
       return rows.length;
     });
     total += n;
@@ -112,6 +116,7 @@ export async function deleteMemories(ctx: AuthedCtx, collection: string, ids: st
     );
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, rows);
     if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length);
+    await noteBulkWrite(tx, ctx.app, rows.length);
     await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, rows.map(({ id }) => ({ id })));
     return new Set(rows.map((r) => r.id));
   });

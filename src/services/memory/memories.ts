@@ -7,6 +7,7 @@ import { emitMemoryEvents } from '../events/memory-events.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
+import { noteBulkWrite } from './table-stats.ts';
 
 export interface NewMemory extends MemoryCreate {
   expires_at?: string | null;
@@ -47,6 +48,9 @@ export async function insertMemories(
     values,
   );
   await touchCollection(q, ctx.tenant.id, collection, items.length);
+  // Every create goes through here (bulk, import, ingest, connector pages): a large one queues
+  // the planner statistics' refresh.
+  await noteBulkWrite(q, ctx.app, items.length);
   const memories = rows.map(memoryView);
   await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
   return memories;

@@ -265,7 +265,7 @@ describe('web: operator', () => {
     await op.getByLabel('Period').selectOption('1');
     await row.waitFor();
 
-    // The metrics route of issue 13 does not exist yet: its section stays hidden while it answers 404.
+    // The metrics section shows when the operator route answers (issue 13), and stays hidden while it answers 404.
     const metrics = await admin.api('GET', '/v1/memory/admin/metrics');
     expect((await metricsAsked).status()).toBe(metrics.status);
     await op.getByRole('heading', { name: 'Runs', level: 3, exact: true }).waitFor();

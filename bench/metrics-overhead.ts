@@ -6,36 +6,22 @@
  * two, so both see the same background load. Then the hook alone, in this process: the cost of
  * one `request()` call (JSON window and Prometheus histogram).
  *
- *   node --import tsx bench/metrics-overhead.ts [--requests 20000] [--blocks 20]
+ *   npm run build:js && node --import tsx bench/metrics-overhead.ts [--requests 20000] [--blocks 20]
  *
- * Each server opens an in-memory embedded database of its own; the servers run from the
- * TypeScript sources (no build needed).
+ * Each server (the built `bin/orgmem.js serve`) opens an in-memory embedded database of its own.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createMetrics } from '../src/ports/metrics.ts';
+import { startOrgmem } from './lib/server.ts';
 import { percentile, round } from './lib/stats.ts';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '20000' }, blocks: { type: 'string', default: '20' } } });
 const BLOCKS = Number(args.blocks);
 type Mode = 'on' | 'off';
 
-async function serve(mode: Mode, port: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--no-worker', '--port', String(port)], {
-    cwd: ROOT,
-    env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ORGMEM_DATA_DIR: 'memory://', ORGMEM_EMBEDDER: 'hash', ORGMEM_METRICS: mode === 'on' ? '1' : '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null || i > 400) throw new Error('orgmem did not start');
-    if (await fetch(`${url}/v1/memory/health`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
-}
+/** A server of its own per mode: an in-memory embedded database, the hash embedder, metrics on or off. */
+const serve = (mode: Mode, port: number) =>
+  startOrgmem({ ORGMEM_DATA_DIR: 'memory://', ORGMEM_EMBEDDER: 'hash', ORGMEM_METRICS: mode === 'on' ? '1' : '0' }, port);
 
 /** `clients` loops sending `requests` in all, one after the other each; latencies in ms and the block's wall time. */
 async function load(url: string, clients: number, requests: number) {

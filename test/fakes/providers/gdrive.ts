@@ -1,4 +1,5 @@
 import { bearer, startProviderFake, type FakeAnswer, type FakeRecord, type FakeRequest, type ProviderFake } from './base.ts';
+import { googleError, UNAUTHENTICATED } from './google.ts';
 
 /**
  * Google Drive v3 as the gdrive connector reads it: files.list with q, orderBy, pageSize,
@@ -33,21 +34,6 @@ const LINKS: Record<string, string> = {
 // What files.list returns when the request names no fields.
 const DEFAULT_FIELDS = 'kind,nextPageToken,incompleteSearch,files(kind,id,name,mimeType)';
 
-/** Google's error body: { error: { code, message, errors, status } }. */
-function googleError(code: number, message: string, reason: string, status: string, extra: Record<string, string> = {}): FakeAnswer {
-  return { status: code, json: { error: { code, message, errors: [{ message, domain: 'global', reason, ...extra }], status } } };
-}
-
-const UNAUTHENTICATED: FakeAnswer = {
-  ...googleError(
-    401,
-    'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
-    'authError',
-    'UNAUTHENTICATED',
-    { location: 'Authorization', locationType: 'header' },
-  ),
-  headers: { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' },
-};
 const INVALID_QUERY = googleError(400, 'Invalid Value', 'invalid', 'INVALID_ARGUMENT', { location: 'q', locationType: 'parameter' });
 
 /** The top-level names of a `fields` selection, each with its sub-selection: "a,b(c,d(e))" -> a: null, b: "c,d(e)". */

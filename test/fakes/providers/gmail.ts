@@ -1,4 +1,5 @@
 import { bearer, startProviderFake, type FakeAnswer, type FakeRecord, type FakeRequest, type ProviderFake } from './base.ts';
+import { googleError, UNAUTHENTICATED } from './google.ts';
 
 /**
  * Gmail v1 as the gmail connector reads it: users.messages.list (q, maxResults, pageToken; newest
@@ -18,20 +19,6 @@ export interface GmailFake extends ProviderFake {
   labels: Map<string, string[]>;
 }
 
-function googleError(code: number, message: string, reason: string, status: string, extra: Record<string, string> = {}): FakeAnswer {
-  return { status: code, json: { error: { code, message, errors: [{ message, domain: 'global', reason, ...extra }], status } } };
-}
-
-const UNAUTHENTICATED: FakeAnswer = {
-  ...googleError(
-    401,
-    'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
-    'authError',
-    'UNAUTHENTICATED',
-    { location: 'Authorization', locationType: 'header' },
-  ),
-  headers: { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' },
-};
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 const email = (name: string) => `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;

@@ -97,17 +97,10 @@ export function HygieneDedup({ collection }: { collection: string }) {
         </section>
       )}
       {done && (
-        <HygieneDone>
+        <HygieneDone texts={done.texts}>
           <p className="ok" style={{ margin: 0 }}>
             Deleted {done.deleted} duplicate{done.deleted === 1 ? '' : 's'}.
           </p>
-          {done.texts.length > 0 && (
-            <ul>
-              {done.texts.map((t, i) => (
-                <li key={i}>{t}</li>
-              ))}
-            </ul>
-          )}
         </HygieneDone>
       )}
     </section>

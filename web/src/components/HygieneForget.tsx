@@ -98,17 +98,10 @@ export function HygieneForget({ collection }: { collection: string }) {
         </section>
       )}
       {done && (
-        <HygieneDone>
+        <HygieneDone texts={done.texts}>
           <p className="ok" style={{ margin: 0 }}>
             Forgot {done.deleted} memor{done.deleted === 1 ? 'y' : 'ies'}.
           </p>
-          {done.texts.length > 0 && (
-            <ul>
-              {done.texts.map((t, i) => (
-                <li key={i}>{t}</li>
-              ))}
-            </ul>
-          )}
         </HygieneDone>
       )}
     </section>

@@ -34,10 +34,17 @@ export function HygieneMemoryLine({ collection, m, extra }: { collection: string
 }
 
 /** The hygiene section's result after a run, in words, announced to screen readers. */
-export function HygieneDone({ children }: { children: ReactNode }) {
+export function HygieneDone({ children, texts = [] }: { children: ReactNode; /** The texts of the memories the run removed. */ texts?: string[] }) {
   return (
     <div className="card" role="status" style={{ marginTop: '0.6rem' }}>
       {children}
+      {texts.length > 0 && (
+        <ul>
+          {texts.map((t, i) => (
+            <li key={i}>{t}</li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_FILE_BYTES } from '../../../schemas/files.ts';
 import { ProviderError } from '../http.ts';
 import { defineConnector, type ConnectorRecord, type FetchContext } from './connector.ts';
+import { mapLimit } from '../map-limit.ts';
 
 /**
  * Google Drive files through the Drive v3 API, most recently modified first. Native Google
@@ -64,20 +65,6 @@ interface DriveFile {
 interface FileList {
   files?: DriveFile[];
   nextPageToken?: string;
-}
-
-/** Up to `n` calls at once, the results in the items' order. */
-async function mapLimit<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
 }
 
 /**

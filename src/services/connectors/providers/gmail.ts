@@ -1,6 +1,7 @@
 import { convert } from 'html-to-text';
 import { z } from 'zod';
 import { defineConnector, type ConnectorRecord, type FetchContext } from './connector.ts';
+import { mapLimit } from '../map-limit.ts';
 
 /**
  * Gmail messages through the Gmail v1 API, newest first: the list gives ids, each message is
@@ -55,20 +56,6 @@ interface MessageList {
   // Absent, not empty, when nothing matches.
   messages?: Array<{ id: string; threadId: string }>;
   nextPageToken?: string;
-}
-
-/** Up to `n` calls at once, the results in the items' order. */
-async function mapLimit<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
 }
 
 const header = (part: Part, name: string) => part.headers?.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value.trim() ?? '';

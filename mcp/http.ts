@@ -23,7 +23,7 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
       return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers }));
     }
     for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
-    const mcp = buildMcpServer(app, { authorization: req.headers.authorization, ip: req.ip, auth: { tenant: auth.tenant, agent: auth.agent } });
+    const mcp = buildMcpServer(app, { authorization: req.headers.authorization, ip: req.ip, auth: { tenant: auth.tenant, agent: auth.agent, database: auth.database } });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();

@@ -29,5 +29,5 @@ export default defineProcedure({
     z.array(z.object({ day: z.string().describe('YYYY-MM-DD, UTC'), action: z.string(), count: z.number().int() })),
   ]),
   handler: ({ app, tenant }, { tenant_id = tenant.id, days, limit }) =>
-    tenant_id === tenant.id ? listAudit(app.db, tenant_id, days, limit) : summarizeAudit(app.db, tenant_id, days, limit),
+    tenant_id === tenant.id ? listAudit(app.platform, tenant_id, days, limit) : summarizeAudit(app.platform, tenant_id, days, limit),
 });

@@ -34,6 +34,9 @@ import connectionsOauthCallback from './connections.oauth-callback.ts';
 import connectionsOauthStart from './connections.oauth-start.ts';
 import connectionsRuns from './connections.runs.ts';
 import connectionsSync from './connections.sync.ts';
+import databaseDeleteConfig from './database.delete-config.ts';
+import databaseGetConfig from './database.get-config.ts';
+import databasePutConfig from './database.put-config.ts';
 import extractionDeleteConfig from './extraction.delete-config.ts';
 import extractionGetConfig from './extraction.get-config.ts';
 import extractionPutConfig from './extraction.put-config.ts';
@@ -147,6 +150,7 @@ export const catalogue = {
   extraction: { getConfig: extractionGetConfig, putConfig: extractionPutConfig, deleteConfig: extractionDeleteConfig },
   spendCap: { get: spendCapGet, put: spendCapPut },
   storage: { getConfig: storageGetConfig, putConfig: storagePutConfig, deleteConfig: storageDeleteConfig },
+  database: { getConfig: databaseGetConfig, putConfig: databasePutConfig, deleteConfig: databaseDeleteConfig },
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
   search: { collection: searchCollection, all: searchAll },

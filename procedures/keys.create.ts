@@ -11,7 +11,7 @@ export default defineProcedure({
   input: z.object({ label: z.string().min(1).max(100), read_only: z.boolean().default(false) }),
   output: z.object({ id: z.string(), label: z.string(), read_only: z.boolean(), created_at: timestamp, api_key: z.string() }),
   handler: async (ctx, input) => {
-    const { row, apiKey } = await insertKey(ctx.app.db, ctx.tenant.id, input.label, input.read_only);
+    const { row, apiKey } = await insertKey(ctx.app.platform, ctx.tenant.id, input.label, input.read_only);
     return { id: row.id, label: row.label, read_only: row.read_only, created_at: row.created_at.toISOString(), api_key: apiKey };
   },
 });

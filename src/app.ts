@@ -18,6 +18,7 @@ import { outboxMailer, smtpMailer } from './ports/mailer.ts';
 import { createMetrics, timedEmbedder } from './ports/metrics.ts';
 import { aesGcmSecrets, checkMasterKey, loadMasterKey } from './ports/secrets.ts';
 import { closeOcr } from './services/files/ocr.ts';
+import { closeDatabasePools } from './services/tenant-db/pools.ts';
 
 export interface AppOptions {
   embedder?: Embedder;
@@ -42,7 +43,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, config.workerHeartbeatSeconds, log)
       : embeddedQueue<App>(db, config.workerConcurrency, log);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
-    return { config, db, embedder, jobs, secrets, mailer, blobs, log, metrics };
+    return { config, db, platform: db, embedder, jobs, secrets, mailer, blobs, log, metrics };
   } catch (err) {
     await db.close();
     throw err;
@@ -55,6 +56,7 @@ export async function startWorker(app: App): Promise<void> {
 
 export async function closeApp(app: App): Promise<void> {
   await app.jobs.stop();
+  await closeDatabasePools(app);
   await app.db.close();
   await app.blobs.close();
   await closeOcr();

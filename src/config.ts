@@ -50,6 +50,9 @@ const env = z.object({
   DATABASE_URL: z.string().optional(),
   ORGMEM_DATA_DIR: z.string().optional(),
   ORGMEM_DB_POOL: z.coerce.number().int().positive().default(10),
+  ORGMEM_TENANT_DB_POOL: z.coerce.number().int().positive().default(3),
+  ORGMEM_TENANT_DB_MAX_POOLS: z.coerce.number().int().positive().default(50),
+  ORGMEM_TENANT_DB_IDLE_SECONDS: z.coerce.number().int().positive().default(300),
   ORGMEM_EMBEDDER: z.enum(['local', 'openai', 'hash']).optional(),
   ORGMEM_EMBEDDINGS_BASE_URL: z.string().url().optional(),
   ORGMEM_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
@@ -204,6 +207,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     databaseUrl: e.DATABASE_URL,
     dataDir,
     dbPool: e.ORGMEM_DB_POOL,
+    /** Tenants' own databases (services/tenant-db): connections per database, open pools per process, idle time before one is closed. */
+    tenantDb: { pool: e.ORGMEM_TENANT_DB_POOL, maxPools: e.ORGMEM_TENANT_DB_MAX_POOLS, idleSeconds: e.ORGMEM_TENANT_DB_IDLE_SECONDS },
     embedder: {
       kind: e.ORGMEM_EMBEDDER ?? (e.ORGMEM_EMBEDDINGS_BASE_URL ? 'openai' : 'local'),
       baseUrl: e.ORGMEM_EMBEDDINGS_BASE_URL,

@@ -12,7 +12,15 @@ import type { Tenant } from './schemas/access.ts';
 /** The long-lived parts of a running service, shared by every request and job. */
 export interface App {
   config: Config;
+  /**
+   * Where the tenant's data lives (collections, memories, their caches, grants, jobs' state,
+   * files' and connections' records): the platform database, or for a tenant with its own
+   * database (services/tenant-db) that one. An authenticated context's `app` is already the
+   * tenant's.
+   */
   db: Db;
+  /** Control data (tenants, keys, configs, audit, usage, webhooks, the job queue): always the platform database. */
+  platform: Db;
   embedder: Embedder;
   jobs: JobQueue<App>;
   secrets: Secrets;

@@ -11,6 +11,7 @@ import type { Tenant } from './schemas/access.ts';
 import { authenticate } from './services/access/authenticate.ts';
 import { assertCollectionAccess } from './services/access/grants.ts';
 import { enforce } from './services/access/rate-limit.ts';
+import { tenantApp } from './services/tenant-db/tenant-app.ts';
 
 export interface Caller {
   /** The raw Authorization header, if any. */
@@ -21,7 +22,7 @@ export interface Caller {
   /** The value of the procedure's `secret.header`, for internal procedures. */
   secret?: string;
   /** Set by a front end that already authenticated (and rate-limited) this HTTP request. */
-  auth?: { tenant: Tenant; agent: Agent };
+  auth?: { tenant: Tenant; agent: Agent; database: string | null };
 }
 
 export interface InvokeResult {
@@ -48,7 +49,8 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     if (proc.access === 'internal') checkSecret(app, proc, caller.secret);
     else if (proc.access !== 'public') {
       const auth = caller.auth ?? (await authenticateRequest(app, caller.authorization, headers));
-      ctx = { ...base, tenant: auth.tenant, agent: auth.agent };
+      // The tenant's data may live in its own database: the context's App is the tenant's from here on.
+      ctx = { ...base, app: await tenantApp(app, auth.tenant.id, auth.database), tenant: auth.tenant, agent: auth.agent };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
       // A write that a dry run turns into a read is decided once its input is read.
       if (auth.agent.read_only && !isRead(proc) && !proc.readWhen) throw forbidden('This API key is read-only');
@@ -68,7 +70,7 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     // A write's audit entry commits with the write (a read is not audited).
     const output =
       'agent' in ctx && !reads
-        ? await inUnitOfWork(app.db, proc.commits ?? 'together', run, (q, out) => recordAudit(q, ctx as AuthedCtx, proc, parsed.data, out))
+        ? await inUnitOfWork(app.platform, proc.commits ?? 'together', run, (q, out) => recordAudit(q, ctx as AuthedCtx, proc, parsed.data, out))
         : await run();
     const status = successStatus(proc, parsed.data);
     record(status);

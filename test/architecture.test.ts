@@ -23,12 +23,12 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
   { part: 'front ends', from: '^(rest-adapter|trpc|mcp)/', to: ['^$1/', '^procedures/index[.]ts$', `^${PIPELINE}`, '^src/http-errors[.]ts$', '^src/schemas/', `^${CORE}`] },
   { part: 'catalogue', from: '^procedures/', to: ['^procedures/', '^src/procedure[.]ts$', '^src/services/', '^src/schemas/', `^${CORE}`] },
   { part: 'worker', from: '^worker/', to: ['^src/services/', '^src/ports/jobs/', `^${CORE}`] },
-  { part: 'pipeline', from: `^${PIPELINE}`, to: [`^${PIPELINE}`, '^src/services/(access|events)/', '^src/ports/db/', '^src/schemas/', `^${CORE}`] },
+  { part: 'pipeline', from: `^${PIPELINE}`, to: [`^${PIPELINE}`, '^src/services/(access|events|tenant-db)/', '^src/ports/db/', '^src/schemas/', `^${CORE}`] },
   { part: 'HTTP errors', from: '^src/http-errors[.]ts$', to: [`^${CORE}`] },
   // Services: each domain may use the ones listed after it, and ports, schemas and core.
   ...Object.entries({
-    events: [],
-    access: ['events', 'storage'],
+    events: ['tenant-db'],
+    access: ['events', 'storage', 'tenant-db'],
     billing: ['access', 'events'],
     llm: [],
     memory: ['access', 'events', 'storage'],
@@ -48,6 +48,8 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
     from: `^src/services/${domain}/`,
     to: [`^src/services/(${[domain, ...uses].join('|')})/`, '^src/ports/', '^src/schemas/', `^${CORE}`],
   })),
+  // Where a tenant's data lives: below every domain, and it migrates a tenant's own database.
+  { part: 'services/tenant-db', from: '^src/services/tenant-db/', to: ['^src/services/tenant-db/', '^src/migrate[.]ts$', '^src/ports/', '^src/schemas/', `^${CORE}`] },
   { part: 'ports', from: '^src/ports/', to: ['^src/ports/', '^src/(config|ids)[.]ts$'] },
   { part: 'schemas', from: '^src/schemas/', to: ['^src/schemas/', '^src/config[.]ts$'] },
   { part: 'core', from: `^${CORE}`, to: [`^${CORE}`, '^src/ports/', '^src/schemas/'] },

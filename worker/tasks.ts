@@ -16,38 +16,42 @@ import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
 import { deleteFiles, fileCleanupJob } from '../src/services/storage/file-cleanup.ts';
+import { forEachDataApp, tenantApp } from '../src/services/tenant-db/tenant-app.ts';
 
 /*
  * Every background task: a job the services declare (and enqueue with the write that needs it)
- * bound to the service call that runs it, and the jobs the crontab starts. graphile-worker and
+ * bound to the service call that runs it, and the jobs the crontab starts. A job of one tenant
+ * runs with that tenant's App (its own database, if it has one); sweeps over data visit each. graphile-worker and
  * the embedded runner both take this list.
  */
 
 const extractFacts = defineTask(
   extractionJob,
-  (app: App, { tenant_id, job_id }, meta) => runExtraction(app, tenant_id, job_id, meta),
-  (app: App, { tenant_id, job_id }, reason) => abandonExtraction(app, tenant_id, job_id, reason),
+  async (app: App, { tenant_id, job_id }, meta) => runExtraction(await tenantApp(app, tenant_id), tenant_id, job_id, meta),
+  async (app: App, { tenant_id, job_id }, reason) => abandonExtraction(await tenantApp(app, tenant_id), tenant_id, job_id, reason),
 );
 
 const ingestFile = defineTask(
   ingestJob,
-  (app: App, { tenant_id, batch_id, key }, meta) => runIngestFile(app, tenant_id, batch_id, key, meta),
-  (app: App, { tenant_id, batch_id, key }, reason) => abandonIngestFile(app, tenant_id, batch_id, key, reason),
+  async (app: App, { tenant_id, batch_id, key }, meta) => runIngestFile(await tenantApp(app, tenant_id), tenant_id, batch_id, key, meta),
+  async (app: App, { tenant_id, batch_id, key }, reason) => abandonIngestFile(await tenantApp(app, tenant_id), tenant_id, batch_id, key, reason),
 );
 
 const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
 
 const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
 
-const fileCleanup = defineTask(fileCleanupJob, (app: App, { tenant_id, keys }) => deleteFiles(app, tenant_id, keys));
+const fileCleanup = defineTask(fileCleanupJob, async (app: App, { tenant_id, keys }) => deleteFiles(await tenantApp(app, tenant_id), tenant_id, keys));
 
 /** Planner statistics: ANALYZE of the tables changed past autovacuum's rule; queued by bulk writes and every minute. */
 const analyzeTables = defineTask(analyzeJob, async (app: App) => {
-  await analyzeStaleTables(app);
+  await forEachDataApp(app, async (data) => {
+    await analyzeStaleTables(data);
+  });
 });
 
 const connectorSync = defineTask(connectorSyncJob, async (app: App, { tenant_id, connection_id }) => {
-  await syncConnection(app, tenant_id, connection_id, true);
+  await syncConnection(await tenantApp(app, tenant_id), tenant_id, connection_id, true);
 });
 
 /** A job the crontab starts carries only the queue's own `_cron` stamp. */
@@ -59,8 +63,10 @@ const statusCheck = defineTask(cronJob('status_check'), async (app: App) => {
 });
 
 const expireMemories = defineTask(cronJob('expire_memories'), async (app: App) => {
-  const n = await expireDueMemories(app);
-  if (n) app.log.info({ expired: n }, 'expired memories swept');
+  await forEachDataApp(app, async (data) => {
+    const n = await expireDueMemories(data);
+    if (n) app.log.info({ expired: n }, 'expired memories swept');
+  });
 });
 
 /**
@@ -68,15 +74,17 @@ const expireMemories = defineTask(cronJob('expire_memories'), async (app: App) =
  * Stripe event ids kept against replays once they are 30 days old.
  */
 const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
-  await dropOldWindows(app.db);
-  await dropOldLinks(app.db);
-  await dropOldStripeEvents(app.db);
+  await dropOldWindows(app.platform);
+  await dropOldLinks(app.platform);
+  await dropOldStripeEvents(app.platform);
 });
 
 /** Queues a sync of every connection whose interval has passed. */
 const connectorSchedule = defineTask(cronJob('connector_schedule'), async (app: App) => {
-  const queued = await enqueueDueSyncs(app);
-  if (queued.length) app.log.info({ connections: queued.length }, 'connector syncs queued');
+  await forEachDataApp(app, async (data) => {
+    const queued = await enqueueDueSyncs(data);
+    if (queued.length) app.log.info({ connections: queued.length }, 'connector syncs queued');
+  });
 });
 
 export const tasks: TaskDef<z.ZodType, App>[] = [

@@ -1,10 +1,24 @@
 import postgres from 'postgres';
 import type { Db, Queryable, Row, Tx } from './db.ts';
 
-export function openPostgres(url: string, max: number): Db {
+export interface PostgresOptions {
+  /** Seconds to wait for a connection (postgres.js's default is 30). */
+  connectTimeout?: number;
+  /** Seconds after which an unused connection is closed (never, by default). */
+  idleTimeout?: number;
+}
+
+export function openPostgres(url: string, max: number, opts: PostgresOptions = {}): Db {
   // JIT off: every statement here is short, and compiling one with LLVM costs tens of
   // milliseconds, which a large filtered search's cost estimate would otherwise trigger.
-  const sql = postgres(url, { max, onnotice: () => {}, prepare: true, connection: { jit: 'off' } });
+  const sql = postgres(url, {
+    max,
+    onnotice: () => {},
+    prepare: true,
+    connection: { jit: 'off' },
+    ...(opts.connectTimeout && { connect_timeout: opts.connectTimeout }),
+    ...(opts.idleTimeout && { idle_timeout: opts.idleTimeout }),
+  });
   const wrap = (s: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<T = Row>(text: string, params: unknown[] = []) {
       return (await s.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as T[];

@@ -13,6 +13,13 @@ import type { Db, Queryable, Tx } from './db.ts';
  *   fails, files stored one by one): each transaction commits on its own, and the first one to
  *   commit carries the record (made without the call's output, which does not exist yet).
  * A call that wrote nothing has its record written on its own when it returns.
+ *
+ * A call may write to a second database (a tenant's own, see services/tenant-db): its
+ * statements there are held in a transaction of that database the same way, and at the end the
+ * record is written first, then the other databases commit, then the record's own (the "home"
+ * database, the one `inUnitOfWork` was given). A failed record undoes everything; only a crash
+ * between those commits can leave the other database's writes without their record. In-steps
+ * writes to another database commit on their own, and the record is written when the call returns.
  */
 export type CommitMode = 'together' | 'in-steps';
 
@@ -81,16 +88,23 @@ class OpenTx {
   }
 }
 
+/** `together`: the transaction a call's statements on one database join, once it wrote there (or while a transaction of it runs). */
+interface Held {
+  open: Promise<OpenTx>;
+  /** Savepoints of one held transaction run one at a time. */
+  queue: Promise<unknown>;
+}
+
 interface Unit {
   mode: CommitMode;
+  /** The database the record goes to. */
+  home: Db;
   record: Recorder;
   recorded: boolean;
   /** Set when the call returned or threw: statements still running in its async context then use the pool. */
   closed: boolean;
-  /** `together`: the transaction the call's statements join, once it wrote (or while a transaction of it runs). */
-  held?: Promise<OpenTx>;
-  /** Savepoints of one held transaction run one at a time. */
-  queue: Promise<unknown>;
+  /** Per database (unwrapped). */
+  held: Map<Db, Held>;
 }
 
 const units = new AsyncLocalStorage<Unit>();
@@ -98,26 +112,27 @@ const raw = new WeakMap<Db, Db>();
 
 /** A transaction of a `together` call: a savepoint once it holds one, else the one it may come to hold. */
 async function joined<T>(db: Db, unit: Unit, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  if (unit.held) {
-    const { tx } = await unit.held;
-    const run = unit.queue.then(() => tx.savepoint(fn));
-    unit.queue = run.catch(() => {});
+  const held = unit.held.get(db);
+  if (held) {
+    const { tx } = await held.open;
+    const run = held.queue.then(() => tx.savepoint(fn));
+    held.queue = run.catch(() => {});
     return run;
   }
-  const held = OpenTx.begin(db);
-  unit.held = held;
-  const open = await held;
+  const opening = OpenTx.begin(db);
+  unit.held.set(db, { open: opening, queue: Promise.resolve() });
+  const open = await opening;
   let result: T;
   try {
     result = await fn(open.tx);
   } catch (err) {
-    unit.held = undefined;
+    unit.held.delete(db);
     await open.end(false);
     throw err;
   }
   // Only read (a search): it ends now, so a call holds nothing before its first write.
   if (!open.written) {
-    unit.held = undefined;
+    unit.held.delete(db);
     await open.end(true);
   }
   return result;
@@ -125,7 +140,7 @@ async function joined<T>(db: Db, unit: Unit, fn: (tx: Tx) => Promise<T>): Promis
 
 /** A step of an in-steps call: the record goes into the first step that commits. */
 async function step<T>(db: Db, unit: Unit, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  if (unit.recorded) return db.transaction(fn);
+  if (unit.recorded || db !== unit.home) return db.transaction(fn);
   const result = await db.transaction(async (tx) => {
     const r = await fn(tx);
     await unit.record(tx, undefined);
@@ -145,7 +160,8 @@ export function withUnitsOfWork(db: Db): Db {
     kind: db.kind,
     async query(sql, params) {
       const unit = active();
-      if (unit?.held) return (await unit.held).tx.query(sql, params);
+      const held = unit?.held.get(db);
+      if (held) return (await held.open).tx.query(sql, params);
       if (!unit || isRead(sql)) return db.query(sql, params);
       if (unit.mode === 'together') return joined(db, unit, (tx) => tx.query(sql, params));
       return step(db, unit, (tx) => tx.query(sql, params));
@@ -174,29 +190,35 @@ export function withUnitsOfWork(db: Db): Db {
  * undoes its writes.
  */
 export async function inUnitOfWork<T>(db: Db, mode: CommitMode, work: () => Promise<T>, record: Recorder): Promise<T> {
-  const base = raw.get(db);
-  if (!base) throw new Error('inUnitOfWork needs the database made by withUnitsOfWork');
-  const unit: Unit = { mode, record, recorded: false, closed: false, queue: Promise.resolve() };
+  const home = raw.get(db);
+  if (!home) throw new Error('inUnitOfWork needs the database made by withUnitsOfWork');
+  const unit: Unit = { mode, home, record, recorded: false, closed: false, held: new Map() };
+  const opened = async () => Promise.all([...unit.held.values()].map((h) => h.open.catch(() => undefined)));
   let output: T;
   try {
     output = await units.run(unit, work);
   } catch (err) {
     unit.closed = true;
-    await (await unit.held?.catch(() => undefined))?.end(false);
+    await Promise.all((await opened()).map((open) => open?.end(false)));
     throw err;
   }
   unit.closed = true;
-  if (unit.held) {
-    const open = await unit.held;
-    try {
-      await record(open.tx, output);
-    } catch (err) {
-      await open.end(false);
-      throw err;
-    }
-    await open.end(true);
-  } else if (!unit.recorded) {
-    await record(base, output);
+  const others = [...unit.held.entries()].filter(([d]) => d !== home);
+  // The record needs a transaction of its own database when another one's writes commit before it.
+  const homeHeld = unit.held.get(home)?.open ?? (others.length ? OpenTx.begin(home) : undefined);
+  if (!homeHeld) {
+    if (!unit.recorded) await record(home, output);
+    return output;
   }
+  const own = await homeHeld;
+  const rest = await Promise.all(others.map(([, h]) => h.open));
+  try {
+    if (!unit.recorded) await record(own.tx, output);
+    for (const open of rest) await open.end(true);
+  } catch (err) {
+    await Promise.all([own, ...rest].map((open) => open.end(false).catch(() => undefined)));
+    throw err;
+  }
+  await own.end(true);
   return output;
 }

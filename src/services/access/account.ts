@@ -1,6 +1,7 @@
 import type { AuthedCtx } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { deleteTenantFiles } from '../storage/file-cleanup.ts';
+import { eraseOwnDatabaseData } from '../tenant-db/erase.ts';
 
 /** What the memories `m` of a query hold, in bytes (float8): texts, metadata and attached file sizes. */
 export const STORAGE_BYTES = `coalesce(sum(octet_length(m.text) + octet_length(m.metadata::text)
@@ -25,13 +26,15 @@ export async function accountStats(ctx: AuthedCtx) {
 
 /**
  * Erases the account: its files first, then the tenant row, and with it (by cascade) its keys,
- * collections, memories, grants, webhook, storage config, links and audit log. Every key
+ * collections, memories, grants, webhook, storage config, links and audit log (and its rows in
+ * its own database, if it has one). Every key
  * answers 401 from then on.
  */
 export async function deleteAccount(ctx: AuthedCtx, confirm: string): Promise<{ deleted: true }> {
   if (confirm !== ctx.tenant.name) throw badRequest('confirm must be the exact name of the tenant');
   await deleteTenantFiles(ctx.app, ctx.tenant.id);
-  await ctx.app.db.transaction((tx) => tx.query('delete from tenants where id = $1', [ctx.tenant.id]));
+  await eraseOwnDatabaseData(ctx.app, ctx.tenant.id);
+  await ctx.app.platform.transaction((tx) => tx.query('delete from tenants where id = $1', [ctx.tenant.id]));
   ctx.app.log.info({ tenant: ctx.tenant.id, agent: ctx.agent.id }, 'account deleted');
   return { deleted: true };
 }

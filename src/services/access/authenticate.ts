@@ -5,11 +5,13 @@ import type { Tenant } from '../../schemas/access.ts';
 import { hashKey, type KeyRow } from './keys.ts';
 import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
 import { tenantView, type TenantRow } from './tenants.ts';
+import { tenantApp } from '../tenant-db/tenant-app.ts';
 
-type AuthRow = KeyRow & TenantRow & { key_id: string; rl_count?: number; rl_reset?: number };
+type AuthRow = KeyRow & TenantRow & { key_id: string; database_sealed: string | null; rl_count?: number; rl_reset?: number };
 
 const KEY_BY_HASH = `select k.id as key_id, k.key_hash, k.label, k.read_only, k.revoked_at, k.last_used_at,
-            t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at
+            t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at,
+            (select d.connection_string_sealed from database_configs d where d.tenant_id = t.id) as database_sealed
        from api_keys k join tenants t on t.id = k.tenant_id
       where k.key_hash = $1`;
 
@@ -25,13 +27,13 @@ const authSql = (limited: boolean) => `with k as (${KEY_BY_HASH}),
   select k.*${limited ? ', hit.count as rl_count, hit.reset_at as rl_reset from k left join hit on true' : ' from k'}`;
 
 async function lookupKey(app: App, hash: string): Promise<AuthRow | undefined> {
-  if (!app.config.rateLimit.enabled) return (await app.db.query<AuthRow>(authSql(false), [hash]))[0];
+  if (!app.config.rateLimit.enabled) return (await app.platform.query<AuthRow>(authSql(false), [hash]))[0];
   try {
-    return (await app.db.query<AuthRow>(authSql(true), [hash, app.config.rateLimit.windowSeconds]))[0];
+    return (await app.platform.query<AuthRow>(authSql(true), [hash, app.config.rateLimit.windowSeconds]))[0];
   } catch (err) {
     // Without the counter the lookup works: the limiter's store failed, so fail open. If the
     // plain lookup fails as well, the database itself is down and that error is the answer.
-    const row = (await app.db.query<AuthRow>(authSql(false), [hash]))[0];
+    const row = (await app.platform.query<AuthRow>(authSql(false), [hash]))[0];
     limiterFailed(app, err);
     return row;
   }
@@ -42,6 +44,8 @@ export interface Authenticated {
   agent: Agent;
   /** This request's hit on the key's rate-limit window; null when the limiter is off or failed. */
   rate: RateHit | null;
+  /** The tenant's own database (sealed connection string), or null: its data is on the platform. */
+  database: string | null;
 }
 
 /**
@@ -63,6 +67,7 @@ export async function authenticate(app: App, header: string | undefined): Promis
     tenant: tenantView(row, app.config.tiers),
     agent: { id: row.key_id, label: row.label, read_only: row.read_only },
     rate: row.rl_count == null ? null : { count: row.rl_count, reset_at: row.rl_reset! },
+    database: row.database_sealed,
   };
 }
 
@@ -71,14 +76,14 @@ export async function authenticate(app: App, header: string | undefined): Promis
  * that agent in created_by; null once the tenant or the key is gone.
  */
 export async function actAs(app: App, tenantId: string, agentId: string, requestId: string): Promise<AuthedCtx | null> {
-  const [row] = await app.db.query<TenantRow & { key_label: string; key_read_only: boolean }>(
+  const [row] = await app.platform.query<TenantRow & { key_label: string; key_read_only: boolean }>(
     `select t.*, k.label as key_label, k.read_only as key_read_only
        from tenants t join api_keys k on k.tenant_id = t.id and k.id = $2 where t.id = $1`,
     [tenantId, agentId],
   );
   if (!row) return null;
   return {
-    app,
+    app: await tenantApp(app, tenantId),
     requestId,
     tenant: tenantView(row, app.config.tiers),
     agent: { id: agentId, label: row.key_label, read_only: row.key_read_only },
@@ -90,7 +95,7 @@ export async function actAs(app: App, tenantId: string, agentId: string, request
  * what it writes has `created_by: {id: null, label}`.
  */
 export async function actAsService(app: App, tenantId: string, label: string, requestId: string): Promise<AuthedCtx | null> {
-  const [row] = await app.db.query<TenantRow>('select * from tenants where id = $1', [tenantId]);
+  const [row] = await app.platform.query<TenantRow>('select * from tenants where id = $1', [tenantId]);
   if (!row) return null;
-  return { app, requestId, tenant: tenantView(row, app.config.tiers), agent: { id: '', label, read_only: false } };
+  return { app: await tenantApp(app, tenantId), requestId, tenant: tenantView(row, app.config.tiers), agent: { id: '', label, read_only: false } };
 }

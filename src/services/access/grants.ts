@@ -2,6 +2,7 @@ import type { AuthedCtx } from '../../context.ts';
 import { badRequest, forbidden, notFound } from '../../errors.ts';
 import { isUuid } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import { controlQueryable } from '../tenant-db/tenant-app.ts';
 
 /**
  * The one place collection grants are decided. A collection is open until its first grant;
@@ -50,13 +51,19 @@ async function changeGrants<T>(ctx: AuthedCtx, collection: string, change: (tx: 
     const [locked] = await tx.query('select name from collections where tenant_id = $1 and name = $2 for update', [ctx.tenant.id, collection]);
     if (!locked) throw notFound(`Collection "${collection}" not found`);
     const result = await change(tx);
-    const [state] = await tx.query<{ restricted: boolean; managed: boolean }>(
-      `select exists (select 1 from collection_grants where tenant_id = $1 and collection = $2) as restricted,
-              exists (select 1 from collection_grants g join api_keys k on k.tenant_id = g.tenant_id and k.id = g.agent_key_id
-                       where g.tenant_id = $1 and g.collection = $2 and g.can_write and k.revoked_at is null and not k.read_only) as managed`,
+    // Grants live with the collection, keys on the platform (the same database unless the tenant has its own).
+    const grants = await tx.query<{ agent_key_id: string; can_write: boolean }>(
+      'select agent_key_id, can_write from collection_grants where tenant_id = $1 and collection = $2',
       [ctx.tenant.id, collection],
     );
-    if (state!.restricted && !state!.managed) {
+    const writers = grants.filter((g) => g.can_write).map((g) => g.agent_key_id);
+    const [managed] = writers.length
+      ? await controlQueryable(ctx.app, tx).query(
+          'select 1 from api_keys where tenant_id = $1 and id = any($2::uuid[]) and revoked_at is null and not read_only limit 1',
+          [ctx.tenant.id, writers],
+        )
+      : [];
+    if (grants.length && !managed) {
       throw badRequest(
         `This change would leave collection "${collection}" restricted with no active key granted can_write, and nobody could manage it: ` +
           'grant can_write to a writable key first, or remove every grant to reopen it',
@@ -77,35 +84,44 @@ export async function putGrant(
 ): Promise<GrantView> {
   const keyId = input.agent_key_id;
   return changeGrants(ctx, collection, async (tx) => {
-    const [row] = isUuid(keyId)
-      ? await tx.query<GrantView>(
-          `with g as (
-             insert into collection_grants (tenant_id, collection, agent_key_id, can_read, can_write)
-             select k.tenant_id, $2, k.id, $4, $5 from api_keys k where k.tenant_id = $1 and k.id = $3 and k.revoked_at is null
-             on conflict (tenant_id, collection, agent_key_id) do update set can_read = excluded.can_read, can_write = excluded.can_write
-             returning agent_key_id, can_read, can_write)
-           select g.agent_key_id, k.label, g.can_read, g.can_write from g join api_keys k on k.tenant_id = $1 and k.id = g.agent_key_id`,
-          [ctx.tenant.id, collection, keyId, input.can_read, input.can_write],
+    const [key] = isUuid(keyId)
+      ? await controlQueryable(ctx.app, tx).query<{ label: string }>(
+          'select label from api_keys where tenant_id = $1 and id = $2 and revoked_at is null',
+          [ctx.tenant.id, keyId],
         )
       : [];
-    if (!row) throw notFound(`API key ${keyId} not found among the tenant's active keys`);
-    return row;
+    if (!key) throw notFound(`API key ${keyId} not found among the tenant's active keys`);
+    const [row] = await tx.query<Omit<GrantView, 'label'>>(
+      `insert into collection_grants (tenant_id, collection, agent_key_id, can_read, can_write) values ($1, $2, $3, $4, $5)
+       on conflict (tenant_id, collection, agent_key_id) do update set can_read = excluded.can_read, can_write = excluded.can_write
+       returning agent_key_id, can_read, can_write`,
+      [ctx.tenant.id, collection, keyId, input.can_read, input.can_write],
+    );
+    return { ...row!, label: key.label };
   });
 }
 
 /** The grants of a collection; `restricted` is true exactly when there is at least one. */
 export async function listGrants(ctx: AuthedCtx, collection: string) {
   // One read answers both whether the collection exists (its row, grants or not) and its grants.
-  const rows = await ctx.app.db.query<{ [K in keyof GrantView]: GrantView[K] | null }>(
-    `select g.agent_key_id, k.label, g.can_read, g.can_write
+  const rows = await ctx.app.db.query<{ [K in Exclude<keyof GrantView, 'label'>]: GrantView[K] | null }>(
+    `select g.agent_key_id, g.can_read, g.can_write
        from collections c
        left join collection_grants g on g.tenant_id = c.tenant_id and g.collection = c.name
-       left join api_keys k on k.tenant_id = g.tenant_id and k.id = g.agent_key_id
       where c.tenant_id = $1 and c.name = $2 order by g.created_at, g.agent_key_id`,
     [ctx.tenant.id, collection],
   );
   if (!rows.length) throw notFound(`Collection "${collection}" not found`);
-  const grants = rows.filter((r): r is GrantView => r.agent_key_id !== null);
+  const granted = rows.filter((r): r is Omit<GrantView, 'label'> => r.agent_key_id !== null);
+  // The keys' labels come from the platform (a revoked key's too: its grant is still listed).
+  const keys = granted.length
+    ? await ctx.app.platform.query<{ id: string; label: string }>('select id, label from api_keys where tenant_id = $1 and id = any($2::uuid[])', [
+        ctx.tenant.id,
+        granted.map((g) => g.agent_key_id),
+      ])
+    : [];
+  const label = new Map(keys.map((k) => [k.id, k.label]));
+  const grants = granted.map((g) => ({ agent_key_id: g.agent_key_id, label: label.get(g.agent_key_id) ?? '', can_read: g.can_read, can_write: g.can_write }));
   return { collection, restricted: grants.length > 0, grants };
 }
 

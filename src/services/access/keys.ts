@@ -3,6 +3,7 @@ import type { Agent, App, AuthedCtx } from '../../context.ts';
 import { badRequest, notFound, unauthorized } from '../../errors.ts';
 import { iso, isUuid, newId } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import { dataQueryable } from '../tenant-db/tenant-app.ts';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -41,13 +42,13 @@ export const keyView = (k: KeyRow) => ({
 });
 
 export async function listKeys(app: App, tenantId: string) {
-  const rows = await app.db.query<KeyRow>('select * from api_keys where tenant_id = $1 order by created_at, id', [tenantId]);
+  const rows = await app.platform.query<KeyRow>('select * from api_keys where tenant_id = $1 order by created_at, id', [tenantId]);
   return rows.map(keyView);
 }
 
 export async function revokeKey(app: App, tenantId: string, keyId: string) {
   if (!isUuid(keyId)) throw notFound('API key not found');
-  await app.db.transaction(async (tx) => {
+  await app.platform.transaction(async (tx) => {
     // The tenant row is the lock every revocation takes first: two keys revoking each other in
     // parallel are checked one after the other, and each count (a fresh snapshot once the lock is
     // held) sees what the other committed, including keys a rotation added meanwhile.
@@ -69,7 +70,7 @@ export async function revokeKey(app: App, tenantId: string, keyId: string) {
  * identity's collection grants: they move to the new key.
  */
 export async function rotateKey(app: App, tenantId: string, agent: Agent) {
-  return app.db.transaction(async (tx) => {
+  return app.platform.transaction(async (tx) => {
     // Only the request that actually revokes the calling key may issue its successor: parallel
     // rotations with one key wait on its row, then find it revoked and get the 401 any revoked
     // key gets, so a thief racing the owner's rotation ends up without a key.
@@ -79,14 +80,14 @@ export async function rotateKey(app: App, tenantId: string, agent: Agent) {
     );
     if (!revoked.length) throw unauthorized('Invalid or revoked API key');
     const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.read_only);
-    await tx.query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [tenantId, agent.id, row.id]);
+    await dataQueryable(app, tx).query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [tenantId, agent.id, row.id]);
     return { id: row.id, api_key: apiKey };
   });
 }
 
 /** The tenant's agents: its active API keys (revoked keys are not agents), without key material. */
 export async function listAgents(ctx: AuthedCtx) {
-  const rows = await ctx.app.db.query<{ id: string; label: string; read_only: boolean; created_at: Date }>(
+  const rows = await ctx.app.platform.query<{ id: string; label: string; read_only: boolean; created_at: Date }>(
     'select id, label, read_only, created_at from api_keys where tenant_id = $1 and revoked_at is null order by created_at, id',
     [ctx.tenant.id],
   );

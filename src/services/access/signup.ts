@@ -25,8 +25,8 @@ const baseUrl = (app: App) => (app.config.publicUrl ?? `http://localhost:${app.c
 /** Per client address and per email address, a fixed one-hour window each. */
 async function limitPublic(ctx: PublicCtx, email: string): Promise<void> {
   const { perIpPerHour, perEmailPerHour } = ctx.app.config.signupLimits;
-  enforce(null, perIpPerHour, await hit(ctx.app, ctx.app.db, `ip:${ctx.ip ?? 'unknown'}`, HOUR), 'client address');
-  enforce(null, perEmailPerHour, await hit(ctx.app, ctx.app.db, `email:${sha256(email.toLowerCase())}`, HOUR), 'email address');
+  enforce(null, perIpPerHour, await hit(ctx.app, ctx.app.platform, `ip:${ctx.ip ?? 'unknown'}`, HOUR), 'client address');
+  enforce(null, perEmailPerHour, await hit(ctx.app, ctx.app.platform, `email:${sha256(email.toLowerCase())}`, HOUR), 'email address');
 }
 
 /** A one-time reveal link; only the token's hash is stored. */
@@ -43,7 +43,7 @@ async function issueLink(app: App, q: Queryable, tenantId: string, purpose: 'sig
 /** Creates a free-tier tenant and mails its reveal link; an address with an account gets a notice instead. */
 export async function signup(ctx: PublicCtx, input: { email: string; name?: string }) {
   await limitPublic(ctx, input.email);
-  await ctx.app.db.transaction(async (tx) => {
+  await ctx.app.platform.transaction(async (tx) => {
     const tenant = await insertTenant(tx, { name: input.name ?? input.email, email: input.email, tier: 'free' });
     if (!tenant) {
       return enqueueMail(ctx.app, tx, {
@@ -71,7 +71,7 @@ export async function signup(ctx: PublicCtx, input: { email: string; name?: stri
 /** Mails a link that issues a new key for the account of this address, if there is one. */
 export async function recoverKey(ctx: PublicCtx, email: string) {
   await limitPublic(ctx, email);
-  await ctx.app.db.transaction(async (tx) => {
+  await ctx.app.platform.transaction(async (tx) => {
     const [tenant] = await tx.query<{ id: string }>('select id from tenants where lower(email) = lower($1)', [email]);
     if (!tenant) return;
     const link = await issueLink(ctx.app, tx, tenant.id, 'recover');
@@ -93,7 +93,7 @@ export async function recoverKey(ctx: PublicCtx, email: string) {
  * transaction (keys are stored hashed, so an existing key can never be shown again).
  */
 export async function reveal(ctx: PublicCtx, token: string): Promise<{ api_key: string; tenant: Tenant }> {
-  return ctx.app.db.transaction(async (tx) => {
+  return ctx.app.platform.transaction(async (tx) => {
     const [link] = await tx.query<{ tenant_id: string; purpose: 'signup' | 'recover' }>(
       `update reveal_tokens set used_at = now()
         where token_hash = $1 and used_at is null and expires_at > now() returning tenant_id, purpose`,

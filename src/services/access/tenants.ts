@@ -48,7 +48,7 @@ export async function insertTenant(q: Queryable, input: NewTenant): Promise<Tena
 }
 
 export async function createTenant(app: App, input: NewTenant): Promise<{ tenant: Tenant; api_key: string }> {
-  return app.db.transaction(async (tx) => {
+  return app.platform.transaction(async (tx) => {
     const row = await insertTenant(tx, input);
     if (!row) throw conflict('A tenant with this email already exists');
     const { apiKey } = await insertKey(tx, row.id, 'default', false);
@@ -57,7 +57,7 @@ export async function createTenant(app: App, input: NewTenant): Promise<{ tenant
 }
 
 export async function countTenants(app: App): Promise<number> {
-  const [row] = await app.db.query<{ n: number }>('select count(*)::int as n from tenants');
+  const [row] = await app.platform.query<{ n: number }>('select count(*)::int as n from tenants');
   return row!.n;
 }
 

@@ -24,7 +24,7 @@ export async function createCheckout(ctx: AuthedCtx, input: { tier: string; succ
     const message = `must be a paid tier with a price: ${Object.keys(settings.prices).join(', ')}`;
     throw new AppError('UNPROCESSABLE_CONTENT', `Invalid request: tier: ${message}`, [{ path: 'tier', message }]);
   }
-  const account = await billingAccount(ctx.app.db, ctx.tenant.id);
+  const account = await billingAccount(ctx.app.platform, ctx.tenant.id);
   // A second subscription would bill twice: changing plan is the portal's job.
   if (account?.stripe_subscription_id) {
     throw conflict(`This tenant already has a subscription (${account.stripe_subscription_id}): change or cancel it in the billing portal (POST /v1/memory/stripe/portal)`);
@@ -48,7 +48,7 @@ export async function createCheckout(ctx: AuthedCtx, input: { tier: string; succ
 /** A billing portal session for the tenant's customer (made by its first checkout). */
 export async function createPortal(ctx: AuthedCtx, input: { return_url?: string }): Promise<{ url: string }> {
   stripeSettings(ctx.app);
-  const customer = (await billingAccount(ctx.app.db, ctx.tenant.id))?.stripe_customer_id;
+  const customer = (await billingAccount(ctx.app.platform, ctx.tenant.id))?.stripe_customer_id;
   if (!customer) throw badRequest('This tenant has no Stripe customer yet: subscribe first (POST /v1/memory/stripe/checkout/create)');
   const session = await callStripe('the billing portal session', () =>
     stripeClient(ctx.app).billingPortal.sessions.create({ customer, return_url: input.return_url ?? home(ctx) }),

@@ -45,7 +45,7 @@ export async function receiveStripeEvent(ctx: PublicCtx, payload: string, signat
   if (!BILLING_EVENTS.includes(event.type)) return { received: true, outcome: `ignored: orgmem does not act on ${event.type}` };
   const change = billingChange(event.type, event.data.object, settings);
   const at = new Date(event.created * 1000);
-  return ctx.app.db.transaction(async (tx) => {
+  return ctx.app.platform.transaction(async (tx) => {
     if (!(await recordStripeEvent(tx, event.id, event.type))) return { received: true, duplicate: true, outcome: 'already processed' };
     const outcome = await apply(tx, change, { id: event.id, type: event.type, at });
     ctx.app.log.info({ event: event.id, type: event.type, outcome }, 'stripe event');

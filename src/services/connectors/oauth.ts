@@ -3,6 +3,7 @@ import type { App, AuthedCtx, PublicCtx } from '../../context.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { actAs } from '../access/authenticate.ts';
 import { assertCollectionAccess } from '../access/grants.ts';
+import { inUnitOfWork } from '../../ports/db/unit-of-work.ts';
 import { appendAudit } from '../events/audit.ts';
 import { checkField, insertConnection, type ConnectionRow } from './connections.ts';
 import { ProviderError, providerHttp } from './http.ts';
@@ -137,11 +138,16 @@ export async function oauthCallback(ctx: PublicCtx, provider: OAuthProvider, inp
   try {
     await assertCollectionAccess(agent, state.collection, 'write');
     const credentials = await exchangeCode(oauthApp(ctx.app, provider), provider, input.code, redirectUri(ctx.origin, provider));
-    const connection = await ctx.app.db.transaction(async (tx) => {
-      const created = await insertConnection(tx, agent, { provider, name: state.name, collection: state.collection, container_tag: state.container_tag, config: state.config, credentials });
-      await appendAudit(tx, state.tenant_id, agent.agent, { action: 'connections.oauthCallback', target: `connections/${created.id}`, detail: { provider, id: created.id } });
-      return created;
-    });
+    // The connection (tenant data) commits with its audit entry (platform), as a call through invoke does.
+    const connection = await inUnitOfWork(
+      ctx.app.platform,
+      'together',
+      () => agent.app.db.transaction((tx) => insertConnection(tx, agent, { provider, name: state.name, collection: state.collection, container_tag: state.container_tag, config: state.config, credentials })),
+      (q, created) => {
+        const id = (created as { id: string }).id;
+        return appendAudit(q, state.tenant_id, agent.agent, { action: 'connections.oauthCallback', target: `connections/${id}`, detail: { provider, id } });
+      },
+    );
     dashboard.searchParams.set('connection', connection.id);
     return { location: dashboard.toString() };
   } catch (err) {

@@ -128,6 +128,8 @@ export async function enqueueDueSyncs(app: App): Promise<string[]> {
     `select tenant_id, id from connections
       where status <> 'paused' and provider = any($1::text[])
         and (sync_started_at is null or sync_started_at < now() - make_interval(mins => $2))
+        -- Left behind on the platform by a tenant that moved to its own database (that one is swept on its own).
+        and not exists (select 1 from database_configs d where d.tenant_id = connections.tenant_id)
         and (last_sync_at is null or last_sync_at <= now() - make_interval(mins =>
               case when jsonb_typeof(config->'sync_interval_minutes') = 'number' then (config->>'sync_interval_minutes')::numeric::int else 60 end))`,
     [synced, LEASE_MINUTES],

@@ -29,7 +29,7 @@ const view = (app: App, row: { token: string; collection: string }): DropAddress
 
 /** The tenant's drop address, created on first read; concurrent first reads agree on one. */
 export async function getDropAddress(ctx: AuthedCtx): Promise<DropAddress> {
-  const q = ctx.app.db;
+  const q = ctx.app.platform;
   await q.query('insert into email_addresses (tenant_id, token) values ($1, $2) on conflict (tenant_id) do nothing', [ctx.tenant.id, newDropToken()]);
   const [row] = await q.query<{ token: string; collection: string }>('select token, collection from email_addresses where tenant_id = $1', [ctx.tenant.id]);
   return view(ctx.app, row!);
@@ -37,7 +37,7 @@ export async function getDropAddress(ctx: AuthedCtx): Promise<DropAddress> {
 
 /** A new token in place of the old one, which no longer resolves from this statement on. */
 export async function rotateDropAddress(ctx: AuthedCtx): Promise<DropAddress> {
-  const [row] = await ctx.app.db.query<{ token: string; collection: string }>(
+  const [row] = await ctx.app.platform.query<{ token: string; collection: string }>(
     `insert into email_addresses (tenant_id, token) values ($1, $2)
      on conflict (tenant_id) do update set token = excluded.token, rotated_at = now()
      returning token, collection`,

@@ -181,7 +181,7 @@ export async function receiveMail(app: App, mail: InboundMail, requestId: string
     throw new AppError('PAYLOAD_TOO_LARGE', `The message is larger than ${app.config.email.maxBytes} bytes`);
   }
   const parsed = await parse(mail.raw);
-  const targets = await findDropTargets(app.db, dropTokens(app, mail.to));
+  const targets = await findDropTargets(app.platform, dropTokens(app, mail.to));
   const envelope = addressOf(mail.from);
   const envelopeFrom = envelope ? `${envelope.local}@${envelope.domain}` : '';
   const sender = addresses(parsed.from)[0] ?? envelopeFrom;
@@ -190,7 +190,7 @@ export async function receiveMail(app: App, mail: InboundMail, requestId: string
   for (const target of targets) {
     const ctx = await actAsService(app, target.tenant_id, 'email', requestId);
     if (!ctx) continue;
-    if (!sender || !(await senderAllowed(app.db, ctx.tenant, sender))) {
+    if (!sender || !(await senderAllowed(app.platform, ctx.tenant, sender))) {
       app.log.info({ ...log, tenant: ctx.tenant.id, reason: 'sender not allowed' }, 'inbound mail dropped');
       continue;
     }

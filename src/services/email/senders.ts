@@ -9,7 +9,7 @@ export interface SenderEntry {
 
 /** The allowlist as GET shows it: the account email first (default: true), then the stored entries. */
 export async function listSenders(ctx: AuthedCtx): Promise<{ senders: SenderEntry[] }> {
-  const rows = await ctx.app.db.query<{ sender: string }>('select sender from email_senders where tenant_id = $1 order by sender', [ctx.tenant.id]);
+  const rows = await ctx.app.platform.query<{ sender: string }>('select sender from email_senders where tenant_id = $1 order by sender', [ctx.tenant.id]);
   return { senders: [{ sender: ctx.tenant.email.toLowerCase(), default: true }, ...rows.map((r) => ({ sender: r.sender, default: false }))] };
 }
 
@@ -20,7 +20,7 @@ export async function listSenders(ctx: AuthedCtx): Promise<{ senders: SenderEntr
 export async function putSenders(ctx: AuthedCtx, senders: string[]): Promise<{ senders: SenderEntry[] }> {
   const own = ctx.tenant.email.toLowerCase();
   const list = [...new Set(senders)].filter((s) => s !== own);
-  await ctx.app.db.transaction(async (tx) => {
+  await ctx.app.platform.transaction(async (tx) => {
     await tx.query('delete from email_senders where tenant_id = $1', [ctx.tenant.id]);
     if (list.length) {
       await tx.query('insert into email_senders (tenant_id, sender) select $1, unnest($2::text[]) on conflict do nothing', [ctx.tenant.id, list]);

@@ -4,6 +4,7 @@ import { newId } from '../../ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 import type { Memory } from '../../schemas/memory.ts';
+import { controlQueryable } from '../tenant-db/tenant-app.ts';
 
 export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.deleted';
 /** A deleted memory is sent as its id only. */
@@ -30,7 +31,7 @@ export async function emitMemoryEvents(
   collection: string,
   memories: EventMemory[] | (() => Promise<EventMemory[]>),
 ): Promise<void> {
-  const [hook] = await q.query('select 1 from webhooks where tenant_id = $1', [ctx.tenant.id]);
+  const [hook] = await controlQueryable(ctx.app, q).query('select 1 from webhooks where tenant_id = $1', [ctx.tenant.id]);
   if (!hook) return;
   const list = typeof memories === 'function' ? await memories() : memories;
   const created_at = new Date().toISOString();

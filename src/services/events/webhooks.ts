@@ -19,7 +19,7 @@ export async function putWebhook(ctx: AuthedCtx, url: string): Promise<{ url: st
     }
   }
   const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-  await ctx.app.db.query(
+  await ctx.app.platform.query(
     `insert into webhooks (tenant_id, url, secret_sealed) values ($1, $2, $3)
      on conflict (tenant_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed, created_at = now()`,
     [ctx.tenant.id, url, ctx.app.secrets.encrypt(secret)],
@@ -28,7 +28,7 @@ export async function putWebhook(ctx: AuthedCtx, url: string): Promise<{ url: st
 }
 
 export async function getWebhook(ctx: AuthedCtx): Promise<{ url: string; created_at: string }> {
-  const [row] = await ctx.app.db.query<{ url: string; created_at: Date }>('select url, created_at from webhooks where tenant_id = $1', [
+  const [row] = await ctx.app.platform.query<{ url: string; created_at: Date }>('select url, created_at from webhooks where tenant_id = $1', [
     ctx.tenant.id,
   ]);
   if (!row) throw notFound('No webhook is configured');
@@ -36,7 +36,7 @@ export async function getWebhook(ctx: AuthedCtx): Promise<{ url: string; created
 }
 
 export async function deleteWebhook(ctx: AuthedCtx): Promise<void> {
-  const rows = await ctx.app.db.query('delete from webhooks where tenant_id = $1 returning tenant_id', [ctx.tenant.id]);
+  const rows = await ctx.app.platform.query('delete from webhooks where tenant_id = $1 returning tenant_id', [ctx.tenant.id]);
   if (!rows.length) throw notFound('No webhook is configured');
 }
 
@@ -48,7 +48,7 @@ export const signature = (secret: string, raw: string) => `sha256=${createHmac('
  * none left means nothing to do). A non-2xx answer or a timeout throws, so the job retries.
  */
 export async function deliverEvent(app: App, tenantId: string, event: { id: string; type: string }): Promise<void> {
-  const [hook] = await app.db.query<{ url: string; secret_sealed: string }>('select url, secret_sealed from webhooks where tenant_id = $1', [
+  const [hook] = await app.platform.query<{ url: string; secret_sealed: string }>('select url, secret_sealed from webhooks where tenant_id = $1', [
     tenantId,
   ]);
   if (!hook) return;

@@ -25,7 +25,7 @@ export interface ExtractionConfigInput {
 const SELF_TEST_TIMEOUT_MS = 15_000;
 
 const load = async (app: App, tenantId: string) =>
-  (await app.db.query<ConfigRow>('select * from extraction_configs where tenant_id = $1', [tenantId]))[0];
+  (await app.platform.query<ConfigRow>('select * from extraction_configs where tenant_id = $1', [tenantId]))[0];
 
 const toEndpoint = (app: App, row: ConfigRow): LlmEndpoint => ({
   baseUrl: row.base_url,
@@ -72,7 +72,7 @@ export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfi
     if (err instanceof LlmUnavailableError) throw badRequest(`The extraction endpoint failed its self-test: ${err.message}`);
     throw err;
   }
-  await ctx.app.db.query(
+  await ctx.app.platform.query(
     `insert into extraction_configs (tenant_id, provider, base_url, model, api_key_sealed) values ($1, $2, $3, $4, $5)
      on conflict (tenant_id) do update set provider = excluded.provider, base_url = excluded.base_url, model = excluded.model,
        api_key_sealed = excluded.api_key_sealed, updated_at = now()`,
@@ -83,5 +83,5 @@ export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfi
 
 /** Back to the server override or the platform default. Deleting no config is not an error. */
 export async function deleteExtractionConfig(ctx: AuthedCtx): Promise<void> {
-  await ctx.app.db.query('delete from extraction_configs where tenant_id = $1', [ctx.tenant.id]);
+  await ctx.app.platform.query('delete from extraction_configs where tenant_id = $1', [ctx.tenant.id]);
 }

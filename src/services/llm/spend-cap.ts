@@ -2,7 +2,7 @@ import type { App, AuthedCtx } from '../../context.ts';
 import { operatorSpendThisMonth } from './usage.ts';
 
 const capOf = async (app: App, tenantId: string) =>
-  (await app.db.query<{ monthly_usd: number }>('select monthly_usd from spend_caps where tenant_id = $1', [tenantId]))[0]?.monthly_usd ?? null;
+  (await app.platform.query<{ monthly_usd: number }>('select monthly_usd from spend_caps where tenant_id = $1', [tenantId]))[0]?.monthly_usd ?? null;
 
 /**
  * At or over the cap, the operator's LLM endpoints (server override, platform default) are not
@@ -20,9 +20,9 @@ export async function getSpendCap(ctx: AuthedCtx) {
 
 /** `null` clears the cap. */
 export async function putSpendCap(ctx: AuthedCtx, monthlyUsd: number | null) {
-  if (monthlyUsd === null) await ctx.app.db.query('delete from spend_caps where tenant_id = $1', [ctx.tenant.id]);
+  if (monthlyUsd === null) await ctx.app.platform.query('delete from spend_caps where tenant_id = $1', [ctx.tenant.id]);
   else {
-    await ctx.app.db.query(
+    await ctx.app.platform.query(
       `insert into spend_caps (tenant_id, monthly_usd) values ($1, $2)
        on conflict (tenant_id) do update set monthly_usd = excluded.monthly_usd, updated_at = now()`,
       [ctx.tenant.id, monthlyUsd],

@@ -19,7 +19,7 @@ export async function recorded<R extends LlmUsage>(app: App, tenantId: string, s
 }
 
 async function recordUsage(app: App, tenantId: string, source: LlmSource, purpose: string, endpoint: LlmEndpoint, usage: LlmUsage): Promise<void> {
-  await app.db.query(
+  await app.platform.query(
     `insert into llm_usage (tenant_id, id, purpose, source, model, prompt_tokens, completion_tokens, cost_usd, latency_ms)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [tenantId, newId(), purpose, source, usage.model, usage.promptTokens, usage.completionTokens, costUsd(app, endpoint, usage), usage.latencyMs],
@@ -38,7 +38,7 @@ function costUsd(app: App, endpoint: LlmEndpoint, reply: LlmUsage): number {
 
 /** What the operator's endpoints cost this tenant since the start of the calendar month (UTC). */
 export async function operatorSpendThisMonth(app: App, tenantId: string): Promise<number> {
-  const [row] = await app.db.query<{ usd: number }>(
+  const [row] = await app.platform.query<{ usd: number }>(
     `select coalesce(sum(cost_usd), 0)::float8 as usd from llm_usage
       where tenant_id = $1 and source <> 'tenant' and at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'`,
     [tenantId],

@@ -14,23 +14,23 @@ export async function analytics(app: App, days: number) {
   const since = windowStart(1);
   const day = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD')`;
   const [[funnel], signups, views, paths, referrers] = await Promise.all([
-    app.db.query<{ pageviews: number; signups_requested: number; tenants_created: number; keys_revealed: number }>(
+    app.platform.query<{ pageviews: number; signups_requested: number; tenants_created: number; keys_revealed: number }>(
       `select (select count(*)::int from pageviews where at >= ${since}) as pageviews,
               (select count(*)::int from audit_log where action = 'account.signup' and at >= ${since}) as signups_requested,
               (select count(*)::int from tenants where created_at >= ${since}) as tenants_created,
               (select count(*)::int from audit_log where action = 'account.reveal' and detail->>'purpose' = 'signup' and at >= ${since}) as keys_revealed`,
       [days],
     ),
-    app.db.query<{ day: string; n: number }>(
+    app.platform.query<{ day: string; n: number }>(
       `select ${day('at')} as day, count(*)::int as n from audit_log where action = 'account.signup' and at >= ${since} group by 1`,
       [days],
     ),
-    app.db.query<{ day: string; n: number }>(`select ${day('at')} as day, count(*)::int as n from pageviews where at >= ${since} group by 1`, [days]),
-    app.db.query<{ path: string; views: number }>(
+    app.platform.query<{ day: string; n: number }>(`select ${day('at')} as day, count(*)::int as n from pageviews where at >= ${since} group by 1`, [days]),
+    app.platform.query<{ path: string; views: number }>(
       `select path, count(*)::int as views from pageviews where at >= ${since} group by path order by views desc, path limit ${TOP}`,
       [days],
     ),
-    app.db.query<{ referrer: string | null; views: number }>(
+    app.platform.query<{ referrer: string | null; views: number }>(
       `select referrer, count(*)::int as views from pageviews where at >= ${since} group by referrer order by views desc, referrer nulls first limit ${TOP}`,
       [days],
     ),

@@ -3,7 +3,7 @@ import { healthCounts } from '../graph/reports.ts';
 
 /** Collection health (decisions.md "Small rules") summed over every collection of every tenant: counts only. */
 export async function memoryHealth(app: App, staleDays: number) {
-  const c = await healthCounts(app.db, null, staleDays);
+  const c = await healthCounts(app.platform, null, staleDays);
   const { total, current, archived, stale, expired, supersessions, needs_attention } = c;
   return { stale_days: staleDays, total, current, archived, stale, expired, supersessions, needs_attention };
 }

@@ -13,8 +13,8 @@ export async function usageReport(app: App, days: number, tenantId: string | nul
   const tenant = (col: string, n: number) => (tenantId ? `and ${col} = $${n}` : '');
   const params = tenantId ? [days, tenantId] : [days];
   const [[storage], llm] = await Promise.all([
-    app.db.query<{ storage_bytes: number }>(`select ${STORAGE_BYTES} as storage_bytes from memories m where true ${tenant('m.tenant_id', 1)}`, tenantId ? [tenantId] : []),
-    app.db.query<{ purpose: string; model: string; prompt_tokens: number; completion_tokens: number; cost_usd: number }>(
+    app.platform.query<{ storage_bytes: number }>(`select ${STORAGE_BYTES} as storage_bytes from memories m where true ${tenant('m.tenant_id', 1)}`, tenantId ? [tenantId] : []),
+    app.platform.query<{ purpose: string; model: string; prompt_tokens: number; completion_tokens: number; cost_usd: number }>(
       `select purpose, model, sum(prompt_tokens)::float8 as prompt_tokens, sum(completion_tokens)::float8 as completion_tokens,
               sum(cost_usd)::float8 as cost_usd
          from llm_usage where at >= ${windowStart(1)} ${tenant('tenant_id', 2)}

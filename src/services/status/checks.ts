@@ -70,7 +70,7 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<{ value?: T
 }
 
 async function checkDatabase(app: App): Promise<Component> {
-  const r = await timed('database', () => app.db.query('select 1'));
+  const r = await timed('database', () => app.platform.query('select 1'));
   return { ok: r.error === null, latency_ms: r.latency_ms, error: r.error };
 }
 
@@ -119,7 +119,7 @@ export async function recordCheck(app: App): Promise<Health> {
   const c = await runChecks(app, true);
   const failed = Object.entries({ database: c.database, queue: c.queue, blobs: c.blobs }).filter(([, v]) => v && !v.ok);
   if (failed.length) app.log.warn({ status: c.status, failed: Object.fromEntries(failed.map(([k, v]) => [k, v!.error])) }, 'status check failed');
-  await app.db.query(
+  await app.platform.query(
     `insert into status_checks (ok, status, latency_ms, detail, database_ok, queue_ok, queue_lag_ms, queue_latency_ms, queue_error, blobs_ok, blobs_latency_ms, blobs_error)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
@@ -137,7 +137,7 @@ export async function recordCheck(app: App): Promise<Health> {
       c.blobs?.error ?? null,
     ],
   );
-  await app.db.query(`delete from status_checks where checked_at < now() - make_interval(days => $1::int)`, [KEEP_CHECKS_DAYS]);
+  await app.platform.query(`delete from status_checks where checked_at < now() - make_interval(days => $1::int)`, [KEEP_CHECKS_DAYS]);
   return c.status;
 }
 
@@ -175,12 +175,12 @@ function publicCheck(r: CheckRow) {
  */
 export async function statusReport(app: App) {
   const now = await runChecks(app, false);
-  const [day] = await app.db
+  const [day] = await app.platform
     .query<{ n: number; ok: number }>(
       `select count(*)::int as n, count(*) filter (where ok)::int as ok from status_checks where checked_at > now() - interval '24 hours'`,
     )
     .catch(() => [{ n: 0, ok: 0 }]);
-  const recent = await app.db
+  const recent = await app.platform
     .query<CheckRow>(
       `select checked_at, ok, status, latency_ms, database_ok, queue_ok, queue_lag_ms, queue_latency_ms, blobs_ok, blobs_latency_ms
          from status_checks order by checked_at desc, id desc limit $1`,

@@ -30,7 +30,7 @@ export async function pipelineJobs(app: App, tenantId: string, collection: strin
 
 /** Whether any tenant's work has waited or run without progress past the stuck limit: the queue is not draining. */
 export async function queueStalled(app: App): Promise<boolean> {
-  const [row] = await app.db.query<{ stalled: boolean }>(
+  const [row] = await app.platform.query<{ stalled: boolean }>(
     `select exists (select 1 from extraction_jobs where state in ('queued', 'processing') and updated_at < now() - make_interval(mins => $1::int))
          or exists (select 1 from ingest_files where state in ('queued', 'processing') and updated_at < now() - make_interval(mins => $1::int)) as stalled`,
     [STUCK_MINUTES],

@@ -19,7 +19,7 @@ const mask = (key: string) => (key.length > 8 ? `****${key.slice(-4)}` : '****')
 
 /** The config without its keys; `backend: "platform"` when the tenant's files use the platform's store. */
 export async function getStorageConfig(ctx: AuthedCtx) {
-  const row = await loadStorageConfig(ctx.app.db, ctx.tenant.id);
+  const row = await loadStorageConfig(ctx.app.platform, ctx.tenant.id);
   return {
     configured: !!row,
     backend: row ? row.backend : 'platform',
@@ -71,7 +71,7 @@ export async function putStorageConfig(ctx: AuthedCtx, input: StorageConfigInput
   } finally {
     await store.close();
   }
-  await ctx.app.db.query(
+  await ctx.app.platform.query(
     `insert into storage_configs (tenant_id, backend, endpoint_url, bucket, region, access_key_sealed, secret_key_sealed)
      values ($1, $2, $3, $4, $5, $6, $7)
      on conflict (tenant_id) do update set backend = excluded.backend, endpoint_url = excluded.endpoint_url, bucket = excluded.bucket,
@@ -89,6 +89,6 @@ export async function putStorageConfig(ctx: AuthedCtx, input: StorageConfigInput
  * tenant's bucket stay there: they are the tenant's, and the server no longer has the keys.
  */
 export async function deleteStorageConfig(ctx: AuthedCtx): Promise<void> {
-  await ctx.app.db.query('delete from storage_configs where tenant_id = $1', [ctx.tenant.id]);
+  await ctx.app.platform.query('delete from storage_configs where tenant_id = $1', [ctx.tenant.id]);
   forgetTenantStore(ctx.app, ctx.tenant.id);
 }

@@ -57,7 +57,7 @@ const perApp = new WeakMap<App, LRUCache<string, { updatedAt: number; store: Blo
 
 /** The store holding the tenant's files: its own bucket when it configured one, else the platform's. */
 export async function storeFor(app: App, tenantId: string): Promise<BlobStore> {
-  const row = await loadStorageConfig(app.db, tenantId);
+  const row = await loadStorageConfig(app.platform, tenantId);
   if (!row) return app.blobs;
   let cache = perApp.get(app);
   if (!cache) perApp.set(app, (cache = new LRUCache({ max: CLIENTS })));

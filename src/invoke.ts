@@ -4,6 +4,7 @@ import type { Agent, App, AuthedCtx, PublicCtx } from './context.ts';
 import { Download } from './download.ts';
 import { AppError, forbidden, unauthorized, validationError } from './errors.ts';
 import { screenInput } from './input-guard.ts';
+import { isUnreachable } from './ports/db/db.ts';
 import { inUnitOfWork } from './ports/db/unit-of-work.ts';
 import { isRead, type AnyProcedure } from './procedure.ts';
 import { answers, successStatus } from './responses.ts';
@@ -126,6 +127,16 @@ function toAppError(app: App, proc: AnyProcedure, err: unknown, requestId: strin
   }
   // A unique-constraint race lost to a concurrent request is a conflict, not a crash.
   if ((err as { code?: string })?.code === '23505') return new AppError('CONFLICT', 'The resource already exists');
+  if (isUnreachable(err)) {
+    app.log.warn({ err, procedure: proc.name, requestId }, 'a database is unreachable');
+    // Its address stays in the log: the platform's is none of the caller's business.
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      `A database cannot be reached now (the platform's, or your own if you configured one); try again later (request ${requestId})`,
+      undefined,
+      headers,
+    );
+  }
   app.log.error({ err, procedure: proc.name, requestId }, 'unhandled error');
   return new AppError('INTERNAL_SERVER_ERROR', `Internal error (request ${requestId})`);
 }

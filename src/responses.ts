@@ -35,6 +35,7 @@ function pipelineErrors(proc: AnyProcedure): Partial<Record<ErrorCode, string[]>
     if (proc.collection) add('FORBIDDEN', `The collection is restricted and the key is not granted ${proc.collection.permission} on it`);
     add('TOO_MANY_REQUESTS', "Over the key's rate limit (RateLimit-* headers on every authenticated answer; Retry-After in seconds)");
   }
+  add('SERVICE_UNAVAILABLE', "A database cannot be reached now (the platform's, or the tenant's own: see /v1/memory/database/config)");
   return errors;
 }
 

@@ -200,6 +200,23 @@ describe.runIf(base)("a tenant's own database", () => {
     }
   }, 30_000);
 
+  it('answers 503 while its database cannot be reached, and the platform keeps working for others', async () => {
+    const gone = `orgmem_gone_${suffix}`;
+    await admin.unsafe(`create database ${gone}`);
+    const t = await newTenant(server.url, server.adminKey);
+    expect((await t.api('PUT', PATH, { connection_string: urlOf(gone) })).status).toBe(200);
+    expect((await t.api('POST', `${col('x')}/memories`, { text: 'before the outage' })).status).toBe(201);
+    await admin.unsafe(`drop database ${gone} with (force)`);
+    for (const [method, path, body] of [['GET', `${col('x')}/memories`], ['POST', `${col('x')}/memories`, { text: 'during' }], ['POST', `${col('x')}/search`, { query: 'outage' }]] as const) {
+      const res = await t.api(method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(503);
+      expect(res.body.detail).toMatch(/database cannot be reached/);
+    }
+    // Control routes still answer: the config can be removed.
+    expect((await t.api('DELETE', PATH)).status).toBe(200);
+    expect((await t.api('POST', `${col('x')}/memories`, { text: 'back on the platform' })).status).toBe(201);
+  });
+
   it('opens a pool on the first request after the config and reuses it', async () => {
     const t = await newTenant(server.url, server.adminKey);
     expect((await t.api('PUT', PATH, { connection_string: urlOf(own) })).status).toBe(200);

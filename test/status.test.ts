@@ -51,7 +51,7 @@ const withFailingRoundTrip = (): App => {
   const db = Object.create(app.db, {
     query: { value: (sql: string, params?: unknown[]) => (sql === 'select 1' ? Promise.reject(new Error('connection refused by 10.0.0.5')) : app.db.query(sql, params)) },
   });
-  return { ...app, db };
+  return { ...app, db, platform: db };
 };
 
 const stalledJob = defineJob('status_test_stalled', z.object({}));

@@ -77,7 +77,7 @@ const env = z.object({
   ORGMEM_SEARCH_CACHE_MB: z.coerce.number().min(0).default(64),
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
-  ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).default(20_000),
+  ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).optional(),
   ORGMEM_AUTO_ANALYZE: bool.default(true),
   ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
@@ -309,7 +309,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       embeddingCacheEntries: e.ORGMEM_QUERY_EMBEDDING_CACHE,
       /** Full-text matches ranked per search at most (exact below it; see docs/search.md). */
       textRankCap: e.ORGMEM_SEARCH_TEXT_CAP,
-      /** Up to this many memories in scope after filters, search reads them through the filter indexes: exact vector ranking, words checked per row. */
+      /** Up to this many memories in scope after filters, search reads them through the filter indexes (exact vector ranking, words checked per row); unset: a measured cost model decides (services/search/exact-cost.ts). */
       exactScanMax: e.ORGMEM_SEARCH_EXACT_MAX,
     },
   };

@@ -4,7 +4,7 @@
  * filters, at concurrency 1 and 8 (server-side search_ms and end-to-end HTTP latency, QPS).
  *
  *   node --import tsx bench/search/run.ts --n 100000 [--db NAME] [--load-only | --skip-load | --after-load-only]
- *                                          [--no-auto-analyze] [--keep] [--only NAME-PART]
+ *                                          [--no-auto-analyze] [--keep] [--only NAME-PART | --scenarios NAME,NAME]
  *
  * The bench never analyzes for the service: the loading server runs its worker, so the planner
  * statistics are the service's own (the `analyze_tables` job that bulk writes queue). Right
@@ -37,6 +37,8 @@ const { values: args } = parseArgs({
     'load-concurrency': { type: 'string', default: '4' },
     // Only the scenarios whose name contains this (quick iterations; the README's numbers are full runs).
     only: { type: 'string', default: '' },
+    // Only these scenarios, by exact name, comma-separated (e.g. "hybrid,vector").
+    scenarios: { type: 'string' },
     'after-load-only': { type: 'boolean', default: false },
     'no-auto-analyze': { type: 'boolean', default: false },
   },
@@ -168,7 +170,11 @@ interface Scenario {
   body: Record<string, unknown>;
 }
 
-async function measureSearch(apiKey: string, pick: (name: string) => boolean = (name) => name.includes(args.only!)) {
+function chosen(name: string) {
+  return args.scenarios ? args.scenarios.split(',').includes(name) : name.includes(args.only!);
+}
+
+async function measureSearch(apiKey: string, pick: (name: string) => boolean = chosen) {
   const C = `/v1/memory/collections/${MAIN}/search`;
   const scenarios: Scenario[] = [
     { name: 'hybrid', path: C, body: { mode: 'hybrid' } },

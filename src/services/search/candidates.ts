@@ -1,6 +1,9 @@
 import type { App } from '../../context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { isBroad, markBroad } from './cache.ts';
+import { markBroad } from './cache.ts';
+import { exactBound, readsExactly } from './exact-cost.ts';
+import { vectorSql, type SearchVector } from './feedback.ts';
+import { GRAPH_SETTINGS, graphSettingsFilter } from './plan-settings.ts';
 import { scanExact } from './scan.ts';
 import { narrows, where, type Filters, type Scope } from './scope.ts';
 
@@ -20,15 +23,6 @@ export interface CandidateRow {
 }
 
 const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.expires_at`;
-
-/**
- * Per-transaction planner settings. Custom plans always: whether the HNSW index or a filter
- * index is the better path depends on how many rows the tenant, collection and filters select,
- * which a generic plan of the prepared statement cannot know.
- */
-export async function plannerSettings(tx: Queryable): Promise<void> {
-  await tx.query(`select set_config('plan_cache_mode', 'force_custom_plan', true)`);
-}
 
 /**
  * hnsw.ef_search of a graph search: the candidates it keeps while walking, at least the `k`
@@ -59,54 +53,60 @@ export interface VectorOptions {
   anyState?: boolean;
 }
 
-/** Whether the scope and filters select few enough memories to read them all (scan.ts), unless already found broad. */
-export const readsExactly = (app: App, scope: Scope, filters: Filters) =>
-  scope.memoryCount <= app.config.search.exactScanMax || (narrows(filters) && !isBroad(app, scope, filters));
-
-/** How many rows an exact read may take: unbounded when the whole scope is within the bound. */
-export const exactBound = (app: App, scope: Scope) =>
-  scope.memoryCount > app.config.search.exactScanMax ? app.config.search.exactScanMax : undefined;
+/**
+ * The `k` memories nearest to `vector` by cosine distance, rows loaded.
+ *
+ * Exact first when the scope and filters select few memories (scan.ts says why): one statement,
+ * then one to load the rows kept. When more match than the exact bound, the HNSW index answers
+ * (graphNearest).
+ */
+export async function vectorCandidates(app: App, scope: Scope, filters: Filters, vector: SearchVector, k: number, opts: VectorOptions = {}): Promise<CandidateRow[]> {
+  if (readsExactly(app, scope, filters, k, 'single')) {
+    const scan = await scanExact(app.db, scope, filters, { ...opts, vector, k, bound: exactBound(app, scope, k, 'single') });
+    if (!scan.broad) return (await loadRows(app.db, scope, [scan.nearest]))[0]!;
+    markBroad(app, scope, filters);
+  }
+  return graphNearest(app, scope, filters, vector, k, opts);
+}
 
 /**
- * The `k` memories nearest to `vector` (pgvector text form) by cosine distance.
- *
- * Exact first when the scope and filters select few memories (scan.ts says why); when more
- * match than the exact bound, the HNSW index answers instead.
+ * The graph answers: the order must come from the HNSW index, and the rows come with the search,
+ * since the walk visits each heap row anyway. Iterative scans (pgvector 0.8) keep walking until
+ * enough rows pass the filters. Without a filter, one statement carries its settings
+ * (plan-settings.ts). Under a filter the planner may sort the filter's rows instead, since it
+ * cannot estimate a jsonb containment (it took 20k rows for 100 and spent 35 ms where the graph
+ * took 9), so `enable_sort` is off, which only a setting made before planning can do:
+ * GRAPH_SETTINGS and the search go in one flight, in a transaction that scopes them (three round
+ * trips: BEGIN, both statements, COMMIT).
  */
-export async function vectorCandidates(app: App, scope: Scope, filters: Filters, vector: string, k: number, opts: VectorOptions = {}): Promise<CandidateRow[]> {
-  const scored = await app.db.transaction(async (tx) => {
-    await plannerSettings(tx);
-    if (readsExactly(app, scope, filters)) {
-      const scan = await scanExact(tx, scope, filters, { ...opts, vector, k, bound: exactBound(app, scope) });
-      if (!scan.broad) return scan.nearest;
-      markBroad(app, scope, filters);
-    }
-    // The graph answers: the order must come from the HNSW index. Left to itself the planner may
-    // sort a broad filter's rows instead, since it cannot estimate a jsonb containment (it took
-    // 20k rows for 100 and spent 35 ms where the graph took 9). Iterative scans (pgvector 0.8)
-    // keep walking until enough rows pass the filters.
-    await tx.query(
-      `select set_config('enable_sort', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-      [efSearch(narrows(filters), k)],
-    );
-    const params: unknown[] = [vector];
-    const score = opts.scoreAgainst ? `1 - (m.embedding <=> $${params.push(opts.scoreAgainst)}::vector)` : '1 - (m.embedding <=> $1::vector)';
-    const rows = await tx.query<{ id: string; score: number; distance: number }>(
-      `select m.id, ${score} as score, m.embedding <=> $1::vector as distance from memories m
-        where ${where(scope, filters, params, opts)} order by m.embedding <=> $1::vector limit ${Number(k)}`,
-      params,
-    );
-    // The approximate scan stops after hnsw.max_scan_tuples, so a filter rare near the query
-    // can leave it short although matches exist: then every match is ranked exactly.
+async function graphNearest(app: App, scope: Scope, filters: Filters, vector: SearchVector, k: number, opts: VectorOptions): Promise<CandidateRow[]> {
+  const params: unknown[] = [];
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const q = vectorSql(vector, scope, p);
+  const score = opts.scoreAgainst ? `1 - (m.embedding <=> ${p(opts.scoreAgainst)}::vector)` : `1 - (m.embedding <=> ${q})`;
+  const ef = efSearch(narrows(filters), k);
+  const cond = narrows(filters) ? where(scope, filters, params, opts) : `${where(scope, filters, params, opts)} and ${graphSettingsFilter(`${p(ef)}::text`)}`;
+  const search = `select ${COLUMNS}, ${score} as score, m.embedding <=> ${q} as distance from memories m
+    where ${cond} order by m.embedding <=> ${q} limit ${Number(k)}`;
+  // relaxed_order may return neighbours slightly out of order.
+  const ordered = (rows: Array<CandidateRow & { distance: number }>) =>
+    rows.sort((a, b) => a.distance - b.distance).map(({ distance: _distance, ...row }) => clampScore(row));
+  // The approximate scan stops after hnsw.max_scan_tuples, so a filter rare near the query (or
+  // a scope whose memories are mostly archived or superseded) can leave it short although
+  // matches exist: then every match is ranked exactly.
+  if (!narrows(filters)) {
+    const rows = await app.db.query<CandidateRow & { distance: number }>(search, params);
+    if (rows.length === k) return ordered(rows);
+    return (await loadRows(app.db, scope, [(await scanExact(app.db, scope, filters, { ...opts, vector, k })).nearest]))[0]!;
+  }
+  return app.db.transaction(async (tx) => {
+    const [, rows] = await Promise.all([tx.query(GRAPH_SETTINGS, [ef]), tx.query<CandidateRow & { distance: number }>(search, params)]);
     if (rows.length < k) {
-      await tx.query(`select set_config('enable_sort', 'on', true)`);
-      return (await scanExact(tx, scope, filters, { ...opts, vector, k })).nearest;
+      const [, scan] = await Promise.all([tx.query(`select set_config('enable_sort', 'on', true)`), scanExact(tx, scope, filters, { ...opts, vector, k })]);
+      return (await loadRows(tx, scope, [scan.nearest]))[0]!;
     }
-    // relaxed_order may return neighbours slightly out of order.
-    return rows.sort((a, b) => a.distance - b.distance);
+    return ordered(rows);
   });
-  const [rows] = await loadRows(app.db, scope, [scored]);
-  return rows!;
 }
 
 export const clampScore = (r: CandidateRow): CandidateRow => ({ ...r, score: Math.min(1, Math.max(0, Number(r.score))) });

@@ -25,7 +25,7 @@ export async function related(ctx: AuthedCtx, input: { collection: string; id: s
     'select embedding::text as embedding from memories where tenant_id = $1 and id = $2',
     [ctx.tenant.id, input.id],
   );
-  const rows = await vectorCandidates(ctx.app, scope, NO_FILTERS, target!.embedding, candidateCount(input.limit), { excludeId: input.id });
+  const rows = await vectorCandidates(ctx.app, scope, NO_FILTERS, { literal: target!.embedding }, candidateCount(input.limit), { excludeId: input.id });
   const results = rows.filter((r) => r.score >= input.min_score).slice(0, input.limit).map((r) => toResult(r, false));
   putAnswer(ctx.app, key, { results }, expiryTtl(rows));
   return { results, query_embedding_ms: 0, search_ms: round2(performance.now() - started), cached: false };
@@ -39,7 +39,7 @@ export async function related(ctx: AuthedCtx, input: { collection: string; id: s
 export async function forget(ctx: AuthedCtx, input: { collection: string; query: string; min_score: number; limit: number }): Promise<{ deleted: number; ids: string[] }> {
   const scope = await resolveScope(ctx, input.collection);
   const { vector } = await embedQuery(ctx.app, input.query);
-  const rows = await vectorCandidates(ctx.app, scope, NO_FILTERS, toVectorLiteral(vector), input.limit, { anyState: true });
+  const rows = await vectorCandidates(ctx.app, scope, NO_FILTERS, { literal: toVectorLiteral(vector) }, input.limit, { anyState: true });
   const ids = await deleteMemories(ctx, input.collection, rows.filter((r) => r.score >= input.min_score).map((r) => r.id));
   return { deleted: ids.length, ids };
 }

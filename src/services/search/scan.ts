@@ -1,12 +1,13 @@
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Bm25Doc } from './bm25.ts';
+import { vectorSql, type SearchVector } from './feedback.ts';
 import { where, type Filters, type Scope } from './scope.ts';
 
 export interface ScanRequest {
-  /** Rank the `k` nearest to this vector (pgvector text form). */
-  vector?: string;
+  /** Rank the `k` nearest to this vector. */
+  vector?: SearchVector;
   k?: number;
-  /** Score against this vector instead of `vector` (hybrid feedback). */
+  /** Score against this vector (pgvector text form) instead of `vector` (hybrid feedback). */
   scoreAgainst?: string;
   /** Collect the newest `limit` full-text matches of an OR of these lexemes. */
   lexemes?: string[];
@@ -37,14 +38,15 @@ export interface Scan {
  * and word check included). Why one pass: reading a row is most of its cost, so ranking both
  * sides from one read costs little more than one side (1% of 1M: 21 ms against 17 + 19 ms).
  * Only the ids, distances and matched lexemes are kept; the callers load the few rows they keep.
+ * One statement, no transaction: a read needs none, and its settings travel in it (plan-settings.ts).
  */
-export async function scanExact(tx: Queryable, scope: Scope, filters: Filters, req: ScanRequest): Promise<Scan> {
+export async function scanExact(db: Queryable, scope: Scope, filters: Filters, req: ScanRequest): Promise<Scan> {
   const params: unknown[] = [];
   const p = (v: unknown) => `$${params.push(v)}`;
   const columns = ['m.id'];
   const parts = [`select 'n' as side, null::uuid as id, count(*)::float8 as distance, null::float8 as score, null::text[] as lexemes from f`];
   if (req.vector) {
-    columns.push(`m.embedding <=> ${p(req.vector)}::vector as distance`);
+    columns.push(`m.embedding <=> ${vectorSql(req.vector, scope, p)} as distance`);
     columns.push(req.scoreAgainst ? `1 - (m.embedding <=> ${p(req.scoreAgainst)}::vector) as score` : 'null::float8 as score');
     parts.push(`select 'v', id, distance, score, null from (select id, distance, score from f order by distance limit ${Number(req.k)}) v`);
   }
@@ -54,7 +56,7 @@ export async function scanExact(tx: Queryable, scope: Scope, filters: Filters, r
   }
   const cond = where(scope, filters, params, req);
   const limit = req.bound === undefined ? '' : ` limit ${req.bound + 1}`;
-  const rows = await tx.query<{ side: 'n' | 'v' | 't'; id: string; distance: number; score: number | null; lexemes: string[] }>(
+  const rows = await db.query<{ side: 'n' | 'v' | 't'; id: string; distance: number; score: number | null; lexemes: string[] }>(
     `with f as materialized (select ${columns.join(', ')} from memories m where ${cond}${limit}) ${parts.join(' union all ')}`,
     params,
   );

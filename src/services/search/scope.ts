@@ -6,6 +6,8 @@ export interface Scope {
   collections: string[];
   /** Memories in those collections, all states: below the candidate count no index can come back short. */
   memoryCount: number;
+  /** Memories in the table, every tenant's (the planner's estimate): the HNSW graph walks them all (exact-cost.ts). */
+  tableRows: number;
 }
 
 export type Filters = Pick<SearchInput, 'category' | 'metadata_filter' | 'container_tag' | 'include_archived'>;

@@ -5,13 +5,14 @@ import { toVectorLiteral } from '../../ports/db/db.ts';
 import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { answerKey, embedQuery, getAnswer, markBroad, putAnswer } from './cache.ts';
-import { exactBound, loadRows, plannerSettings, readsExactly, vectorCandidates, type CandidateRow } from './candidates.ts';
-import { feedbackVector } from './feedback.ts';
+import { loadRows, vectorCandidates, type CandidateRow } from './candidates.ts';
+import { exactBound, readsExactly } from './exact-cost.ts';
+import { feedbackVector, type SearchVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { scanExact } from './scan.ts';
 import type { Filters, Scope } from './scope.ts';
-import { expandQuery, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';
+import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';
 
 /**
  * Candidates fetched from each side before fusion: twice the limit, at least 20. Deeper lists
@@ -25,26 +26,35 @@ export const candidateCount = (limit: number) => Math.max(20, 2 * limit);
 interface ResolvedScope extends Scope {
   /** [collection, version] pairs: the part of the cache key that changes with every write. */
   versions: Array<[string, string]>;
+  /** The lexemes of `lexemesOf`, when given (text.ts). */
+  lexemes: string[];
 }
 
 /**
  * The collections a search reads with their versions. One collection: it must exist (404),
- * grants were checked by invoke. All collections: those the caller's key may read.
+ * grants were checked by invoke. All collections: those the caller's key may read. With
+ * `lexemesOf`, the same statement also answers that text's lexemes (one round trip less).
  */
-export async function resolveScope(ctx: AuthedCtx, collection: string | null): Promise<ResolvedScope> {
-  const columns = 'name, version::text as version, memory_count::int as memory_count';
-  const rows = await ctx.app.db.query<{ name: string; version: string; memory_count: number }>(
+export async function resolveScope(ctx: AuthedCtx, collection: string | null, lexemesOf?: string): Promise<ResolvedScope> {
+  const params: unknown[] = [ctx.tenant.id, collection ?? ctx.agent.id];
+  const lexemes = lexemesOf === undefined ? '' : `, ${lexemesSql(`$${params.push(lexemesOf)}`)} as lexemes`;
+  // The table's size for the exact-read cost model (exact-cost.ts): the planner's estimate, -1 before the first ANALYZE.
+  const tableRows = `(select reltuples::float8 from pg_class where oid = 'memories'::regclass) as table_rows`;
+  const columns = `name, version::text as version, memory_count::int as memory_count, ${tableRows}${lexemes}`;
+  const rows = await ctx.app.db.query<{ name: string; version: string; memory_count: number; table_rows: number | null; lexemes?: string[] }>(
     collection !== null
       ? `select ${columns} from collections where tenant_id = $1 and name = $2`
       : `select ${columns} from collections c where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`,
-    [ctx.tenant.id, collection ?? ctx.agent.id],
+    params,
   );
   if (collection !== null && !rows.length) throw notFound(`Collection "${collection}" not found`);
   return {
     tenantId: ctx.tenant.id,
     collections: rows.map((r) => r.name),
     memoryCount: rows.reduce((n, r) => n + r.memory_count, 0),
+    tableRows: Math.max(0, Number(rows[0]?.table_rows ?? 0)),
     versions: rows.map((r) => [r.name, r.version]),
+    lexemes: rows[0]?.lexemes ?? [],
   };
 }
 
@@ -82,30 +92,31 @@ const ms = (since: number) => round2(performance.now() - since);
  * vector search starts alongside it, so the common case costs the slower side, not both in turn;
  * it is replaced by the feedback search if the pass turns out exhaustive after all.
  */
-async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query: string, queryVector: ArrayLike<number> | undefined) {
+async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, weights: Map<string, number>, queryVector: ArrayLike<number> | undefined) {
   const { app } = ctx;
   const k = candidateCount(input.limit);
   const filters: Filters = input;
   const literal = queryVector && toVectorLiteral(queryVector);
-  const nearest = async (searchWith: string) =>
-    (await vectorCandidates(app, scope, filters, searchWith, k, { scoreAgainst: literal })).filter((r) => r.score >= input.min_score);
+  const nearest = async (vector: SearchVector) =>
+    (await vectorCandidates(app, scope, filters, vector, k, { scoreAgainst: vector.feedbackIds?.length ? literal : undefined })).filter(
+      (r) => r.score >= input.min_score,
+    );
   const best = async (ranking: TextRanking) => (await loadRows(app.db, scope, [ranking.ranked.slice(0, k)]))[0]!;
-  if (input.mode === 'vector') return { vectorRows: await nearest(literal!), textRows: [] };
-  const weights = await queryLexemes(app.db, query);
-  if (input.mode === 'hybrid' && readsExactly(app, scope, filters)) {
-    const both = await hybridExact(ctx, scope, input, weights, queryVector!);
+  if (input.mode === 'vector') return { vectorRows: await nearest({ literal: literal! }), textRows: [] };
+  if (input.mode === 'hybrid' && readsExactly(app, scope, filters, k, 'hybrid')) {
+    const both = await hybridExact(ctx, scope, input, weights, literal!);
     if (both) return both;
   }
 
-  const plain = input.mode === 'hybrid' && scope.memoryCount > app.config.search.textRankCap ? nearest(literal!) : undefined;
+  const plain = input.mode === 'hybrid' && scope.memoryCount > app.config.search.textRankCap ? nearest({ literal: literal! }) : undefined;
   plain?.catch(() => {}); // awaited below, or superseded: never an unhandled rejection
   const firstPass = await rankText(app, scope, filters, weights, k);
   if (input.mode === 'text') return { vectorRows: [], textRows: await best(firstPass) };
 
   const expanded = expandQuery(weights, firstPass);
-  if (!expanded) return { vectorRows: await (plain ?? nearest(literal!)), textRows: await best(firstPass) };
+  if (!expanded) return { vectorRows: await (plain ?? nearest({ literal: literal! })), textRows: await best(firstPass) };
   const [vectorRows, textRows] = await Promise.all([
-    feedbackVector(app.db, scope, queryVector!, firstPass.ranked).then(nearest),
+    nearest(feedbackVector(literal!, firstPass.ranked)),
     rankText(app, scope, filters, expanded, k).then(best),
   ]);
   return { vectorRows, textRows };
@@ -113,22 +124,25 @@ async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, query:
 
 /**
  * Hybrid search of a scope or filter small enough to read whole: each pass reads its memories
- * once and ranks both sides from that read (scan.ts), the feedback pass included. Null when the
- * filters select more memories than the exact bound after all.
+ * once and ranks both sides from that read (scan.ts), the feedback pass included, then one
+ * statement loads the rows kept. Null when the filters select more memories than the exact bound
+ * after all.
  */
-async function hybridExact(ctx: AuthedCtx, scope: Scope, input: SearchInput, weights: Map<string, number>, queryVector: ArrayLike<number>) {
+async function hybridExact(ctx: AuthedCtx, scope: Scope, input: SearchInput, weights: Map<string, number>, literal: string) {
   const { app } = ctx;
   const filters: Filters = input;
   const k = candidateCount(input.limit);
   const limit = textLimit(app, scope);
-  const literal = toVectorLiteral(queryVector);
-  const pass = (vector: string, weights: Map<string, number>) =>
-    app.db.transaction(async (tx) => {
-      await plannerSettings(tx);
-      const scoreAgainst = vector === literal ? undefined : literal;
-      return scanExact(tx, scope, filters, { vector, scoreAgainst, k, lexemes: [...weights.keys()], limit, bound: exactBound(app, scope) });
+  const pass = (vector: SearchVector, weights: Map<string, number>) =>
+    scanExact(app.db, scope, filters, {
+      vector,
+      scoreAgainst: vector.feedbackIds?.length ? literal : undefined,
+      k,
+      lexemes: [...weights.keys()],
+      limit,
+      bound: exactBound(app, scope, k, 'hybrid'),
     });
-  const first = await pass(literal, weights);
+  const first = await pass({ literal }, weights);
   if (first.broad) {
     markBroad(app, scope, filters);
     return null;
@@ -137,7 +151,7 @@ async function hybridExact(ctx: AuthedCtx, scope: Scope, input: SearchInput, wei
   let ranking = rankMatches(first.matches, weights, scope, limit);
   const expanded = expandQuery(weights, ranking);
   if (expanded) {
-    const second = await pass(await feedbackVector(app.db, scope, queryVector, ranking.ranked), expanded);
+    const second = await pass(feedbackVector(literal, ranking.ranked), expanded);
     nearest = second.nearest;
     ranking = rankMatches(second.matches, expanded, scope, limit);
   }
@@ -166,7 +180,9 @@ export async function search(
 ): Promise<SearchResponse> {
   const { collection, nameCollections } = target;
   const started = performance.now();
-  const scope = await resolveScope(ctx, collection);
+  // The lexemes come with the scope unless the query is to be rewritten first (or not matched on).
+  const plainLexemes = input.mode !== 'vector' && !input.rewrite;
+  const scope = await resolveScope(ctx, collection, plainLexemes ? input.query : undefined);
   const key = answerKey({ tenantId: ctx.tenant.id, kind: nameCollections ? 'search-all' : 'search', scope: scope.versions, request: input });
   const hit = getAnswer(ctx.app, key);
   if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: ms(started), cached: true };
@@ -181,7 +197,10 @@ export async function search(
   }
   // The `search` stage of the operator's metrics: retrieval itself, without the cache, embedding or LLM steps.
   const { vectorRows, textRows } = scope.collections.length
-    ? await ctx.app.metrics.time('search', () => retrieve(ctx, scope, input, query, queryVector))
+    ? await ctx.app.metrics.time('search', async () => {
+        const weights = input.mode === 'vector' ? new Map<string, number>() : plainLexemes ? lexemeWeights(scope.lexemes) : await queryLexemes(ctx.app.db, query);
+        return retrieve(ctx, scope, input, weights, queryVector);
+      })
     : { vectorRows: [], textRows: [] };
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
   const final = (input.rerank ? await reranked(ctx, query, ranked) : ranked).slice(0, input.limit);

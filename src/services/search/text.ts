@@ -2,16 +2,18 @@ import type { App } from '../../context.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { rankBm25, type Bm25Doc } from './bm25.ts';
 import { markBroad } from './cache.ts';
-import { exactBound, plannerSettings, readsExactly } from './candidates.ts';
+import { exactBound, exactMax, readsExactly } from './exact-cost.ts';
 import { scanExact } from './scan.ts';
 import { narrows, where, type Filters, type Scope } from './scope.ts';
 
 /**
  * Finding `limit` matches of common words means reading about limit / (share of memories
  * matching) rows, up to 32k at 1M memories for a 1,000 cap (p95 35 ms); 250 brings it to 11 ms.
- * A scope this small is read whole in that time anyway, so it keeps the full cap.
+ * Ranking them costs per match too (their lexemes travel back and are ranked here), so a scope
+ * of more memories than the cap, which may match more than SAMPLE, is sampled whatever its size:
+ * with the full cap up to 10,000 memories, hybrid search of a 10k collection took 39 ms through
+ * the indexes against 13 ms at 20k (issue 16). A scope within the cap is ranked exactly.
  */
-const LARGE_SCOPE = 10_000;
 const SAMPLE = 250;
 /** A broad filter's sample reads at most this many rows per match wanted (text.ts, rankText). */
 const SAMPLE_READ = 16;
@@ -24,10 +26,16 @@ export interface TextRanking {
   exhaustive: boolean;
 }
 
-/** The query's lexemes in the full-text configuration (stop words gone, stemmed), weight 1 each. */
+/** The SQL of a query's lexemes in the full-text configuration (stop words gone, stemmed); `param` holds its text. */
+export const lexemesSql = (param: string) => `(select search_lexemes(${param}::text))`;
+
+/** Query lexemes weighing 1 each, the query's own words. */
+export const lexemeWeights = (lexemes: string[]) => new Map(lexemes.map((l) => [l, 1]));
+
+/** The lexemes of a query, on their own (a rewritten query; a plain one has them with its scope, search.ts). */
 export async function queryLexemes(db: Db, text: string): Promise<Map<string, number>> {
-  const [row] = await db.query<{ lexemes: string[] }>('select search_lexemes($1) as lexemes', [text]);
-  return new Map((row?.lexemes ?? []).map((l) => [l, 1]));
+  const [row] = await db.query<{ lexemes: string[] }>(`select ${lexemesSql('$1')} as lexemes`, [text]);
+  return lexemeWeights(row?.lexemes ?? []);
 }
 
 /**
@@ -37,8 +45,8 @@ export async function queryLexemes(db: Db, text: string): Promise<Map<string, nu
  * matching query itself.
  *
  * Ranking costs per matching row, and a query made of common words matches a large share of a
- * big collection, so at most `cap` matches are ranked, and in scopes of more than LARGE_SCOPE
- * memories at most SAMPLE: below that (rare words, ordinary collections) document frequencies
+ * big collection, so at most `cap` matches are ranked, and in scopes of more memories than the
+ * cap at most SAMPLE: below that (rare words, small collections) document frequencies
  * and ranking are exact; above it the text side ranks the newest matches (ids are time-ordered),
  * or under a broad filter the first matches its index gives, and the vector side carries the
  * relevance (docs/search.md). `need`: the candidates the caller wants, when that many match.
@@ -47,40 +55,41 @@ export async function rankText(app: App, scope: Scope, filters: Filters, weights
   if (!weights.size) return { ranked: [], exhaustive: true }; // only stop words: nothing to match
   const limit = textLimit(app, scope);
   const lexemes = [...weights.keys()];
-  return app.db.transaction(async (tx) => {
-    // Custom plans: a common word wants a scan that stops at the limit, a rare one the GIN index.
-    await plannerSettings(tx);
-    if (narrows(filters) && readsExactly(app, scope, filters)) {
-      // Filter first, as the vector side does (scan.ts): left to itself the planner intersects
-      // the filter's index with the GIN index, whose common words list a sixth of a large
-      // collection (162k entries for one query at 1M). Without a filter the GIN index is best.
-      const scan = await scanExact(tx, scope, filters, { lexemes, limit, bound: exactBound(app, scope) });
-      if (!scan.broad) return rankMatches(scan.matches, weights, scope, limit);
-      markBroad(app, scope, filters);
-    }
-    const query = (sql: (cond: string) => string) => {
-      const params: unknown[] = [lexemes];
-      return tx.query<Bm25Doc>(sql(where(scope, filters, params, {})), params);
-    };
-    const match = `tsv @@ search_tsquery($1::text[])::tsquery`;
-    if (narrows(filters)) {
-      // A filter known to select more memories than the exact bound: the matches among its first
-      // `read` rows are the sample, where the planner would AND the filter's index with the
-      // words' GIN lists (30 to 56 ms for a 2% filter at 1M). Those rows are not all of the
-      // filter's, so the sample is never exhaustive. Words too rare to fill a quarter of it, or
-      // the `need`ed candidates, go to the GIN index, quick for rare words, which finds them all.
-      const read = Math.min(SAMPLE_READ * limit, app.config.search.exactScanMax);
-      const sample = await query((cond) => `with f as materialized (select m.id, m.tsv from memories m where ${cond} limit ${read})
-         select id, tsvector_to_array(tsv) as lexemes from f where ${match} limit ${Number(limit)}`);
-      if (sample.length >= Math.max(need, limit / 4)) return { ranked: rankBm25(sample, weights, scope.memoryCount), exhaustive: false };
-    }
-    const matches = await query((cond) => `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`);
-    return rankMatches(matches, weights, scope, limit);
-  });
+  // One statement per step, no transaction (a read needs none): custom plans (plan-settings.ts),
+  // since a common word wants a scan that stops at the limit and a rare one the GIN index.
+  if (narrows(filters) && readsExactly(app, scope, filters, need, 'single')) {
+    // Filter first, as the vector side does (scan.ts): left to itself the planner intersects
+    // the filter's index with the GIN index, whose common words list a sixth of a large
+    // collection (162k entries for one query at 1M). Without a filter the GIN index is best.
+    const scan = await scanExact(app.db, scope, filters, { lexemes, limit, bound: exactBound(app, scope, need, 'single') });
+    if (!scan.broad) return rankMatches(scan.matches, weights, scope, limit);
+    markBroad(app, scope, filters);
+  }
+  const query = (sql: (cond: string) => string) => {
+    const params: unknown[] = [lexemes];
+    return app.db.query<Bm25Doc>(sql(`${where(scope, filters, params, {})}`), params);
+  };
+  const match = `tsv @@ search_tsquery($1::text[])::tsquery`;
+  if (narrows(filters)) {
+    // A filter known to select more memories than the exact bound: the matches among its first
+    // `read` rows are the sample, where the planner would AND the filter's index with the
+    // words' GIN lists (30 to 56 ms for a 2% filter at 1M). Those rows are not all of the
+    // filter's, so the sample is never exhaustive. Words too rare to fill a quarter of it, or
+    // the `need`ed candidates, go to the GIN index, quick for rare words, which finds them all.
+    const read = Math.min(SAMPLE_READ * limit, exactMax(app, scope, need, 'single'));
+    const sample = await query((cond) => `with f as materialized (select m.id, m.tsv from memories m where ${cond} limit ${read})
+       select id, tsvector_to_array(tsv) as lexemes from f where ${match} limit ${Number(limit)}`);
+    if (sample.length >= Math.max(need, limit / 4)) return { ranked: rankBm25(sample, weights, scope.memoryCount), exhaustive: false };
+  }
+  const matches = await query((cond) => `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`);
+  return rankMatches(matches, weights, scope, limit);
 }
 
-/** How many matches are ranked at most: SAMPLE in scopes over LARGE_SCOPE memories, else the cap. */
-export const textLimit = (app: App, scope: Scope) => (scope.memoryCount > LARGE_SCOPE ? Math.min(app.config.search.textRankCap, SAMPLE) : app.config.search.textRankCap);
+/** How many matches are ranked at most: SAMPLE in scopes of more memories than the cap, else the cap (every match). */
+export const textLimit = (app: App, scope: Scope) => {
+  const cap = app.config.search.textRankCap;
+  return scope.memoryCount > cap ? Math.min(cap, SAMPLE) : cap;
+};
 
 /** BM25 over the matches read, at most `limit`: fewer means every match was read. */
 export const rankMatches = (matches: Bm25Doc[], weights: Map<string, number>, scope: Scope, limit: number): TextRanking => ({

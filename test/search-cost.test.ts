@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import type { App } from '../src/context.ts';
+import { exactMax, readsExactly } from '../src/services/search/exact-cost.ts';
+import { NO_FILTERS, type Scope } from '../src/services/search/scope.ts';
+import { textLimit } from '../src/services/search/text.ts';
+
+// The cost decisions read only the App's configuration.
+const appWith = (env: Record<string, string> = {}) => ({ config: loadConfig({ ORGMEM_DATA_DIR: 'memory://', ...env }) }) as App;
+const scope = (memoryCount: number, tableRows: number): Scope => ({ tenantId: 't', collections: ['c'], memoryCount, tableRows });
+
+describe('exact read or indexes (the cost model)', () => {
+  const app = appWith();
+
+  it('reads a collection row by row only while that costs less than the indexes', () => {
+    // The benchmark's collections: 10k and 20k beside 8k others go to the indexes, the 2k ones of a 108k table are read.
+    expect(readsExactly(app, scope(10_000, 18_000), NO_FILTERS, 20, 'hybrid')).toBe(false);
+    expect(readsExactly(app, scope(20_000, 28_000), NO_FILTERS, 20, 'hybrid')).toBe(false);
+    expect(readsExactly(app, scope(2_000, 108_000), NO_FILTERS, 20, 'hybrid')).toBe(true);
+    expect(readsExactly(app, scope(500, 500), NO_FILTERS, 20, 'single')).toBe(true);
+  });
+
+  it('reads more rows before walking a graph that is mostly other memories', () => {
+    const small = exactMax(app, scope(1_000, 30_000), 20, 'hybrid');
+    const large = exactMax(app, scope(1_000, 1_000_000), 20, 'hybrid');
+    expect(large).toBeGreaterThan(small);
+    // More candidates wanted: more graph visits under a filter, so more rows are worth reading.
+    expect(exactMax(app, scope(1_000, 1_000_000), 100, 'hybrid')).toBeGreaterThan(large);
+    // An empty table (no statistics yet) still has a bound.
+    expect(exactMax(app, scope(0, 0), 20, 'single')).toBeGreaterThan(0);
+  });
+
+  it('takes ORGMEM_SEARCH_EXACT_MAX as it is when set', () => {
+    const fixed = appWith({ ORGMEM_SEARCH_EXACT_MAX: '30' });
+    expect(exactMax(fixed, scope(2_000, 1_000_000), 20, 'hybrid')).toBe(30);
+    expect(readsExactly(fixed, scope(31, 31), NO_FILTERS, 20, 'hybrid')).toBe(false);
+    expect(readsExactly(fixed, scope(31, 31), { ...NO_FILTERS, category: 'decision' }, 20, 'hybrid')).toBe(true);
+  });
+});
+
+describe('full-text match cap', () => {
+  it('ranks every match of a scope within the cap and samples any larger scope', () => {
+    const app = appWith();
+    expect(textLimit(app, scope(1_000, 1_000))).toBe(1000);
+    expect(textLimit(app, scope(1_001, 1_001))).toBe(250);
+    expect(textLimit(app, scope(10_000, 10_000))).toBe(250);
+    expect(textLimit(appWith({ ORGMEM_SEARCH_TEXT_CAP: '50' }), scope(5_000, 5_000))).toBe(50);
+  });
+});

@@ -12,6 +12,7 @@ import { openPostgres } from './ports/db/postgres.ts';
 import { withUnitsOfWork } from './ports/db/unit-of-work.ts';
 import type { Embedder } from './ports/embedder/embedder.ts';
 import { makeEmbedder } from './ports/embedder/index.ts';
+import { closeLocalEmbedder } from './ports/embedder/local-use.ts';
 import { embeddedQueue } from './ports/jobs/embedded.ts';
 import { graphileQueue } from './ports/jobs/graphile.ts';
 import { outboxMailer, smtpMailer } from './ports/mailer.ts';
@@ -60,4 +61,5 @@ export async function closeApp(app: App): Promise<void> {
   await app.db.close();
   await app.blobs.close();
   await closeOcr();
+  await closeLocalEmbedder();
 }

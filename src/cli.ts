@@ -55,6 +55,12 @@ async function openApp(level?: string) {
 const closeApp = async (app: App) => (await import('./app.ts')).closeApp(app);
 const startWorker = async (app: App) => (await import('./app.ts')).startWorker(app);
 
+/** Loads the bundled model now, in the background, so that the first request does not wait for it (a remote embedder is not called). */
+function warmEmbedder(app: App) {
+  if (app.config.embedder.kind !== 'local') return;
+  app.embedder.embed(['warm up']).catch((err: unknown) => app.log.warn({ err }, 'the embedding model failed to load'));
+}
+
 function portNumber(value: string | boolean | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be a port number (0-65535), not '${value}'`);
@@ -102,6 +108,7 @@ ${HELP}`,
     const config = loadConfig();
     const port = portNumber(values.port, config.port);
     const app = await openApp();
+    warmEmbedder(app);
     const [{ buildServer }, { startInboundSmtp }] = await Promise.all([import('./server.ts'), import('./services/email/smtp-listener.ts')]);
     const server = await buildServer(app);
     await server.listen({ host: typeof values.host === 'string' ? values.host : config.host, port });
@@ -130,6 +137,7 @@ Options:
 ${HELP}`,
   async run() {
     const app = await openApp();
+    warmEmbedder(app);
     await startWorker(app);
     app.log.info('orgmem worker running');
     onShutdown(() => closeApp(app));

@@ -58,6 +58,7 @@ const env = z.object({
   ORGMEM_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
   ORGMEM_EMBEDDINGS_API_KEY: z.string().default(''),
   ORGMEM_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().positive().default(512),
+  ORGMEM_EMBEDDER_THREADS: z.coerce.number().int().positive().max(16).optional(),
   ORGMEM_PUBLIC_URL: z.string().url().optional(),
   ORGMEM_TIERS: z.string().optional(),
   ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -215,6 +216,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       model: e.ORGMEM_EMBEDDINGS_MODEL,
       apiKey: e.ORGMEM_EMBEDDINGS_API_KEY,
       dimensions: e.ORGMEM_EMBEDDINGS_DIMENSIONS,
+      /** Worker threads of the bundled model (local only); unset, one a core up to 4. */
+      threads: e.ORGMEM_EMBEDDER_THREADS,
     },
     publicUrl: e.ORGMEM_PUBLIC_URL,
     tiers,

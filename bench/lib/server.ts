@@ -27,6 +27,8 @@ export async function dropDatabase(baseUrl: string, name: string): Promise<void>
 
 export interface RunningServer {
   url: string;
+  /** The server process's id (e.g. to read its CPU time from /proc). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function startOrgmem(env: Record<string, string>, port: number, opt
   }
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());

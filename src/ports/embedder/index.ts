@@ -7,7 +7,7 @@ import { openAiEmbedder } from './openai-compatible.ts';
 export function makeEmbedder(cfg: Config['embedder']): Embedder {
   switch (cfg.kind) {
     case 'local':
-      return localUseEmbedder();
+      return localUseEmbedder({ threads: cfg.threads });
     case 'hash':
       return hashEmbedder(cfg.dimensions);
     case 'openai':

@@ -9,7 +9,7 @@
  * (the handler's `search()` on an App opened as `orgmem serve` opens it, hash embedder, pool of
  * 10) while every statement it sends is recorded: SQL, parameters, transaction and which
  * statements had finished when it started. Then the same statements run bare, straight on
- * postgres.js with the port's options (prepared, JIT off): same SQL and parameters, so the same
+ * postgres.js with the port's options (prepared, its connection settings): same SQL and parameters, so the same
  * plans; a statement starts when the ones that had finished before it in the service's run are
  * done, so what ran in parallel there runs in parallel here, and transactions are replayed as
  * transactions, with their statements pipelined as the service sent them. The service's
@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { z } from 'zod';
 import type { Db, Queryable, Row, Tx } from '../../src/ports/db/db.ts';
+import { CONNECTION_SETTINGS } from '../../src/ports/db/postgres.ts';
 import { searchFields } from '../../src/schemas/search.ts';
 import { search } from '../../src/services/search/search.ts';
 import { round, summary } from '../lib/stats.ts';
@@ -140,8 +141,8 @@ async function floor(ops: Op[], conns: postgres.ReservedSql[]): Promise<number> 
 const { app, ctx, url, close } = await openInProcess(args.base!, dbName, POOL, { ORGMEM_SEARCH_CACHE_MB: '0' });
 const rec: { current: Recorder | null } = { current: null };
 app.db = recording(app.db, rec);
-// The port's options (src/ports/db/postgres.ts): prepared statements, JIT off.
-const bare = postgres(url, { max: POOL, onnotice: () => {}, prepare: true, connection: { jit: 'off' } });
+// The port's options (src/ports/db/postgres.ts): prepared statements, its connection settings.
+const bare = postgres(url, { max: POOL, onnotice: () => {}, prepare: true, connection: CONNECTION_SETTINGS });
 const input = z.object(searchFields);
 // The floor's connections (a search runs at most a few operations at once; more is spare).
 const reserved = await Promise.all(Array.from({ length: 6 }, () => bare.reserve()));

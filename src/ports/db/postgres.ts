@@ -8,18 +8,23 @@ export interface PostgresOptions {
   idleTimeout?: number;
 }
 
+/**
+ * Settings of every connection the port opens (bench/search/bare.ts replays searches with them).
+ * JIT off: every statement here is short, and compiling one with LLVM costs tens of
+ * milliseconds, which a large filtered search's cost estimate would otherwise trigger.
+ * Custom plans always: postgres.js prepares every statement, and PostgreSQL may switch one to a
+ * generic plan after its fifth run; whether search takes the HNSW index, a filter's index, the
+ * GIN index or a scan depends on how many rows the tenant, collection, filters and words
+ * select, which a generic plan cannot know. Planning each time costs tens of microseconds.
+ */
+export const CONNECTION_SETTINGS = { jit: 'off', plan_cache_mode: 'force_custom_plan' };
+
 export function openPostgres(url: string, max: number, opts: PostgresOptions = {}): Db {
-  // JIT off: every statement here is short, and compiling one with LLVM costs tens of
-  // milliseconds, which a large filtered search's cost estimate would otherwise trigger.
-  // Custom plans always: postgres.js prepares every statement, and PostgreSQL may switch one to a
-  // generic plan after its fifth run; whether search takes the HNSW index, a filter's index, the
-  // GIN index or a scan depends on how many rows the tenant, collection, filters and words
-  // select, which a generic plan cannot know. Planning each time costs tens of microseconds.
   const sql = postgres(url, {
     max,
     onnotice: () => {},
     prepare: true,
-    connection: { jit: 'off', plan_cache_mode: 'force_custom_plan' },
+    connection: CONNECTION_SETTINGS,
     ...(opts.connectTimeout && { connect_timeout: opts.connectTimeout }),
     ...(opts.idleTimeout && { idle_timeout: opts.idleTimeout }),
   });

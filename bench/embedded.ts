@@ -14,10 +14,11 @@
  * directory is a fresh temporary one, removed at the end. Results: bench/results/embedded-<n>.json
  * (embedded-<n>-hash.json with the hash embedder).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { processCpuSeconds } from './lib/cpu.ts';
 import { api, createTenantKey, startOrgmem } from './lib/server.ts';
 import { pool, round, summary } from './lib/stats.ts';
 import { memories, queries } from './search/corpus.ts';
@@ -37,14 +38,6 @@ const { values: args } = parseArgs({
 const N = Number(args.n);
 const SAMPLES = Number(args.samples);
 const COLLECTION = 'main';
-/**
- * The server's CPU seconds so far, all its threads (model threads included), from /proc (Linux):
- * on a shared machine, CPU per memory says more than the wall clock about what the run costs.
- */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 10 ms
-};
 const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 const dir = mkdtempSync(join(tmpdir(), 'orgmem-embedded-bench-'));
@@ -62,11 +55,11 @@ try {
   const startS = round((performance.now() - startedAt) / 1000);
   try {
     const firstWriteMs = await firstWrite(server.url, key);
-    const cpu0 = cpuSeconds(server.pid);
+    const cpu0 = processCpuSeconds(server.pid);
     const insert = await load(server.url, key);
-    const cpu1 = cpuSeconds(server.pid);
+    const cpu1 = processCpuSeconds(server.pid);
     const searchRows = await search(server.url, key);
-    const cpu2 = cpuSeconds(server.pid);
+    const cpu2 = processCpuSeconds(server.pid);
     const during = Number(args.during) ? await searchDuringLoad(server.url, key, Number(args.during)) : null;
     const cpu = { insert_ms_per_memory: round(((cpu1 - cpu0) * 1000) / N, 2), search_ms_per_query: round(((cpu2 - cpu1) * 1000) / (SAMPLES * 2 + 20), 2) };
     log(`server CPU: ${JSON.stringify(cpu)}`);

@@ -12,7 +12,9 @@
  * "right after load" row, `after_load` in the results); then `VACUUM` (visibility map only, as
  * autovacuum would do in time; no ANALYZE), a restart and the full set of scenarios.
  * `--no-auto-analyze` loads with ORGMEM_AUTO_ANALYZE=0 (what the row was before the job);
- * `--after-load-only` stops after that row.
+ * `--after-load-only` stops after that row. The load reports its CPU time per memory: the
+ * server's, and the rest of the machine's (PostgreSQL's backends and this client).
+ * `--without-vector-index` drops the HNSW index before loading and stops after the load.
  *
  * Engine numbers use ORGMEM_EMBEDDER=hash (no model cost); bench/search/embedder-cost.ts
  * measures the bundled model's query cost separately. Results: bench/results/search-<n>.json.
@@ -20,6 +22,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
+import { machineCpuSeconds, processCpuSeconds } from '../lib/cpu.ts';
 import { api, createDatabase, createTenantKey, dropDatabase, startOrgmem } from '../lib/server.ts';
 import { pool, round, summary } from '../lib/stats.ts';
 import { memories, queries } from './corpus.ts';
@@ -41,6 +44,8 @@ const { values: args } = parseArgs({
     scenarios: { type: 'string' },
     'after-load-only': { type: 'boolean', default: false },
     'no-auto-analyze': { type: 'boolean', default: false },
+    // Diagnostic: load without the HNSW index (dropped before the load; stops after it), to see what the rest of an insert costs.
+    'without-vector-index': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.n);
@@ -70,9 +75,16 @@ let server = await startOrgmem(env, Number(args.port), { worker: !args['skip-loa
 try {
   if (!args['skip-load']) {
     key = createTenantKey(env, 'bench');
+    if (args['without-vector-index']) await sql`drop index memories_embedding`;
     writeFileSync(`/tmp/${dbName}.key`, key);
     results.insert = await load(key);
     mkdirSync('bench/results', { recursive: true });
+    if (args['without-vector-index']) {
+      await server.stop();
+      await sql.end();
+      await dropDatabase(args.base!, dbName);
+      process.exit(0);
+    }
     writeFileSync(`bench/results/search-${N}.insert.json`, JSON.stringify(results.insert, null, 2));
     results.after_load = await afterLoad(key);
     if (args['after-load-only']) {
@@ -147,6 +159,7 @@ async function load(apiKey: string) {
   const total = N + SMALL.length * SMALL_SIZE;
   log(`loading ${total} memories in ${batches.length} bulk calls`);
   const started = performance.now();
+  const cpu = { server: processCpuSeconds(server.pid), machine: machineCpuSeconds() };
   let done = 0;
   let lastReport = started;
   await pool(batches, Number(args['load-concurrency']), async (b) => {
@@ -160,8 +173,10 @@ async function load(apiKey: string) {
   });
   const seconds = (performance.now() - started) / 1000;
   const perSecond = Math.round(total / seconds);
-  log(`inserted ${total} in ${round(seconds)} s: ${perSecond}/s`);
-  return { memories: total, seconds: round(seconds), per_second: perSecond, concurrency: Number(args['load-concurrency']), batch: 100 };
+  const serverMs = ((processCpuSeconds(server.pid) - cpu.server) * 1000) / total;
+  const cpuMs = { server: round(serverMs, 3), rest_of_machine: round(((machineCpuSeconds() - cpu.machine) * 1000) / total - serverMs, 3) };
+  log(`inserted ${total} in ${round(seconds)} s: ${perSecond}/s; CPU ms per memory ${JSON.stringify(cpuMs)}`);
+  return { memories: total, seconds: round(seconds), per_second: perSecond, concurrency: Number(args['load-concurrency']), batch: 100, cpu_ms_per_memory: cpuMs };
 }
 
 interface Scenario {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Embedder } from './embedder.ts';
 
 /**
@@ -21,7 +21,8 @@ function hashVector(text: string, dims: number): number[] {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const features = [...words, ...words.slice(1).map((w, i) => `${words[i]} ${w}`)];
   for (const f of features) {
-    const h = createHash('md5').update(f).digest();
+    // The one-shot hash: half the CPU of a Hash object per feature, the same digest.
+    const h = hash('md5', f, 'buffer');
     const bucket = h.readUInt32LE(0) % dims;
     v[bucket] = v[bucket]! + ((h[4]! & 1) === 1 ? 1 : -1);
   }

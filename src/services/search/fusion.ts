@@ -1,4 +1,4 @@
-import type { CandidateRow } from './candidates.ts';
+import { scored, type CandidateRow } from './candidates.ts';
 
 /** The usual reciprocal-rank-fusion constant: damps the weight of the very first ranks. */
 export const RRF_K = 60;
@@ -24,5 +24,5 @@ export function reciprocalRankFusion(lists: CandidateRow[][]): CandidateRow[] {
   }
   return [...fused.values()]
     .sort((a, b) => b.sum - a.sum || a.order - b.order)
-    .map(({ row, sum }) => ({ ...row, score: sum / best }));
+    .map(({ row, sum }) => scored(row, sum / best));
 }

@@ -6,7 +6,7 @@
  *
  * Two ways of starting are timed, each over N runs (min / median by nearest rank / max, in ms):
  * the entry point (`node bin/orgmem.js`, which runs the JavaScript in dist/), and the TypeScript
- * sources through tsx (`node --import tsx src/cli.ts`), which is how bin/orgmem.js started before
+ * sources through tsx (`node --import tsx host/cli.ts`), which is how bin/orgmem.js started before
  * the build existed. `--bin` times another entry point (an older checkout's, to compare). Every
  * run gets an empty temporary data directory and no database URL, so a command that does run
  * something touches nothing real.
@@ -23,7 +23,7 @@ const N = Number(values.n);
 const root = resolve(import.meta.dirname, '..');
 
 // Resolved here: the runs start in an empty directory, where `--import tsx` would not be found.
-const starts = { [values.bin!]: [resolve(values.bin!)], 'tsx src/cli.ts': ['--import', import.meta.resolve('tsx'), join(root, 'src/cli.ts')] };
+const starts = { [values.bin!]: [resolve(values.bin!)], 'tsx host/cli.ts': ['--import', import.meta.resolve('tsx'), join(root, 'host/cli.ts')] };
 const commands = [['--help'], ['serve', '--help'], ['admin', 'create-tenant', '--help']];
 
 function timeOnce(prefix: string[], args: string[]) {
@@ -42,12 +42,16 @@ function timeOnce(prefix: string[], args: string[]) {
 
 const fmt = (ms: number) => ms.toFixed(0).padStart(6);
 process.stdout.write(`node ${process.version}, ${N} runs each; wall ms from spawn to exit\n\n`);
-process.stdout.write(`${'start'.padEnd(24)} ${'command'.padEnd(28)} ${'min'.padStart(6)} ${'median'.padStart(6)} ${'max'.padStart(6)}  exit  first line of output\n`);
+process.stdout.write(
+  `${'start'.padEnd(24)} ${'command'.padEnd(28)} ${'min'.padStart(6)} ${'median'.padStart(6)} ${'max'.padStart(6)}  exit  first line of output\n`,
+);
 for (const [name, prefix] of Object.entries(starts)) {
   for (const args of commands) {
     const runs = Array.from({ length: N }, () => timeOnce(prefix, args));
     const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
     const { status, out } = runs[0]!;
-    process.stdout.write(`${name.padEnd(24)} ${args.join(' ').padEnd(28)} ${fmt(ms[0]!)} ${fmt(percentile(ms, 50))} ${fmt(ms.at(-1)!)}  ${String(status).padStart(4)}  ${out.slice(0, 60)}\n`);
+    process.stdout.write(
+      `${name.padEnd(24)} ${args.join(' ').padEnd(28)} ${fmt(ms[0]!)} ${fmt(percentile(ms, 50))} ${fmt(ms.at(-1)!)}  ${String(status).padStart(4)}  ${out.slice(0, 60)}\n`,
+    );
   }
 }

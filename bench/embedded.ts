@@ -63,7 +63,17 @@ try {
     const during = Number(args.during) ? await searchDuringLoad(server.url, key, Number(args.during)) : null;
     const cpu = { insert_ms_per_memory: round(((cpu1 - cpu0) * 1000) / N, 2), search_ms_per_query: round(((cpu2 - cpu1) * 1000) / (SAMPLES * 2 + 20), 2) };
     log(`server CPU: ${JSON.stringify(cpu)}`);
-    const results = { n: N, embedder: args.embedder, threads: args.threads ?? 'default', start_s: startS, first_write_ms: firstWriteMs, insert, search: searchRows, search_during_load: during, server_cpu: cpu };
+    const results = {
+      n: N,
+      embedder: args.embedder,
+      threads: args.threads ?? 'default',
+      start_s: startS,
+      first_write_ms: firstWriteMs,
+      insert,
+      search: searchRows,
+      search_during_load: during,
+      server_cpu: cpu,
+    };
     mkdirSync('bench/results', { recursive: true });
     const file = `bench/results/embedded-${N}${args.embedder === 'local' ? '' : `-${args.embedder}`}.json`;
     writeFileSync(file, JSON.stringify(results, null, 2));
@@ -120,7 +130,10 @@ async function search(url: string, key: string) {
   const qs = queries(SAMPLES * 2 + 20, 7);
   for (const q of qs.slice(0, 20)) await api(url, key, 'POST', path, { query: q, mode: 'hybrid', min_score: 0 });
   const out = [];
-  for (const [concurrency, set] of [[1, qs.slice(20, 20 + SAMPLES)], [4, qs.slice(20 + SAMPLES)]] as const) {
+  for (const [concurrency, set] of [
+    [1, qs.slice(20, 20 + SAMPLES)],
+    [4, qs.slice(20 + SAMPLES)],
+  ] as const) {
     const http: number[] = [];
     const embedding: number[] = [];
     const engine: number[] = [];

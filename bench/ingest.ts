@@ -32,14 +32,22 @@ const page = (seed: number) => sentences(seed, 40);
 
 async function makeFile(i: number): Promise<JsonFile> {
   const text = page(i);
-  const as = (filename: string, content_type: string, data: Buffer | string): JsonFile => ({ filename, content_type, data: Buffer.from(data).toString('base64') });
+  const as = (filename: string, content_type: string, data: Buffer | string): JsonFile => ({
+    filename,
+    content_type,
+    data: Buffer.from(data).toString('base64'),
+  });
   switch (i % 6) {
     case 0:
       return as(`f${i}.pdf`, 'application/pdf', await pdf([...text, ...page(i + 1), ...page(i + 2)]));
     case 1:
       return as(`f${i}.docx`, 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', await docx(text));
     case 2:
-      return as(`f${i}.pptx`, 'application/vnd.openxmlformats-officedocument.presentationml.presentation', await pptx([text.slice(0, 10), text.slice(10, 20), text.slice(20, 30)]));
+      return as(
+        `f${i}.pptx`,
+        'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+        await pptx([text.slice(0, 10), text.slice(10, 20), text.slice(20, 30)]),
+      );
     case 3:
       return as(`f${i}.html`, 'text/html', html(text.map((s) => `<p>${s}</p>`).join('')));
     case 4:

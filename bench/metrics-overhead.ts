@@ -64,10 +64,15 @@ async function compare(servers: Record<Mode, string>, clients: number) {
   const on = row('on');
   const off = row('off');
   console.log(`\nconcurrency ${clients}, ${n} requests per mode in ${BLOCKS} alternating blocks`);
-  for (const [mode, r] of [['metrics on ', on], ['metrics off', off]] as const) {
+  for (const [mode, r] of [
+    ['metrics on ', on],
+    ['metrics off', off],
+  ] as const) {
     console.log(`  ${mode}: mean ${us(r.mean)}, p50 ${us(r.p50)}, p95 ${us(r.p95)}, wall per request ${us(r.perRequest)}`);
   }
-  console.log(`  difference (on - off): mean latency ${us(on.mean - off.mean)}, p50 ${us(on.p50 - off.p50)}, wall per request ${us(on.perRequest - off.perRequest)}`);
+  console.log(
+    `  difference (on - off): mean latency ${us(on.mean - off.mean)}, p50 ${us(on.p50 - off.p50)}, wall per request ${us(on.perRequest - off.perRequest)}`,
+  );
 }
 
 /** The hook alone: `request()` as invoke calls it, over a spread of routes and statuses. */

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { WEB_DIR } from '../src/web-routes.ts';
+import { WEB_DIR } from '../host/web-routes.ts';
 import { launchBrowser, openPage } from '../test/support/browser.ts';
 import { startServer } from '../test/support/server.ts';
 import { summary } from './lib/stats.ts';

@@ -4,13 +4,24 @@ import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '
 import { initializeAnswer, problemAnswer, type Session } from './problem.ts';
 
 /**
+ * How the problems of one bridge are put: its server was named by ORGMEM_URL, or found holding
+ * the data directory (host/mcp-local.ts), and each has its own setting to fix.
+ */
+export interface BridgeTarget {
+  /** The whole message for a key the server refused, from the server's reason. */
+  refusedKey(detail: string): string;
+  /** The fix when no server answers, or something other than an orgmem server does. */
+  wrongServer: string;
+}
+
+/**
  * `orgmem mcp` in front of a running server: each message from the MCP host is posted to the
  * server's Streamable HTTP endpoint with the key, and each answer written back. The endpoint is
  * stateless, so every request stands alone: one that cannot be forwarded is answered with why
  * and how to fix it, and the next one tries the server again (it may have been started since).
  * A failed initialize still opens the session, with the problem as its instructions.
  */
-export async function runBridge(baseUrl: string, apiKey: string): Promise<Session> {
+export async function runBridge(baseUrl: string, apiKey: string, target: BridgeTarget): Promise<Session> {
   const endpoint = new URL('v1/mcp', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   const http = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
   const stdio = new StdioServerTransport();
@@ -26,7 +37,7 @@ export async function runBridge(baseUrl: string, apiKey: string): Promise<Sessio
     try {
       await http.send(message);
     } catch (err) {
-      const problem = explain(err, endpoint);
+      const problem = explain(err, endpoint, target);
       process.stderr.write(`orgmem mcp: ${problem}\n`);
       if (!isJSONRPCRequest(message)) return;
       await stdio.send(message.method === 'initialize' ? initializeAnswer(message, problem) : problemAnswer(message.id, problem));
@@ -43,7 +54,7 @@ export async function runBridge(baseUrl: string, apiKey: string): Promise<Sessio
 }
 
 /** The server's refusal as it put it (`{detail}`), or why no server answered; then the fix. */
-function explain(err: unknown, endpoint: URL): string {
+function explain(err: unknown, endpoint: URL, target: BridgeTarget): string {
   if (err instanceof StreamableHTTPError) {
     const body = /endpoint: (\{.*\})$/s.exec(err.message)?.[1];
     let detail = err.message;
@@ -52,18 +63,11 @@ function explain(err: unknown, endpoint: URL): string {
     } catch {
       // not orgmem's {detail}: keep the SDK's words
     }
-    if (err.code === 401) {
-      return (
-        `The server at ${endpoint.origin} refused ORGMEM_API_KEY (401: ${detail}). Fix: set ORGMEM_API_KEY to a key ` +
-        'this server issued (printed at its first start, or made with orgmem admin create-tenant).'
-      );
-    }
-    const fix = err.code === 429 || (err.code ?? 500) >= 500 ? 'try again shortly; the server log says more' : 'check that ORGMEM_URL is the address of an orgmem server, such as http://127.0.0.1:8080';
-    return `The server at ${endpoint.href} answered ${err.code}: ${detail}. Fix: ${fix}.`;
+    if (err.code === 401) return target.refusedKey(detail);
+    if (err.code === 429 || (err.code ?? 500) >= 500)
+      return `The server at ${endpoint.href} answered ${err.code}: ${detail}. Fix: try again shortly; the server log says more.`;
+    return `The server at ${endpoint.href} answered ${err.code}: ${detail}, which an orgmem server does not. Fix: ${target.wrongServer}.`;
   }
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return (
-    `No orgmem server answers at ${endpoint.origin} (${cause?.code ?? cause?.message ?? (err as Error).message}). ` +
-    'Fix: start it (orgmem serve) or correct ORGMEM_URL; without ORGMEM_URL, orgmem mcp opens the data itself.'
-  );
+  return `No orgmem server answers at ${endpoint.origin} (${cause?.code ?? cause?.message ?? (err as Error).message}). Fix: ${target.wrongServer}.`;
 }

@@ -1,9 +1,9 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { catalogue } from '../procedures/index.ts';
-import type { App } from '../src/context.ts';
-import { AppError } from '../src/errors.ts';
-import { invoke, type Caller } from '../src/invoke.ts';
+import type { App } from '../src/core/context.ts';
+import { AppError } from '../src/core/errors.ts';
+import { invoke, type Caller } from '../src/pipeline/invoke.ts';
 import type { Memory } from '../src/schemas/memory.ts';
 import { searchQuery, type SearchResponse } from '../src/schemas/search.ts';
 import { memoryUri } from './resources.ts';
@@ -78,7 +78,14 @@ async function fetchMemory(app: App, caller: Caller, args: Record<string, unknow
     title: title(m.text),
     text: m.text,
     url: memoryUri(m.collection, m.id),
-    metadata: { collection: m.collection, category: m.category, importance: m.importance, source: m.source, created_at: m.created_at, updated_at: m.updated_at },
+    metadata: {
+      collection: m.collection,
+      category: m.category,
+      importance: m.importance,
+      source: m.source,
+      created_at: m.created_at,
+      updated_at: m.updated_at,
+    },
   });
 }
 

@@ -1,9 +1,9 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../src/context.ts';
-import { AppError } from '../src/errors.ts';
-import { sendError } from '../src/http-errors.ts';
-import { authenticateRequest } from '../src/invoke.ts';
+import type { App } from '../src/core/context.ts';
+import { AppError } from '../src/core/errors.ts';
+import { sendError } from '../src/pipeline/http-errors.ts';
+import { authenticateRequest } from '../src/pipeline/invoke.ts';
 import { buildMcpServer } from './server.ts';
 
 /**
@@ -23,7 +23,11 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
       return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers }));
     }
     for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
-    const mcp = buildMcpServer(app, { authorization: req.headers.authorization, ip: req.ip, auth: { tenant: auth.tenant, agent: auth.agent, database: auth.database } });
+    const mcp = buildMcpServer(app, {
+      authorization: req.headers.authorization,
+      ip: req.ip,
+      auth: { tenant: auth.tenant, agent: auth.agent, database: auth.database },
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();

@@ -18,6 +18,9 @@ import { SERVER_INFO } from './info.ts';
  */
 const unavailable = (problem: string) => `orgmem is not available: ${problem}`;
 
+/** Where every setting of `orgmem mcp` is changed: the MCP client starts it with this environment only, not the user's shell's. */
+export const IN_CLIENT_ENV = 'in the "env" of this MCP server in your MCP client\'s config';
+
 export function initializeAnswer(request: JSONRPCRequest, problem: string): JSONRPCMessage {
   const asked = request.params?.protocolVersion;
   const protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;

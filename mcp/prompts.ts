@@ -2,9 +2,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { catalogue } from '../procedures/index.ts';
-import type { App } from '../src/context.ts';
-import { invoke, type Caller } from '../src/invoke.ts';
-import { recalledBlock } from '../src/recalled.ts';
+import type { App } from '../src/core/context.ts';
+import { invoke, type Caller } from '../src/pipeline/invoke.ts';
+import { recalledBlock } from '../src/core/recalled.ts';
 import type { SearchResponse } from '../src/schemas/search.ts';
 import { requestError } from './results.ts';
 
@@ -33,7 +33,8 @@ export function registerPrompts(server: McpServer, app: App, caller: Caller) {
     async ({ task, collection }) => {
       let found: SearchResponse;
       try {
-        found = (await invoke(app, catalogue.search.all, caller, { query: task, limit: RECALLED, ...(collection ? { collection } : {}) })).output as SearchResponse;
+        found = (await invoke(app, catalogue.search.all, caller, { query: task, limit: RECALLED, ...(collection ? { collection } : {}) }))
+          .output as SearchResponse;
       } catch (err) {
         throw requestError(err);
       }
@@ -57,13 +58,11 @@ export function registerPrompts(server: McpServer, app: App, caller: Caller) {
     ({ collection }) =>
       userMessage(
         'Save what was learned in this conversation to orgmem, so that later sessions can use it.\n\n' +
-          '1. Pick what is worth keeping: decisions and their reasons, the user\'s preferences, facts about people, projects ' +
+          "1. Pick what is worth keeping: decisions and their reasons, the user's preferences, facts about people, projects " +
           'and systems, and corrections of what was believed before. Leave out small talk, guesses, and secrets such as ' +
           'passwords or API keys.\n' +
           '2. For each topic, call remember with a short, self-contained note (say who and what, and when if it matters) in ' +
-          (collection
-            ? `the collection "${collection}". `
-            : 'the collection it belongs to (list_collections shows them; a new name creates a collection). ') +
+          (collection ? `the collection "${collection}". ` : 'the collection it belongs to (list_collections shows them; a new name creates a collection). ') +
           'remember extracts the facts and replaces older ones they contradict.\n' +
           '3. If a memory you found earlier is now wrong, correct it with update_memory or remove it with delete_memory.\n' +
           '4. End with a one-line list of what you saved.',

@@ -1,8 +1,8 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { catalogue } from '../procedures/index.ts';
-import type { App } from '../src/context.ts';
-import { invoke, type Caller } from '../src/invoke.ts';
-import type { AnyProcedure } from '../src/procedure.ts';
+import type { App } from '../src/core/context.ts';
+import { invoke, type Caller } from '../src/pipeline/invoke.ts';
+import type { AnyProcedure } from '../src/pipeline/procedure.ts';
 import { requestError } from './results.ts';
 
 const COLLECTIONS_URI = 'orgmem://collections';

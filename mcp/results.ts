@@ -1,5 +1,5 @@
 import { ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AppError } from '../src/errors.ts';
+import { AppError } from '../src/core/errors.ts';
 
 /** MCP's code for a resource that does not exist (the spec's, beside JSON-RPC's own). */
 const RESOURCE_NOT_FOUND = -32002;

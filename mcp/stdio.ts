@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { App } from '../src/context.ts';
-import { authenticateRequest } from '../src/invoke.ts';
+import type { App } from '../src/core/context.ts';
+import { authenticateRequest } from '../src/pipeline/invoke.ts';
 import { buildMcpServer } from './server.ts';
 
 /**

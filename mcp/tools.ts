@@ -1,9 +1,9 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
-import type { App } from '../src/context.ts';
-import { invoke, type Caller } from '../src/invoke.ts';
-import { isRead, type AnyProcedure } from '../src/procedure.ts';
+import type { App } from '../src/core/context.ts';
+import { invoke, type Caller } from '../src/pipeline/invoke.ts';
+import { isRead, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { toolError } from './results.ts';
 
 /** A tool's schemas as JSON Schema draft-07, the dialect MCP clients validate with. */

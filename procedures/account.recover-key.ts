@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { linkSent, publicEmail } from '../src/schemas/access.ts';
 import { recoverKey } from '../src/services/access/signup.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { tenantSchema } from '../src/schemas/access.ts';
 import { reveal } from '../src/services/access/signup.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { analytics } from '../src/services/operator/analytics.ts';
 
 const count = z.number().int();
@@ -9,7 +9,7 @@ export default defineProcedure({
   name: 'admin.analytics',
   summary: 'Operator: the sign-up funnel, sign-ups and pageviews by day, top paths and referrers',
   description:
-    'Over the last `days` whole UTC days, today included. funnel: pageviews (the public pages\' cookieless beacon); ' +
+    "Over the last `days` whole UTC days, today included. funnel: pageviews (the public pages' cookieless beacon); " +
     'signups_requested: sign-ups that created an account (one to an address that already has one stores nothing and is not ' +
     'counted); keys_revealed: sign-up links opened (the API key shown); tenants_created: every tenant created, by sign-up ' +
     'or by an operator. Sign-ups and reveals of deleted accounts are gone with them. signups_by_day and pageviews_by_day ' +

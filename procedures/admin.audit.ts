@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { listAudit, summarizeAudit } from '../src/services/events/audit.ts';
 
 export default defineProcedure({
   name: 'admin.audit',
   summary: 'Operator: the audit log (writes, access-control and account changes), newest first',
   description:
-    'Without tenant_id (or with the caller\'s own), the calling tenant\'s entries. With another tenant\'s id, aggregates ' +
-    'only (api.md 4.11): the number of each action per UTC day, with no actor, target or detail.',
+    "Without tenant_id (or with the caller's own), the calling tenant's entries. With another tenant's id, aggregates " +
+    'only: the number of each action per UTC day, with no actor, target or detail.',
   rest: { method: 'GET', path: '/v1/memory/admin/audit', status: 200 },
   access: 'admin',
   input: z.object({
-    tenant_id: z.uuid().optional().describe('The tenant whose log to read (default: the caller); another tenant\'s is summarised'),
+    tenant_id: z.uuid().optional().describe("The tenant whose log to read (default: the caller); another tenant's is summarised"),
     days: z.coerce.number().int().min(1).max(3650).default(30),
     limit: z.coerce.number().int().min(1).max(1000).default(200),
   }),

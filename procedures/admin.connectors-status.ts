@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { connectionStatus } from '../src/schemas/connectors.ts';
 import { connectionStatusCounts } from '../src/services/connectors/operator.ts';
 

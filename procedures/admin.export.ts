@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { tenantSchema } from '../src/schemas/access.ts';
 import { collectionSchema, memorySchema } from '../src/schemas/memory.ts';
 import { exportAccount } from '../src/services/memory/export.ts';

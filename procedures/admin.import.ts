@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
-import { DEFAULT_IMPORT_COLLECTION, importAccount } from '../src/services/memory/import.ts';
+import { DEFAULT_IMPORT_COLLECTION, importAccount, importTargets } from '../src/services/memory/import.ts';
 
 export default defineProcedure({
   name: 'admin.import',
@@ -12,9 +12,10 @@ export default defineProcedure({
     'invalid items and items for collections the key may not write are skipped and counted (errors lists the first 100). ' +
     'Listed collections are created with their description and metadata (ignored with into_collection). ' +
     'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere).',
-  // An export file of a large account is far beyond the usual 8 MB; larger ones import in parts.
-  rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200, bodyLimit: 64 * 1024 * 1024 },
+  rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200 },
   access: 'write',
+  // Every collection named is checked; the items of those the key may not write are skipped and reported, not the call refused.
+  collection: { collections: importTargets, permission: 'write', partial: true },
   // Page by page, so that a large import neither holds one long transaction nor all its embeddings.
   commits: 'in-steps',
   input: z.object({
@@ -28,5 +29,5 @@ export default defineProcedure({
     collections: z.array(z.string()).describe('Collections the import created or wrote to'),
     errors: z.array(z.object({ index: z.number().int(), detail: z.string() })).describe('Why items were skipped (first 100)'),
   }),
-  handler: (ctx, input) => importAccount(ctx, input),
+  handler: (ctx, input, grants) => importAccount(ctx, input, grants),
 });

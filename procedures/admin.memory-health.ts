@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { memoryHealth } from '../src/services/operator/memory-health.ts';
 
 const count = z.number().int();
@@ -8,7 +8,7 @@ export default defineProcedure({
   name: 'admin.memoryHealth',
   summary: 'Operator: collection health summed over every collection of every tenant (counts only)',
   description:
-    'The counts of a collection\'s health (GET …/collections/{collection}/health, same definitions) over all memories of ' +
+    "The counts of a collection's health (GET …/collections/{collection}/health, same definitions) over all memories of " +
     'all tenants: total; current (neither superseded nor expired); archived; stale (not pinned, not archived, updated_at ' +
     'older than stale_days); expired; supersessions (superseded memories); needs_attention = stale + expired + supersessions.',
   rest: { method: 'GET', path: '/v1/memory/admin/memory-health', status: 200 },

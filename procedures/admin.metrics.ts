@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { queryBool } from '../src/schemas/fields.ts';
 
 const ms = z.number().describe('milliseconds');

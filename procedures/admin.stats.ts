@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { pipelineJobCounts } from '../src/schemas/pipeline.ts';
 import { accountStats } from '../src/services/access/account.ts';
 import { pipelineJobs } from '../src/services/status/pipeline.ts';
 
 export default defineProcedure({
   name: 'admin.stats',
-  summary:
-    "The account's usage: collections, memories, stored bytes, memories added in the last 7 and 30 days, and its failed and stuck background work",
+  summary: "The account's usage: collections, memories, stored bytes, memories added in the last 7 and 30 days, and its failed and stuck background work",
   rest: { method: 'GET', path: '/v1/memory/admin/stats', status: 200 },
   access: 'read',
   input: z.object({}),

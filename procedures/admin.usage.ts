@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { usageReport } from '../src/services/operator/usage.ts';
 
 export default defineProcedure({
   name: 'admin.usage',
   summary: 'Operator: bytes stored and LLM tokens and cost by purpose and model, across tenants or for one',
   description:
-    'Without tenant_id, the whole platform: every tenant\'s stored bytes and LLM calls (aggregates only, api.md 4.11). ' +
-    'With tenant_id, that tenant only (the caller\'s own included); an unknown id answers zeros. storage_bytes: memory ' +
+    "Without tenant_id, the whole platform: every tenant's stored bytes and LLM calls (aggregates only). " +
+    "With tenant_id, that tenant only (the caller's own included); an unknown id answers zeros. storage_bytes: memory " +
     'texts, metadata and attached file sizes now (as admin/stats). llm: the calls of the last `days` whole UTC days (today ' +
     'included), summed by purpose and model; cost_usd as recorded with each call from the configured price table ' +
-    '(ORGMEM_LLM_PRICES), whichever endpoint served it (a tenant\'s own included).',
+    "(ORGMEM_LLM_PRICES), whichever endpoint served it (a tenant's own included).",
   rest: { method: 'GET', path: '/v1/memory/admin/usage', status: 200 },
   access: 'admin',
   input: z.object({

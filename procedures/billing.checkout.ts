@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { returnUrl, stripePage } from '../src/schemas/billing.ts';
 import { createCheckout } from '../src/services/billing/sessions.ts';
 
@@ -7,9 +7,9 @@ export default defineProcedure({
   name: 'billing.checkout',
   summary: 'Subscribe to a paid tier: answers the URL of a Stripe Checkout page',
   description:
-    'A Checkout Session in subscription mode for the tier\'s price (ORGMEM_STRIPE_PRICES). The tier moves when Stripe ' +
-    'reports the payment to the webhook, not when this answers. The tenant\'s Stripe customer is reused once it has one; ' +
-    'before that, Stripe makes one from the account email. `success_url` and `cancel_url` default to this server\'s `/`.',
+    "A Checkout Session in subscription mode for the tier's price (ORGMEM_STRIPE_PRICES). The tier moves when Stripe " +
+    "reports the payment to the webhook, not when this answers. The tenant's Stripe customer is reused once it has one; " +
+    "before that, Stripe makes one from the account email. `success_url` and `cancel_url` default to this server's `/`.",
   rest: { method: 'POST', path: '/v1/memory/stripe/checkout/create', status: 200 },
   access: 'write',
   errors: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { receiveStripeEvent } from '../src/services/billing/webhook.ts';
 
 export default defineProcedure({
@@ -9,10 +9,10 @@ export default defineProcedure({
     'For Stripe, not for clients. The `Stripe-Signature` header must verify over the body exactly as sent, with ' +
     'ORGMEM_STRIPE_WEBHOOK_SECRET, and be at most 300 s old. checkout.session.completed stores the customer and ' +
     'subscription and moves the tenant to the tier it paid for; customer.subscription.created and .updated move it to ' +
-    'the tier of the subscription\'s price (free once canceled, unpaid, expired or paused); .deleted moves it to free. ' +
+    "the tier of the subscription's price (free once canceled, unpaid, expired or paused); .deleted moves it to free. " +
     'Other event types are answered 200 and ignored. An event already acted on is answered 200 with `duplicate: true` and ' +
     'does nothing again; an event older than the last one applied to the tenant changes nothing.',
-  rest: { method: 'POST', path: '/v1/memory/stripe/webhook', status: 200, rawBody: 'payload', headerFields: { signature: 'Stripe-Signature' } },
+  rest: { method: 'POST', path: '/v1/memory/stripe/webhook', status: 200 },
   access: 'public',
   errors: {
     BAD_REQUEST: 'Stripe-Signature is missing, does not verify, or is older than 300 s; or the signed body is not a Stripe event as Stripe documents it',
@@ -25,7 +25,7 @@ export default defineProcedure({
   output: z.object({
     received: z.literal(true),
     duplicate: z.literal(true).optional().describe('The event was acted on before: nothing was done again'),
-    outcome: z.string().describe('What the event did (or why it did nothing), as shown in Stripe\'s delivery log'),
+    outcome: z.string().describe("What the event did (or why it did nothing), as shown in Stripe's delivery log"),
   }),
   handler: (ctx, input) => receiveStripeEvent(ctx, input.payload, input.signature),
 });

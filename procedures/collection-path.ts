@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { collectionName } from '../src/schemas/fields.ts';
 
-/** api.md's `C`: the path of one collection, under which most operations live. */
+/** `C`: the path of one collection, under which most operations live. */
 export const C = '/v1/memory/collections/{collection}';
 
 /** Path parameters shared by the `C/...` procedures. */

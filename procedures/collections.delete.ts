@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName, noContent } from '../src/schemas/fields.ts';
 import { deleteCollection } from '../src/services/memory/collections.ts';
 import { MISSING_COLLECTION } from './collection-path.ts';

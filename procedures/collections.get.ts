@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { collectionSchema } from '../src/schemas/memory.ts';
 import { getCollection } from '../src/services/memory/collections.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
 import { deleteConnection } from '../src/services/connectors/connections.ts';
 import { CONNECTION, connectionCollection, connectionPath, MISSING_CONNECTION } from './connection-path.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { connectionView } from '../src/schemas/connectors.ts';
 import { findConnection, toConnectionView } from '../src/services/connectors/connections.ts';
 import { CONNECTION, connectionCollection, connectionPath, MISSING_CONNECTION } from './connection-path.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { oauthProvider } from '../src/schemas/connectors.ts';
 import { oauthCallback } from '../src/services/connectors/oauth.ts';
 
@@ -8,11 +8,11 @@ export default defineProcedure({
   summary: 'Where the provider sends the browser back (public): stores the connection and redirects to the dashboard',
   description:
     'The state is checked first: a missing, tampered or expired one answers 400. Otherwise the answer is a 302 to the ' +
-    'dashboard URL (ORGMEM_DASHBOARD_URL, else this server\'s `/`) with `?provider=` and `?connection=<id>`, or ' +
+    "dashboard URL (ORGMEM_DASHBOARD_URL, else this server's `/`) with `?provider=` and `?connection=<id>`, or " +
     '`?oauth_error=<reason>` when the person declined or the code exchange failed.',
-  rest: { method: 'GET', path: '/v1/memory/connections/oauth/{provider}/callback', status: 302, redirect: true },
+  rest: { method: 'GET', path: '/v1/memory/connections/oauth/{provider}/callback', status: 302 },
   access: 'public',
-  errors: { BAD_REQUEST: 'The state is missing, tampered with or expired', SERVICE_UNAVAILABLE: 'The operator has not configured this provider\'s OAuth app' },
+  errors: { BAD_REQUEST: 'The state is missing, tampered with or expired', SERVICE_UNAVAILABLE: "The operator has not configured this provider's OAuth app" },
   input: z.object({
     provider: oauthProvider,
     code: z.string().max(4096).optional(),

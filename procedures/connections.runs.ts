@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { runView } from '../src/schemas/connectors.ts';
 import { listRuns } from '../src/services/connectors/connections.ts';
 import { CONNECTION, connectionCollection, connectionPath, MISSING_CONNECTION } from './connection-path.ts';
 
 export default defineProcedure({
   name: 'connections.runs',
-  summary: 'The connection\'s sync runs, newest first',
+  summary: "The connection's sync runs, newest first",
   rest: { method: 'GET', path: `${CONNECTION}/runs`, status: 200 },
   access: 'read',
   collection: connectionCollection('read'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { syncResult } from '../src/schemas/connectors.ts';
-import { syncConnection } from '../src/services/connectors/sync.ts';
+import { syncNow } from '../src/services/connectors/sync.ts';
 import { CONNECTION, connectionCollection, connectionPath, MISSING_CONNECTION } from './connection-path.ts';
 
 export default defineProcedure({
@@ -23,5 +23,5 @@ export default defineProcedure({
   },
   input: z.object(connectionPath),
   output: syncResult,
-  handler: async (ctx, input) => (await syncConnection(ctx.app, ctx.tenant.id, input.id))!,
+  handler: (ctx, input) => syncNow(ctx.app, ctx.tenant.id, input.id),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { deleteDatabaseConfig } from '../src/services/tenant-db/database-config.ts';
 import { databaseConfigChange, NEEDS_SERVER } from './database.get-config.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { putDatabaseConfig } from '../src/services/tenant-db/database-config.ts';
 import { databaseConfigChange, NEEDS_SERVER } from './database.get-config.ts';
 
@@ -16,8 +16,8 @@ export default defineProcedure({
     'Connects (5 s at most), checks that the pgvector extension is available, refuses a database that holds an orgmem platform, and ' +
     "creates or updates orgmem's tables there; if any step fails the answer is 400 with the reason and nothing is saved. The " +
     'connection string is stored encrypted; GET shows it with the password masked. From the next request on, collections, memories, ' +
-    "grants, search caches, remember jobs, file ingestion and connections live there; the tenant, its keys, configs, audit log and " +
-    "usage stay on the platform. Data stored before is not moved (see `note`): export it first and import it after.",
+    'grants, search caches, remember jobs, file ingestion and connections live there; the tenant, its keys, configs, audit log and ' +
+    'usage stay on the platform. Data stored before is not moved (see `note`): export it first and import it after.',
   rest: { method: 'PUT', path: '/v1/memory/database/config', status: 200 },
   access: 'write',
   errors: { BAD_REQUEST: `The database could not be reached, has no pgvector, is an orgmem platform database, or could not be migrated; or: ${NEEDS_SERVER}` },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { MAX_FILES } from '../src/schemas/files.ts';
 import { completeUploads } from '../src/services/files/drop.ts';
 import { C, inCollection } from './collection-path.ts';
@@ -10,14 +10,21 @@ export default defineProcedure({
   description:
     'The body is a bare JSON array of {key, filename, mime, size} with the keys presign answered. A file missing from the ' +
     'store, larger than 10 MB or already completed is rejected alone; the others are queued (poll /v1/memory/ingest/batch/{batch_id}).',
-  rest: { method: 'POST', path: `${C}/drop/complete`, status: 202, bodyField: 'files' },
+  rest: { method: 'POST', path: `${C}/drop/complete`, status: 202 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   errors: { BAD_REQUEST: "A key is outside this tenant's and collection's upload namespace" },
   input: z.object({
     ...inCollection,
     files: z
-      .array(z.object({ key: z.string().min(1).max(1024), filename: z.string().min(1).max(255), mime: z.string().max(255).default(''), size: z.number().int().min(0) }))
+      .array(
+        z.object({
+          key: z.string().min(1).max(1024),
+          filename: z.string().min(1).max(255),
+          mime: z.string().max(255).default(''),
+          size: z.number().int().min(0),
+        }),
+      )
       .min(1)
       .max(MAX_FILES),
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { queryBool } from '../src/schemas/fields.ts';
 import { fileFailure, uploadedFiles } from '../src/schemas/files.ts';
 import { dropLater, dropNow } from '../src/services/files/drop.ts';
@@ -15,27 +15,26 @@ const dropped = z.object({
   detail: z.string().optional().describe('Why the file failed'),
 });
 
+/** The 422 of drop and folder upload. */
+export const NO_FILE_STORED = 'No file of the request could be stored (each too large or unreadable): errors[] names each file, and nothing is kept';
+
 export default defineProcedure({
   name: 'drop.files',
   summary: 'Drop up to 50 files (multipart): each is stored, read, split into chunks and stored as memories',
   description:
-    'Each chunk of a file\'s text becomes one memory (category document, source drop) with metadata {file, chunk, chunks, key}. ' +
+    "Each chunk of a file's text becomes one memory (category document, source drop) with metadata {file, chunk, chunks, key}. " +
     'Read: PDF, DOCX, PPTX, XLSX, ODT, HTML, Markdown, text, CSV, JSON, .eml; images by offline OCR plus the LLM caption; ' +
     'audio and video by the LLM transcription. By default the answer waits and lists each file (201); with async_ingest=true ' +
     'the files are stored and a background worker reads them (202 with a batch to poll at /v1/memory/ingest/batch/{batch_id}). ' +
-    'A file that is too large or cannot be read fails alone.',
-  rest: {
-    method: 'POST',
-    path: `${C}/drop`,
-    status: 201,
-    multipart: true,
-    queryFields: ['async_ingest'],
-    altStatus: { status: 202, description: 'async_ingest=true: the files are queued', when: (input) => input.async_ingest },
-  },
+    'A file that is too large or cannot be read fails alone: while at least one file is stored the answer lists each file. ' +
+    'When none can be (each too large or, without async_ingest, unreadable) the answer is 422 with errors[] naming each file ' +
+    '(path files.<i>, message "<filename>: <reason>"), and nothing is kept: no file, no memory, no batch.',
+  rest: { method: 'POST', path: `${C}/drop`, status: 201 },
   access: 'write',
   // Each file is read and committed on its own; one that cannot be read does not undo the others.
   commits: 'in-steps',
   collection: { field: 'collection', permission: 'write' },
+  errors: { UNPROCESSABLE_CONTENT: NO_FILE_STORED },
   input: z.object({
     ...inCollection,
     files: uploadedFiles,

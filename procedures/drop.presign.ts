@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { MAX_FILES } from '../src/schemas/files.ts';
 import { presignUploads } from '../src/services/files/drop.ts';
 import { C, inCollection } from './collection-path.ts';
@@ -10,13 +10,19 @@ export default defineProcedure({
   description:
     'The body is a bare JSON array of {filename, content_type, size}. Each file gets a key ({tenant_id}/{collection}/{uuid}/{filename}) ' +
     'and a URL valid for 15 minutes; PUT the bytes to it. A file over 10 MB gets an error instead of a URL.',
-  rest: { method: 'POST', path: `${C}/drop/presign`, status: 200, bodyField: 'uploads' },
+  rest: { method: 'POST', path: `${C}/drop/presign`, status: 200 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   input: z.object({
     ...inCollection,
     uploads: z
-      .array(z.object({ filename: z.string().min(1).max(255), content_type: z.string().max(255).default('application/octet-stream'), size: z.number().int().min(0) }))
+      .array(
+        z.object({
+          filename: z.string().min(1).max(255),
+          content_type: z.string().max(255).default('application/octet-stream'),
+          size: z.number().int().min(0),
+        }),
+      )
       .min(1)
       .max(MAX_FILES),
   }),

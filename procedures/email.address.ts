@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { getDropAddress } from '../src/services/email/addresses.ts';
 
 /** The drop address as GET and rotate answer it. */
-export const dropAddressView = z
-  .object({
-    address: z.string().describe('<token>@<drop domain>; the token is 24 lowercase letters and digits'),
-    collection: z.string().describe('The collection received mail goes to'),
-  });
+export const dropAddressView = z.object({
+  address: z.string().describe('<token>@<drop domain>; the token is 24 lowercase letters and digits'),
+  collection: z.string().describe('The collection received mail goes to'),
+});
 
 export default defineProcedure({
   name: 'email.address',

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { MAX_EMAIL_BYTES } from '../src/config.ts';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { decodeRawMail, receiveMail } from '../src/services/email/inbound.ts';
 
 const address = z.string().min(1).max(320);
@@ -17,8 +16,7 @@ export default defineProcedure({
     'category and source "email", metadata {from, to, subject, message_id, received_at, truncated?, batch_id?}) plus its ' +
     'attachments as an ingest batch. Unknown addresses and senders not allowed are dropped and logged, with the same 202 ' +
     'answer: no bounce tells anyone which addresses exist. The same message (Message-ID) is stored once.',
-  // Sized for the largest message in base64 with line breaks (76 characters + CRLF per 57 bytes), plus the envelope.
-  rest: { method: 'POST', path: '/v1/memory/email/inbound', status: 202, bodyLimit: Math.ceil(MAX_EMAIL_BYTES / 57) * 78 + 65_536 },
+  rest: { method: 'POST', path: '/v1/memory/email/inbound', status: 202 },
   access: 'internal',
   secret: { header: 'X-Inbound-Secret', value: (config) => config.email.inboundSecret },
   errors: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { putSenders } from '../src/services/email/senders.ts';
 import { sendersView } from './email.senders.ts';
 
@@ -7,12 +7,7 @@ const DOMAIN = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0
 /** `local@domain` or `@domain`; the local part without spaces, quotes, brackets or separators. */
 const SENDER = new RegExp(`^(?:[^\\s@<>()\\[\\],;:"\\\\]{1,64})?@${DOMAIN}$`);
 
-const sender = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254)
-  .regex(SENDER, 'must be an email address (ana@example.com) or @domain (@example.org)');
+const sender = z.string().trim().toLowerCase().max(254).regex(SENDER, 'must be an email address (ana@example.com) or @domain (@example.org)');
 
 export default defineProcedure({
   name: 'email.putSenders',

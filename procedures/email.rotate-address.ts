@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { rotateDropAddress } from '../src/services/email/addresses.ts';
 import { dropAddressView } from './email.address.ts';
 

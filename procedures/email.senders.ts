@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { listSenders } from '../src/services/email/senders.ts';
 
 /** The allowlist as GET and PUT answer it. */
-export const sendersView = z
-  .object({
-    senders: z.array(
-      z.object({
-        sender: z.string().describe('An address, or @domain for every address of the domain'),
-        default: z.boolean().describe('true for the account email, which is always allowed'),
-      }),
-    ),
-  });
+export const sendersView = z.object({
+  senders: z.array(
+    z.object({
+      sender: z.string().describe('An address, or @domain for every address of the domain'),
+      default: z.boolean().describe('true for the account email, which is always allowed'),
+    }),
+  ),
+});
 
 export default defineProcedure({
   name: 'email.senders',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
 import { deleteExtractionConfig } from '../src/services/llm/extraction-config.ts';
 

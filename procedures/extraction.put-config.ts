@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { extractionConfigView } from '../src/schemas/llm.ts';
 import { putExtractionConfig } from '../src/services/llm/extraction-config.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName, noContent } from '../src/schemas/fields.ts';
 import { deleteGrant } from '../src/services/access/grants.ts';
 
@@ -9,7 +9,10 @@ export default defineProcedure({
   rest: { method: 'DELETE', path: '/v1/memory/collections/{name}/grants/{agent_key_id}', status: 204 },
   access: 'write',
   collection: { field: 'name', permission: 'write' },
-  errors: { BAD_REQUEST: 'The change would leave the collection restricted with no active key granted can_write', NOT_FOUND: 'The collection does not exist, or the key has no grant on it' },
+  errors: {
+    BAD_REQUEST: 'The change would leave the collection restricted with no active key granted can_write',
+    NOT_FOUND: 'The collection does not exist, or the key has no grant on it',
+  },
   input: z.object({ name: collectionName, agent_key_id: z.string() }),
   output: noContent,
   handler: async (ctx, input) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { grantSchema } from '../src/schemas/access.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { listGrants } from '../src/services/access/grants.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { contradiction } from '../src/schemas/graph.ts';
 import { contradictions } from '../src/services/graph/reports.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { extractedFact, skipped } from '../src/schemas/graph.ts';
-import { getJob } from '../src/services/graph/extraction-jobs.ts';
+import { collectionOfJob, getJob } from '../src/services/graph/extraction-jobs.ts';
 
 export default defineProcedure({
   name: 'graph.extractJob',
@@ -12,13 +12,13 @@ export default defineProcedure({
     'again with the last error. A failed job keeps its raw memory (memory_id).',
   rest: { method: 'GET', path: '/v1/memory/extract/job/{job_id}', status: 200 },
   access: 'read',
+  collection: { of: collectionOfJob, permission: 'read' },
   mcp: {
     tool: 'get_extraction_job',
     title: 'Check a remember job',
-    description:
-      'Check a remember job by the job_id remember answered: its state and, once done, the facts it stored.',
+    description: 'Check a remember job by the job_id remember answered: its state and, once done, the facts it stored.',
   },
-  errors: { FORBIDDEN: 'The job\'s collection is restricted and the key is not granted read on it', NOT_FOUND: 'No job of this tenant has this id' },
+  errors: { NOT_FOUND: 'No job of this tenant has this id' },
   input: z.object({ job_id: z.string().describe('The job id remember answered') }),
   output: z
     .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionProfile } from '../src/services/graph/digest.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 
@@ -16,7 +16,7 @@ export default defineProcedure({
     tool: 'get_profile',
     title: 'Get the profile',
     description:
-      'Get a profile of the user (or the collection\'s subject) built from the stored facts and preferences. Call ' +
+      "Get a profile of the user (or the collection's subject) built from the stored facts and preferences. Call " +
       'it at the start of a personal task to tailor your answer.',
   },
   errors: { NOT_FOUND: MISSING_COLLECTION },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { importance, memoryText, queryBool } from '../src/schemas/fields.ts';
 import { extractedFact, skipped } from '../src/schemas/graph.ts';
 import { rememberNow, rememberQueued } from '../src/services/graph/remember.ts';
@@ -16,13 +16,7 @@ export default defineProcedure({
     '/v1/memory/extract/job/{job_id}); with sync=true the answer waits for it (200), and an LLM failure is a 502 that ' +
     'leaves the raw memory stored. Without an LLM a heuristic extracts one fact per sentence. Over the spend cap the raw ' +
     'memory is stored and extraction is skipped.',
-  rest: {
-    method: 'POST',
-    path: `${C}/remember`,
-    status: 202,
-    queryFields: ['sync'],
-    altStatus: { status: 200, description: 'sync=true: the facts as stored', when: (input) => input.sync },
-  },
+  rest: { method: 'POST', path: `${C}/remember`, status: 202 },
   access: 'write',
   // sync: the raw memory commits first and stays when the LLM then fails (a 502).
   commits: 'in-steps',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { collectionSummary } from '../src/services/graph/digest.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
@@ -18,8 +18,7 @@ export default defineProcedure({
     tool: 'summarize_collection',
     title: 'Summarise a collection',
     description:
-      'Summarise what a collection holds: a short summary and its main themes. Call it for an overview before ' +
-      'working with an unfamiliar collection.',
+      'Summarise what a collection holds: a short summary and its main themes. Call it for an overview before ' + 'working with an unfamiliar collection.',
   },
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({ ...inCollection, limit: z.coerce.number().int().min(1).max(200).default(50) }),

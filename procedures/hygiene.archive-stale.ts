@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { ARCHIVE_STALE_MAX, archiveStale } from '../src/services/graph/hygiene.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 

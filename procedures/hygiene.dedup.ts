@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { dedup } from '../src/services/graph/hygiene.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
@@ -32,7 +32,13 @@ export default defineProcedure({
   }),
   output: z.union([
     z.object({
-      clusters: z.array(z.object({ keeper: memorySchema, duplicates: z.array(memorySchema), similarity: z.number().describe('Lowest similarity of a duplicate to its keeper') })),
+      clusters: z.array(
+        z.object({
+          keeper: memorySchema,
+          duplicates: z.array(memorySchema),
+          similarity: z.number().describe('Lowest similarity of a duplicate to its keeper'),
+        }),
+      ),
     }),
     z.object({ deleted: z.number().int(), ids: z.array(z.string()) }),
   ]),

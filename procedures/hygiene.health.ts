@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { pipelineJobCounts } from '../src/schemas/pipeline.ts';
 import { collectionHealth } from '../src/services/graph/reports.ts';
 import { pipelineJobs } from '../src/services/status/pipeline.ts';
@@ -13,7 +13,7 @@ export default defineProcedure({
   description:
     'total: every memory; current: neither superseded nor expired; archived, pinned: by flag; stale: not pinned, not ' +
     'archived, updated_at older than stale_days; expired: past expires_at; supersessions: superseded memories; ' +
-    'categories: total per category; needs_attention = stale + expired + supersessions. jobs: the collection\'s failed ' +
+    "categories: total per category; needs_attention = stale + expired + supersessions. jobs: the collection's failed " +
     'and stuck background work (remember extractions, ingested files), apart from needs_attention.',
   rest: { method: 'GET', path: `${C}/health`, status: 200 },
   access: 'read',

@@ -1,4 +1,4 @@
-import type { AnyProcedure } from '../src/procedure.ts';
+import type { AnyProcedure } from '../src/pipeline/procedure.ts';
 import accountRecoverKey from './account.recover-key.ts';
 import accountReveal from './account.reveal.ts';
 import accountSignup from './account.signup.ts';
@@ -32,6 +32,7 @@ import connectionsGet from './connections.get.ts';
 import connectionsList from './connections.list.ts';
 import connectionsOauthCallback from './connections.oauth-callback.ts';
 import connectionsOauthStart from './connections.oauth-start.ts';
+import connectionsProviders from './connections.providers.ts';
 import connectionsRuns from './connections.runs.ts';
 import connectionsSync from './connections.sync.ts';
 import databaseDeleteConfig from './database.delete-config.ts';
@@ -64,6 +65,8 @@ import emailSenders from './email.senders.ts';
 import dropFiles from './drop.files.ts';
 import dropPresign from './drop.presign.ts';
 import ingestBatch from './ingest.batch.ts';
+import internalCreateKey from './internal.create-key.ts';
+import internalCreateTenant from './internal.create-tenant.ts';
 import internalEmbed from './internal.embed.ts';
 import memoriesArchive from './memories.archive.ts';
 import memoriesAttach from './memories.attach.ts';
@@ -130,6 +133,7 @@ export const catalogue = {
   connections: {
     create: connectionsCreate,
     list: connectionsList,
+    providers: connectionsProviders,
     get: connectionsGet,
     delete: connectionsDelete,
     sync: connectionsSync,
@@ -176,8 +180,14 @@ export const catalogue = {
     metricsPrometheus: adminMetricsPrometheus,
     analytics: adminAnalytics,
   },
-  internal: { embed: internalEmbed },
+  internal: { embed: internalEmbed, createKey: internalCreateKey, createTenant: internalCreateTenant },
   system: { health: systemHealth, status: systemStatus, pulse: systemPulse, track: systemTrack },
 } as const;
 
 export const procedures: AnyProcedure[] = Object.values(catalogue).flatMap((group) => Object.values(group) as AnyProcedure[]);
+
+type Catalogue = typeof catalogue;
+/** A procedure's name: `resource.verb`, its place in the catalogue (and its tRPC path). */
+export type ProcedureName = { [G in keyof Catalogue]: `${G}.${keyof Catalogue[G] & string}` }[keyof Catalogue];
+/** The procedure of that name, with its input's type. */
+export type ProcedureNamed<N extends ProcedureName> = N extends `${infer G extends keyof Catalogue}.${infer V}` ? Catalogue[G][V & keyof Catalogue[G]] : never;

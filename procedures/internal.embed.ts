@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { embedTexts } from '../src/services/embed/embed.ts';
 
 export default defineProcedure({
   name: 'internal.embed',
-  summary: 'Internal: embed texts with the server\'s embedder (X-Internal-Secret)',
+  summary: "Internal: embed texts with the server's embedder (X-Internal-Secret)",
   description:
-    'For the operator\'s own processes, not for clients: no API key, the shared secret ORGMEM_INTERNAL_SECRET in ' +
+    "For the operator's own processes, not for clients: no API key, the shared secret ORGMEM_INTERNAL_SECRET in " +
     'X-Internal-Secret (unset: always 401). One vector per text, in order, from the embedder the stored memories use: ' +
     '`model` is its description, `dimensions` the length of every vector.',
   rest: { method: 'POST', path: '/v1/memory/_internal/embed', status: 200 },

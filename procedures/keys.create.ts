@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { insertKey } from '../src/services/access/keys.ts';
 

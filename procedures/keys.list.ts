@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { keySchema } from '../src/schemas/access.ts';
 import { listKeys } from '../src/services/access/keys.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { memoryCreate } from '../src/schemas/memory.ts';
 import { createMemories } from '../src/services/memory/memories.ts';
 import { C, inCollection } from './collection-path.ts';
@@ -8,7 +8,7 @@ export default defineProcedure({
   name: 'memories.bulk',
   summary: 'Store up to 100 memories at once; one invalid item fails the whole call (422 naming its index)',
   description: 'The body is a bare JSON array of memory create bodies. ids are returned in input order.',
-  rest: { method: 'POST', path: `${C}/memories/bulk`, status: 201, bodyField: 'items' },
+  rest: { method: 'POST', path: `${C}/memories/bulk`, status: 201 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   input: z.object({ ...inCollection, items: z.array(memoryCreate).min(1).max(100) }),

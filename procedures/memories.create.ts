@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { memoryCreate, memorySchema } from '../src/schemas/memory.ts';
 import { createMemories } from '../src/services/memory/memories.ts';
 import { C, inCollection } from './collection-path.ts';

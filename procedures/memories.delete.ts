@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
 import { deleteMemory } from '../src/services/memory/memories.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
@@ -14,8 +14,7 @@ export default defineProcedure({
     tool: 'delete_memory',
     title: 'Delete a memory',
     description:
-      'Delete one memory and its files by collection and id. Call it when the user asks to remove a specific memory ' +
-      'you found; it cannot be restored.',
+      'Delete one memory and its files by collection and id. Call it when the user asks to remove a specific memory ' + 'you found; it cannot be restored.',
     destructive: true,
     idempotent: true,
   },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
 import { detachFile } from '../src/services/files/uploads.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
@@ -11,7 +11,14 @@ export default defineProcedure({
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   errors: { NOT_FOUND: `${MISSING_MEMORY}; or the memory has no file with that index` },
-  input: z.object({ ...memoryPath, image_index: z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer').transform(Number).describe('The index of the image entry') }),
+  input: z.object({
+    ...memoryPath,
+    image_index: z
+      .string()
+      .regex(/^\d{1,9}$/, 'must be a non-negative integer')
+      .transform(Number)
+      .describe('The index of the image entry'),
+  }),
   output: noContent,
   handler: async (ctx, { collection, id, image_index }) => {
     await detachFile(ctx, collection, id, image_index);

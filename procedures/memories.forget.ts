@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { forgetFields, forgetResponse } from '../src/schemas/search.ts';
 import { forget } from '../src/services/search/related.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { withFileUrls } from '../src/services/files/uploads.ts';
 import { findMemory } from '../src/services/memory/memories.ts';
@@ -14,9 +14,7 @@ export default defineProcedure({
   mcp: {
     tool: 'get_memory',
     title: 'Get a memory',
-    description:
-      'Fetch one memory by its collection and id, e.g. to read the full text, metadata and files of a search ' +
-      'result.',
+    description: 'Fetch one memory by its collection and id, e.g. to read the full text, metadata and files of a search ' + 'result.',
   },
   errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object(memoryPath),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { category, queryBool } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { listMemories } from '../src/services/memory/memories.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { moveMemory } from '../src/services/memory/memories.ts';
@@ -10,7 +10,10 @@ export default defineProcedure({
   summary: 'Move a memory to another collection (created if needed); answers the memory as it now stands',
   rest: { method: 'POST', path: `${C}/memories/{id}/move`, status: 200 },
   access: 'write',
-  collection: { field: 'collection', permission: 'write', alsoWrite: 'to_collection' },
+  collection: [
+    { field: 'collection', permission: 'write' },
+    { field: 'to_collection', permission: 'write' },
+  ],
   errors: { BAD_REQUEST: 'to_collection is the collection the memory is in', NOT_FOUND: MISSING_MEMORY },
   input: z.object({ ...memoryPath, to_collection: collectionName }),
   output: memorySchema,

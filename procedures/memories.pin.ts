@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { updateMemory } from '../src/services/memory/memories.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';

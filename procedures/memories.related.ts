@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { relatedFields, searchResponse } from '../src/schemas/search.ts';
 import { related } from '../src/services/search/related.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';

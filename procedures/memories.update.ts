@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { category, importance, memoryText, metadataObject } from '../src/schemas/fields.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { updateMemory } from '../src/services/memory/memories.ts';
@@ -22,7 +22,7 @@ export default defineProcedure({
     tool: 'update_memory',
     title: 'Correct a memory',
     description:
-      'Change a stored memory\'s text, importance, category or metadata (only the fields given; a new text is ' +
+      "Change a stored memory's text, importance, category or metadata (only the fields given; a new text is " +
       're-embedded). Call it when a memory you found is wrong or out of date and you know the correction.',
     idempotent: true,
   },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { category, importance, memoryText, metadataObject } from '../src/schemas/fields.ts';
 import { fileUpload, formJson, formNumber } from '../src/schemas/files.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
@@ -11,10 +11,10 @@ export default defineProcedure({
   summary: 'Store one memory with files attached (multipart); without text, the text is read from the files',
   description:
     'Multipart fields: files (repeatable), text, importance, category, container_tag, metadata (a JSON string). Files ' +
-    'are kept in the tenant\'s file store and listed in the memory\'s images (this answer and single-memory GET give each a presigned ' +
+    "are kept in the tenant's file store and listed in the memory's images (this answer and single-memory GET give each a presigned " +
     'URL). Without text, the memory text is what the files hold (PDF, Office, HTML, text, mail; images by OCR and the ' +
     'LLM caption; audio and video by the LLM transcription), cut at 10,000 characters.',
-  rest: { method: 'POST', path: `${C}/memories/upload`, status: 201, multipart: true },
+  rest: { method: 'POST', path: `${C}/memories/upload`, status: 201 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
   errors: {

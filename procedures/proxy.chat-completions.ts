@@ -1,6 +1,6 @@
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { proxyRequest, proxyResponse } from '../src/schemas/proxy.ts';
-import { chatCompletions } from '../src/services/proxy/chat-completions.ts';
+import { chatCompletions, storeCollection } from '../src/services/proxy/chat-completions.ts';
 
 export default defineProcedure({
   name: 'proxy.chatCompletions',
@@ -11,21 +11,25 @@ export default defineProcedure({
     'system message before the conversation, marked as recalled data rather than instructions. The request is forwarded ' +
     "to the tenant's LLM endpoint (its extraction config, else the server's, else the platform default) with every other " +
     'OpenAI field (tools, response_format, seed...) as sent and `model` defaulting to the configured one; it is tried once, ' +
-    'so the client\'s own retries apply. The answer is the endpoint\'s chat completion as it came, plus memvault. With store ' +
+    "so the client's own retries apply. The answer is the endpoint's chat completion as it came, plus memvault. With store " +
     '(the default) the latest user message is then queued for remember in the collection (else "default"), with the ' +
     'container tag, when it ends the conversation (a call ending with a tool result stores nothing again); a read-only ' +
     'key must send store: false. Usage counts toward the spend cap. Error bodies also carry ' +
     "OpenAI's error.message, which OpenAI clients show.",
-  rest: { method: 'POST', path: '/v1/proxy/chat/completions', status: 200, openaiErrors: true },
+  rest: { method: 'POST', path: '/v1/proxy/chat/completions', status: 200 },
   access: 'write',
-  collection: { field: 'collection', permission: 'write' },
+  // Recall reads the named collection; storing writes it (else the default one).
+  collection: [
+    { collections: (input) => (input.store ? [storeCollection(input)] : []), permission: 'write' },
+    { field: 'collection', permission: 'read' },
+  ],
   readWhen: (input) => !input.store,
   // The usage record of the LLM call commits on its own, before the message is stored: the call was
   // made (and counts toward the spend cap) even if storing then fails.
   commits: 'in-steps',
   errors: {
     BAD_REQUEST: 'stream is true: the proxy answers whole completions only',
-    FORBIDDEN: 'store is true and the key may not read the named collection, or, with no collection named, may not write "default"',
+    FORBIDDEN: 'store is true and the key may not write the collection the message goes to (the named one, else "default")',
     TOO_MANY_REQUESTS: "The monthly LLM spend cap is reached (the operator's endpoints are withheld until the month turns)",
     BAD_GATEWAY: 'The LLM endpoint failed or refused the request (its status and message are in detail), or did not answer with a chat completion',
     SERVICE_UNAVAILABLE: 'No LLM endpoint is configured: no extraction config of the tenant, no server or platform default',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Procedure } from '../src/procedure.ts';
+import type { Procedure } from '../src/pipeline/procedure.ts';
 import { noContent } from '../src/schemas/fields.ts';
 import { recordPageview } from '../src/services/status/pageviews.ts';
 
@@ -11,7 +11,7 @@ export function pulseProcedure(name: string, path: string): Procedure<z.ZodObjec
   return {
     name,
     summary: 'Cookieless pageview beacon: JSON or text/plain {path, referrer?}; stores no IP or cookie; always 204',
-    rest: { method: 'POST', path, status: 204, tolerant: true },
+    rest: { method: 'POST', path, status: 204 },
     access: 'public',
     input: z.object({ path: text(2048), referrer: text(2048) }),
     output: noContent,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { searchFields, searchResponse } from '../src/schemas/search.ts';
 import { search } from '../src/services/search/search.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { spendCapView } from '../src/schemas/llm.ts';
 import { putSpendCap } from '../src/services/llm/spend-cap.ts';
 

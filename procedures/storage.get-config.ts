@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { getStorageConfig } from '../src/services/storage/storage-config.ts';
 
@@ -7,7 +7,7 @@ import { getStorageConfig } from '../src/services/storage/storage-config.ts';
 export const storageConfigView = z
   .object({
     configured: z.boolean().describe('Whether the tenant has its own bucket'),
-    backend: z.enum(['s3', 'platform']).describe('Where the tenant\'s files go now: its own S3 bucket, or the platform\'s store'),
+    backend: z.enum(['s3', 'platform']).describe("Where the tenant's files go now: its own S3 bucket, or the platform's store"),
     endpoint_url: z.string().nullable().describe('null: AWS S3 itself (or no bucket configured)'),
     bucket: z.string().nullable(),
     region: z.string().nullable(),
@@ -19,7 +19,7 @@ export const storageConfigView = z
 
 export default defineProcedure({
   name: 'storage.getConfig',
-  summary: 'The tenant\'s own file bucket (never its keys), or that its files use the platform\'s store',
+  summary: "The tenant's own file bucket (never its keys), or that its files use the platform's store",
   rest: { method: 'GET', path: '/v1/memory/storage/config', status: 200 },
   access: 'read',
   input: z.object({}),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { putStorageConfig } from '../src/services/storage/storage-config.ts';
 import { storageConfigView } from './storage.get-config.ts';
 
@@ -8,7 +8,7 @@ export default defineProcedure({
   summary: 'Keep your files in your own S3 bucket (saved only if a live self-test passes)',
   description:
     'Writes, reads back and deletes a probe object (`.orgmem-probe/<uuid>`) in the bucket first; if a step fails the ' +
-    'answer is 400 naming the step and the storage service\'s error, and nothing is saved. Both keys are stored ' +
+    "answer is 400 naming the step and the storage service's error, and nothing is saved. Both keys are stored " +
     'encrypted and never returned. New files go to the bucket from then on; files stored before stay where they are.',
   rest: { method: 'PUT', path: '/v1/memory/storage/config', status: 200 },
   access: 'write',
@@ -23,7 +23,10 @@ export default defineProcedure({
     bucket: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/, 'must be 3 to 255 characters of A-Z a-z 0-9 . _ -, starting and ending with a letter or digit'),
-    region: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a region name such as us-east-1').default('us-east-1'),
+    region: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a region name such as us-east-1')
+      .default('us-east-1'),
     access_key: z.string().min(1).max(256),
     secret_key: z.string().min(1).max(256),
   }),

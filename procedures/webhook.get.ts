@@ -1,15 +1,17 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { getWebhook } from '../src/services/events/webhooks.ts';
 
 export default defineProcedure({
   name: 'webhook.get',
-  summary: 'The outbound webhook (without its secret); 404 when none is configured',
+  summary: 'The outbound webhook (without its secret); url and created_at are null when none is configured',
   rest: { method: 'GET', path: '/v1/memory/webhook/config', status: 200 },
   access: 'read',
-  errors: { NOT_FOUND: 'No webhook is configured' },
   input: z.object({}),
-  output: z.object({ url: z.string(), created_at: timestamp }),
+  output: z.object({
+    url: z.string().nullable().describe('Where the events are sent; null when no webhook is configured'),
+    created_at: timestamp.nullable(),
+  }),
   handler: (ctx) => getWebhook(ctx),
 });

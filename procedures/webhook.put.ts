@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProcedure } from '../src/procedure.ts';
+import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { putWebhook } from '../src/services/events/webhooks.ts';
 
 export default defineProcedure({
@@ -13,7 +13,12 @@ export default defineProcedure({
   rest: { method: 'PUT', path: '/v1/memory/webhook/config', status: 200 },
   access: 'write',
   errors: { BAD_REQUEST: '(Production mode) the URL is a private or loopback address, or its host cannot be resolved' },
-  input: z.object({ url: z.url({ protocol: /^https?$/ }).max(2048).describe('http(s) URL receiving the events') }),
+  input: z.object({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .describe('http(s) URL receiving the events'),
+  }),
   output: z.object({ url: z.string(), secret: z.string().describe('The signing secret; shown only here') }),
   handler: (ctx, input) => putWebhook(ctx, input.url),
 });

@@ -1,15 +1,17 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
-import type { AnyProcedure } from '../src/procedure.ts';
-import { errorResponses } from '../src/responses.ts';
+import type { AnyProcedure } from '../src/pipeline/procedure.ts';
 import '../src/schemas/fields.ts';
-import { pathParams } from './routes.ts';
+import { restErrorResponses, restShape, type BodyShape, type RestShape } from './shape.ts';
 
 const errorBody = z
   .object({
     detail: z.string(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('Present on 422: one entry per invalid field'),
+    errors: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('Present on 422: one entry per invalid field'),
   })
   .openapi('Error');
 
@@ -22,36 +24,46 @@ const openaiErrorBody = errorBody
   })
   .openapi('OpenAIError');
 
-/** The procedure's errors as OpenAPI responses: the pipeline's and its own declared ones (responses.ts). */
-const errorContent = (proc: AnyProcedure) =>
+/** The procedure's errors as OpenAPI responses: REST's own, the pipeline's and its declared ones (shape.ts). */
+const errorContent = (proc: AnyProcedure, shape: RestShape) =>
   Object.fromEntries(
-    errorResponses(proc).map((e) => [
+    restErrorResponses(proc, shape).map((e) => [
       e.status,
-      { description: e.description, content: { 'application/json': { schema: proc.rest.openaiErrors ? openaiErrorBody : errorBody } } },
+      { description: e.description, content: { 'application/json': { schema: shape.openaiErrors ? openaiErrorBody : errorBody } } },
     ]),
   );
 
+type InputShape = Record<string, z.ZodType>;
+const pick = (input: InputShape, keys: string[]) => z.object(Object.fromEntries(keys.map((k) => [k, input[k]!])));
+
+/** The request body's content, when it carries any field. */
+function bodyContent(body: BodyShape, input: InputShape) {
+  switch (body.as) {
+    // A raw body is a string field of the input but a JSON object on the wire (a Stripe event).
+    case 'text':
+      return { 'application/json': { schema: z.record(z.string(), z.unknown()).describe(input[body.field]!.description ?? '') } };
+    case 'field':
+      return { 'application/json': { schema: input[body.field]! } };
+    case 'multipart': {
+      const files = z.array(z.string().openapi({ type: 'string', format: 'binary' })).describe('The files (repeat the field)');
+      return body.fields.length ? { 'multipart/form-data': { schema: pick(input, body.fields).extend({ files }) } } : undefined;
+    }
+    case 'object':
+      return body.fields.length ? { 'application/json': { schema: pick(input, body.fields) } } : undefined;
+  }
+}
+
 function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
-  const { method, path, status, bodyField, queryFields = [], headerFields = {}, rawBody, altStatus } = proc.rest;
-  const shape = proc.input.shape as Record<string, z.ZodType>;
-  const params = pathParams(path);
-  const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(shape).filter((k) => !params.includes(k)) : queryFields;
-  const inBody = Object.keys(shape).filter((k) => !params.includes(k) && !inQuery.includes(k) && !(k in headerFields));
-  const pick = (keys: string[]) => z.object(Object.fromEntries(keys.map((k) => [k, shape[k]!])));
-  // A raw body is a string field of the input but a JSON object on the wire (a Stripe event).
-  const bodySchema = rawBody
-    ? z.record(z.string(), z.unknown()).describe(shape[rawBody]!.description ?? '')
-    : bodyField
-      ? shape[bodyField]!
-      : pick(inBody);
+  const { method, path, status } = proc.rest;
+  const shape = restShape(proc);
+  const input = proc.input.shape as InputShape;
   const headers = {
     ...(proc.secret && { [proc.secret.header.toLowerCase()]: z.string().describe('The shared secret of this internal endpoint') }),
-    ...Object.fromEntries(Object.entries(headerFields).map(([field, header]) => [header.toLowerCase(), shape[field]!])),
+    ...Object.fromEntries(shape.headers.map(([field, header]) => [header.toLowerCase(), input[field]!])),
   };
-  const body = proc.rest.multipart
-    ? { 'multipart/form-data': { schema: pick(inBody).extend({ files: z.array(z.string().openapi({ type: 'string', format: 'binary' })).describe('The files (repeat the field)') }) } }
-    : { 'application/json': { schema: bodySchema } };
-  const success = proc.rest.contentType ?? 'application/json';
+  const body = shape.body && bodyContent(shape.body, input);
+  const success = shape.contentType ?? 'application/json';
+  const { altStatus } = shape;
   registry.registerPath({
     method: method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete',
     path,
@@ -61,25 +73,27 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
     tags: [proc.name.split('.')[0]!],
     security: proc.access === 'public' || proc.access === 'internal' ? [] : [{ bearer: [] }],
     request: {
-      params: params.length ? pick(params) : undefined,
-      query: inQuery.length ? pick(inQuery) : undefined,
+      params: shape.params.length ? pick(input, shape.params) : undefined,
+      query: shape.query.length ? pick(input, shape.query) : undefined,
       headers: Object.keys(headers).length ? z.object(headers) : undefined,
-      body: inBody.length ? { required: true, content: body } : undefined,
+      body: body ? { required: true, content: body } : undefined,
     },
     responses: {
-      [status]:
-        status === 204
-          ? { description: 'No content' }
-          : { description: 'Success', content: { [success]: { schema: proc.output } } },
+      [status]: status === 204 ? { description: 'No content' } : { description: 'Success', content: { [success]: { schema: proc.output } } },
       ...(altStatus && { [altStatus.status]: { description: altStatus.description, content: { 'application/json': { schema: proc.output } } } }),
-      ...errorContent(proc),
+      ...errorContent(proc, shape),
     },
   });
 }
 
 /** MCP is a front end, not a procedure, but its path is part of the /v1 contract. */
 function registerMcp(registry: OpenAPIRegistry) {
-  const jsonRpc = z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() });
+  const jsonRpc = z.object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number()]).optional(),
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  });
   registry.registerPath({
     method: 'post',
     path: '/v1/mcp',

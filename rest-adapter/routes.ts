@@ -1,58 +1,70 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { procedures } from '../procedures/index.ts';
-import type { App } from '../src/context.ts';
-import { Download } from '../src/download.ts';
-import { AppError } from '../src/errors.ts';
-import { sendError, UnreadableBody } from '../src/http-errors.ts';
-import { invoke, readsInput } from '../src/invoke.ts';
+import type { App } from '../src/core/context.ts';
+import { Download } from '../src/core/download.ts';
+import { AppError, invalidInput } from '../src/core/errors.ts';
+import { sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
+import { invoke } from '../src/pipeline/invoke.ts';
+import { validatesInput, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { MAX_FILE_BYTES, MAX_FILES, type FileUploadInput } from '../src/schemas/files.ts';
-import type { AnyProcedure } from '../src/procedure.ts';
+import { restShape, successStatus, type RestShape } from './shape.ts';
 
-export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 const toFastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route takes its JSON body as text (`rest.rawBody`): the server's JSON parser leaves it unparsed. */
+    /** The route takes its JSON body as text (a `rawBody` procedure, options.ts): the server's JSON parser leaves it unparsed. */
     rawBody?: boolean;
   }
 }
 
 /**
- * REST input mapping: path `{param}`s, then the query string for GET and DELETE (or the
- * declared `queryFields` otherwise), then the declared `headerFields`, then the JSON body (whole,
- * as one field, or as its text for a `rawBody` procedure).
+ * REST input mapping, as the shape says (shape.ts): the JSON body (whole, as one field, or as its
+ * text) or the multipart one, then the header fields, then the query fields, then the path's.
  */
-async function restInput(proc: AnyProcedure, req: FastifyRequest): Promise<unknown> {
-  const params = req.params as Record<string, string>;
+async function restInput(proc: AnyProcedure, shape: RestShape, req: FastifyRequest): Promise<unknown> {
   const query = req.query as Record<string, unknown>;
-  const { method, bodyField, queryFields = [], headerFields = {}, rawBody } = proc.rest;
-  const fromQuery =
-    method === 'GET' || method === 'DELETE' ? query : Object.fromEntries(queryFields.filter((f) => f in query).map((f) => [f, query[f]]));
+  const fromQuery = Object.fromEntries(shape.query.filter((f) => Object.hasOwn(query, f)).map((f) => [f, query[f]]));
   const fromHeaders = Object.fromEntries(
-    Object.entries(headerFields).flatMap(([field, header]) => {
+    shape.headers.flatMap(([field, header]) => {
       const value = req.headers[header.toLowerCase()];
       return typeof value === 'string' ? [[field, value]] : [];
     }),
   );
+  const { body: carries, tolerant } = shape;
   let body: Record<string, unknown> = {};
-  if (proc.rest.multipart && req.isMultipart()) body = await multipartBody(req);
-  else if (method !== 'GET' && method !== 'DELETE' && req.body !== undefined) {
+  if (carries?.as === 'multipart' && req.isMultipart()) body = await multipartBody(req);
+  else if (carries && req.body !== undefined) {
     let value: unknown = req.body;
     if (value instanceof UnreadableBody) {
-      if (!proc.rest.tolerant) throw new AppError('BAD_REQUEST', value.detail);
+      if (!tolerant) throw new AppError('BAD_REQUEST', value.detail);
       value = value.tolerated;
     }
-    if (rawBody) body = { [rawBody]: value };
-    else if (bodyField) body = { [bodyField]: value };
+    if (carries.as === 'text' || carries.as === 'field') body = { [carries.field]: value };
     else if (value && typeof value === 'object' && !Array.isArray(value)) body = value as Record<string, unknown>;
-    // A body that is not an object is refused only where there are fields to read from it.
-    else if (readsInput(proc)) throw new AppError('UNPROCESSABLE_CONTENT', 'The request body must be a JSON object', [{ path: '', message: 'expected object' }]);
+    // A body that is not an object is refused only where the input can fail (validatesInput).
+    else if (validatesInput(proc))
+      throw new AppError('UNPROCESSABLE_CONTENT', 'The request body must be a JSON object', [{ path: '', message: 'expected object' }]);
   }
   // No body at all is still a text to check (and to refuse), not a missing field.
-  if (rawBody) body[rawBody] ??= '';
-  return { ...body, ...fromHeaders, ...fromQuery, ...params };
+  if (carries?.as === 'text') body[carries.field] ??= '';
+  return { ...body, ...fromHeaders, ...fromQuery, ...(req.params as Record<string, string>) };
+}
+
+/**
+ * A validation failure in the terms of the request: where the body is one input field (a bare
+ * array), the paths start at the array ("3.text"), not at the field ("items.3.text").
+ */
+function inRequestTerms(shape: RestShape, err: AppError): AppError {
+  if (shape.body?.as !== 'field' || err.code !== 'UNPROCESSABLE_CONTENT' || !err.errors) return err;
+  const { field } = shape.body;
+  const inBody = (path: string) => (path === field ? '' : path.startsWith(`${field}.`) ? path.slice(field.length + 1) : path);
+  if (err.errors.every((e) => inBody(e.path) === e.path)) return err;
+  return invalidInput(
+    err.errors.map((e) => ({ ...e, path: inBody(e.path) })),
+    err.headers,
+  );
 }
 
 /**
@@ -94,23 +106,26 @@ function secretOf(proc: AnyProcedure, req: FastifyRequest): string | undefined {
 
 export function registerRestRoutes(server: FastifyInstance, app: App) {
   for (const proc of procedures) {
+    const shape = restShape(proc);
     server.route({
       method: proc.rest.method,
       url: toFastifyPath(proc.rest.path),
-      bodyLimit: proc.rest.bodyLimit,
-      config: { rawBody: !!proc.rest.rawBody },
+      bodyLimit: shape.bodyLimit,
+      config: { rawBody: shape.body?.as === 'text' },
       handler: async (req, reply) => {
         try {
           const caller = { authorization: req.headers.authorization, ip: req.ip, origin: `${req.protocol}://${req.host}`, secret: secretOf(proc, req) };
-          const { output, headers, status } = await invoke(app, proc, caller, await restInput(proc, req));
+          const { output, headers, input } = await invoke(app, proc, caller, await restInput(proc, shape, req));
+          const status = successStatus(shape, input);
           reply.code(status).headers(headers);
           if (output instanceof Download) return sendDownload(reply, output);
-          if (proc.rest.redirect) return reply.redirect((output as { location: string }).location, status);
-          if (proc.rest.contentType) return reply.type(proc.rest.contentType).send(output);
+          if (shape.redirect) return reply.redirect((output as { location: string }).location, status);
+          if (shape.contentType) return reply.type(shape.contentType).send(output);
           return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
-          if (proc.rest.tolerant) return reply.code(proc.rest.status).send();
-          return sendError(reply, err as AppError, { openai: proc.rest.openaiErrors });
+          // A tolerant route (the beacon) answers its own status whatever happened.
+          if (shape.tolerant) return reply.code(shape.status).send();
+          return sendError(reply, inRequestTerms(shape, err as AppError), { openai: shape.openaiErrors });
         }
       },
     });

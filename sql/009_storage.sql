@@ -1,6 +1,6 @@
 -- Files: a tenant's own bucket, and finding the files a deleted memory leaves behind.
 
--- A tenant's own S3 bucket for its files (api.md 4.9); without a row its files go to the
+-- A tenant's own S3 bucket for its files (docs/files.md); without a row its files go to the
 -- platform's store. Both keys are sealed with the server master key and never returned.
 create table storage_configs (
   tenant_id uuid primary key references tenants (id) on delete cascade,

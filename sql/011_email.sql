@@ -1,4 +1,4 @@
--- Email drop (api.md 4.8): each tenant's receiving address and its sender allowlist.
+-- Email drop (docs/contract.md, "Email drop"): each tenant's receiving address and its sender allowlist.
 
 -- One address per tenant, created on first read. Rotation replaces the token in place, so the
 -- old one stops resolving at once; the unique index is the inbound lookup.

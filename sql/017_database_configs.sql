@@ -1,4 +1,4 @@
--- A tenant's own PostgreSQL for its data (api.md 4.9; services/tenant-db). Without a row its
+-- A tenant's own PostgreSQL for its data (services/tenant-db). Without a row its
 -- data lives here. The connection string (password included) is sealed with the master key.
 create table database_configs (
   tenant_id uuid primary key references tenants (id) on delete cascade,

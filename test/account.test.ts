@@ -81,11 +81,16 @@ describe('account: stats, export, import, delete', () => {
     // New ids, and the imported texts are searchable by embedding (stored with one).
     const ids = new Set(file.memories.map((m: { id: string }) => m.id));
     expect(again.memories.filter((m: { id: string }) => ids.has(m.id))).toEqual([]);
-    const [{ n }] = await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1 and embedding is not null', [b.id]);
+    const { n } = (
+      await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1 and embedding is not null', [b.id])
+    )[0]!;
     expect(n).toBe(602);
     const listed = await b.api('GET', '/v1/memory/collections');
     expect(listed.body.map((c: { name: string; memory_count: number }) => [c.name, c.memory_count])).toEqual([
-      ['c0', 300], ['c1', 300], ['described', 0], ['special', 2],
+      ['c0', 300],
+      ['c1', 300],
+      ['described', 0],
+      ['special', 2],
     ]);
   });
 
@@ -127,9 +132,18 @@ describe('account: stats, export, import, delete', () => {
     expect(res.body.errors.find((e: { index: number }) => e.index === 5).detail).toMatch(/may not write collection "locked"/);
     expect(res.body.collections).toEqual(['default', 'kept', 'made-empty']);
     const kept = await t.api('GET', '/v1/memory/collections/kept/memories');
-    expect(kept.body.map((m: { text: string; pinned: boolean }) => [m.text, m.pinned])).toEqual([['good two', true], ['good one', false]]);
+    expect(kept.body.map((m: { text: string; pinned: boolean }) => [m.text, m.pinned])).toEqual([
+      ['good two', true],
+      ['good one', false],
+    ]);
 
-    const into = await t.api('POST', '/v1/memory/admin/import', { memories: [{ text: 'a', collection: 'x' }, { text: 'b', collection: 'y' }], into_collection: 'together' });
+    const into = await t.api('POST', '/v1/memory/admin/import', {
+      memories: [
+        { text: 'a', collection: 'x' },
+        { text: 'b', collection: 'y' },
+      ],
+      into_collection: 'together',
+    });
     expect(into.body).toMatchObject({ imported: 2, skipped: 0, collections: ['together'] });
 
     expect((await t.api('POST', '/v1/memory/admin/import', { memories: 'nope' })).status).toBe(422);
@@ -137,6 +151,43 @@ describe('account: stats, export, import, delete', () => {
     expect((await t.api('POST', '/v1/memory/admin/import', { memories: [], into_collection: '.x' })).status).toBe(422);
     const reader = await t.newKey('reader', true);
     expect((await t.api('POST', '/v1/memory/admin/import', { memories: [{ text: 'a' }] }, reader.key)).status).toBe(403);
+  });
+
+  it('an import into a restricted collection the key may not write skips its items and leaves the collection as it was', async () => {
+    const t = await tenant();
+    const agent = await t.newKey('agent');
+    await t.api('POST', '/v1/memory/collections', { name: 'locked', description: 'as the owner left it' });
+    const owner = (await t.api('GET', '/v1/memory/agents')).body.find((a: { id: string }) => a.id !== agent.id).id;
+    // The agent may read "locked" but not write it.
+    for (const [id, write] of [
+      [owner, true],
+      [agent.id, false],
+    ] as const) {
+      expect((await t.api('PUT', '/v1/memory/collections/locked/grants', { agent_key_id: id, can_read: true, can_write: write })).status).toBe(200);
+    }
+    const into = await t.api(
+      'POST',
+      '/v1/memory/admin/import',
+      { memories: [{ text: 'one' }, { text: 'two', collection: 'open' }], into_collection: 'locked' },
+      agent.key,
+    );
+    expect(into.status).toBe(200);
+    expect(into.body).toEqual({
+      imported: 0,
+      skipped: 2,
+      collections: [],
+      errors: [0, 1].map((index) => ({ index, detail: 'this API key may not write collection "locked"' })),
+    });
+    // A listed collection the key may not write is not created or changed either; the rest is imported.
+    const listed = await t.api(
+      'POST',
+      '/v1/memory/admin/import',
+      { memories: [{ text: 'three', collection: 'open' }], collections: [{ name: 'locked', description: 'changed by the import' }, { name: 'made' }] },
+      agent.key,
+    );
+    expect(listed.body).toEqual({ imported: 1, skipped: 0, collections: ['made', 'open'], errors: [] });
+    const locked = await t.api('GET', '/v1/memory/collections/locked');
+    expect(locked.body).toMatchObject({ description: 'as the owner left it', memory_count: 0 });
   });
 
   it('takes import bodies beyond the usual 8 MB limit (up to 64 MB)', async () => {
@@ -156,7 +207,10 @@ describe('account: stats, export, import, delete', () => {
   it('export is a REST download: over tRPC it is a 400 pointing there', async () => {
     const t = await tenant();
     const client = trpcClient(server.url, t.key);
-    await expect(client.admin.export.query({})).rejects.toMatchObject({ data: { httpStatus: 400 }, message: expect.stringMatching(/GET \/v1\/memory\/admin\/export/) });
+    await expect(client.admin.export.query({})).rejects.toMatchObject({
+      data: { httpStatus: 400 },
+      message: expect.stringMatching(/GET \/v1\/memory\/admin\/export/),
+    });
   });
 
   it('deletes the account only with its exact name, and then every key is 401', async () => {
@@ -183,7 +237,7 @@ describe('account: stats, export, import, delete', () => {
     }
     for (const table of ['tenants', 'api_keys', 'collections', 'memories', 'collection_grants', 'webhooks', 'audit_log', 'reveal_tokens']) {
       const column = table === 'tenants' ? 'id' : 'tenant_id';
-      const [{ n }] = await server.app.db.query<{ n: number }>(`select count(*)::int as n from ${table} where ${column} = $1`, [t.id]);
+      const { n } = (await server.app.db.query<{ n: number }>(`select count(*)::int as n from ${table} where ${column} = $1`, [t.id]))[0]!;
       expect(n, table).toBe(0);
     }
   });

@@ -7,24 +7,26 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * The map of docs/architecture.md, checked: no import circles, every import allowed by the
  * table below (type-only imports included), and one name per export.
  */
-const ROOTS = ['src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'worker', 'bin', 'web'];
+const ROOTS = ['host', 'src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'bin', 'web'];
 
-const CORE = 'src/(config|errors|ids|download|context|recalled)[.]ts$';
-const PIPELINE = 'src/(invoke|procedure|responses|audit-hook|input-guard)[.]ts$';
+const CORE = 'src/core/';
+const PIPELINE = 'src/pipeline/';
 
-/** What each part may import besides packages and Node's own modules; a part may import itself. */
-const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
-  { part: 'bin', from: '^bin/', to: ['^src/cli[.]ts$'] },
+/**
+ * What each part may import besides packages and Node's own modules; a part may import itself.
+ * `typesOnly` lists what it may import with `import type` alone.
+ */
+const MAY_IMPORT: Array<{ part: string; from: string; to: string[]; typesOnly?: string[] }> = [
+  { part: 'bin', from: '^bin/', to: ['^host/cli[.]ts$'] },
   // The dashboard is a client of the public API like any other: none of the server's code, only
-  // the API's shapes as types (erased from its build).
-  { part: 'dashboard', from: '^web/', to: ['^web/', '^src/schemas/'] },
-  { part: 'composition (cli, app, server, blob and web routes, local MCP)', from: '^(src/(cli|app|server|blob-routes|web-routes)|mcp/local)[.]ts$', to: ['^'] },
-  { part: 'database maintenance', from: '^src/(migrate|reembed)[.]ts$', to: ['^src/ports/'] },
-  { part: 'front ends', from: '^(rest-adapter|trpc|mcp)/', to: ['^$1/', '^procedures/index[.]ts$', `^${PIPELINE}`, '^src/http-errors[.]ts$', '^src/schemas/', `^${CORE}`] },
-  { part: 'catalogue', from: '^procedures/', to: ['^procedures/', '^src/procedure[.]ts$', '^src/services/', '^src/schemas/', `^${CORE}`] },
-  { part: 'worker', from: '^worker/', to: ['^src/services/', '^src/ports/jobs/', `^${CORE}`] },
+  // the API's types (erased from its build): its shapes, and the router its typed client calls.
+  { part: 'dashboard', from: '^web/', to: ['^web/'], typesOnly: ['^src/schemas/', '^trpc/router[.]ts$'] },
+  // Process start-up and wiring sits above all it starts; nothing but bin/ imports it.
+  { part: 'host', from: '^host/', to: ['^'] },
+  { part: 'database maintenance', from: '^src/maintenance/', to: ['^src/maintenance/', '^src/ports/'] },
+  { part: 'front ends', from: '^(rest-adapter|trpc|mcp)/', to: ['^$1/', '^procedures/index[.]ts$', `^${PIPELINE}`, '^src/schemas/', `^${CORE}`] },
+  { part: 'catalogue', from: '^procedures/', to: ['^procedures/', '^src/pipeline/procedure[.]ts$', '^src/services/', '^src/schemas/', `^${CORE}`] },
   { part: 'pipeline', from: `^${PIPELINE}`, to: [`^${PIPELINE}`, '^src/services/(access|events|tenant-db)/', '^src/ports/db/', '^src/schemas/', `^${CORE}`] },
-  { part: 'HTTP errors', from: '^src/http-errors[.]ts$', to: [`^${CORE}`] },
   // Services: each domain may use the ones listed after it, and ports, schemas and core.
   ...Object.entries({
     events: ['tenant-db'],
@@ -49,9 +51,13 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[] }> = [
     to: [`^src/services/(${[domain, ...uses].join('|')})/`, '^src/ports/', '^src/schemas/', `^${CORE}`],
   })),
   // Where a tenant's data lives: below every domain, and it migrates a tenant's own database.
-  { part: 'services/tenant-db', from: '^src/services/tenant-db/', to: ['^src/services/tenant-db/', '^src/migrate[.]ts$', '^src/ports/', '^src/schemas/', `^${CORE}`] },
-  { part: 'ports', from: '^src/ports/', to: ['^src/ports/', '^src/(config|ids)[.]ts$'] },
-  { part: 'schemas', from: '^src/schemas/', to: ['^src/schemas/', '^src/config[.]ts$'] },
+  {
+    part: 'services/tenant-db',
+    from: '^src/services/tenant-db/',
+    to: ['^src/services/tenant-db/', '^src/maintenance/migrate[.]ts$', '^src/ports/', '^src/schemas/', `^${CORE}`],
+  },
+  { part: 'ports', from: '^src/ports/', to: ['^src/ports/', '^src/core/(config|ids)[.]ts$'] },
+  { part: 'schemas', from: '^src/schemas/', to: ['^src/schemas/', '^src/core/config[.]ts$'] },
   { part: 'core', from: `^${CORE}`, to: [`^${CORE}`, '^src/ports/', '^src/schemas/'] },
 ];
 
@@ -61,6 +67,10 @@ beforeAll(async () => {
   const allowed: IAllowedRuleType[] = [
     { from: {}, to: { dependencyTypes: ['npm', 'npm-dev', 'core'] } },
     ...MAY_IMPORT.map(({ from, to }) => ({ from: { path: from }, to: { path: to } })),
+    ...MAY_IMPORT.filter((p) => p.typesOnly).map(({ from, typesOnly }) => ({
+      from: { path: from },
+      to: { path: typesOnly, dependencyTypes: ['type-only' as const] },
+    })),
   ];
   const result = await cruise(ROOTS, {
     tsPreCompilationDeps: true,
@@ -85,9 +95,16 @@ const violations = (rule: string) =>
 
 describe('architecture (docs/architecture.md)', () => {
   it('reads every file of the service', () => {
-    const files = ROOTS.flatMap((root) => readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => `${root}/${f}`)).filter((f) => /[.](tsx?|js)$/.test(f));
+    const files = ROOTS.flatMap((root) => readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => `${root}/${f}`)).filter((f) =>
+      /[.](tsx?|js)$/.test(f),
+    );
     expect(files.length).toBeGreaterThan(140);
-    expect(modules.map((m) => m.source).filter((f) => /[.](tsx?|js)$/.test(f)).sort()).toEqual(files.sort());
+    expect(
+      modules
+        .map((m) => m.source)
+        .filter((f) => /[.](tsx?|js)$/.test(f))
+        .sort(),
+    ).toEqual(files.sort());
   });
 
   it('has no import circles', () => {

@@ -71,7 +71,7 @@ describe('audit log', () => {
     await t.api('POST', '/v1/memory/collections/a/memories', { text: 'one' });
     await expect(server.app.db.query(`update audit_log set action = 'forged' where tenant_id = $1`, [t.id])).rejects.toThrow(/append-only/);
     await expect(server.app.db.query('delete from audit_log where tenant_id = $1', [t.id])).rejects.toThrow(/append-only/);
-    const [{ n }] = await server.app.db.query<{ n: number }>('select count(*)::int as n from audit_log where tenant_id = $1', [t.id]);
+    const { n } = (await server.app.db.query<{ n: number }>('select count(*)::int as n from audit_log where tenant_id = $1', [t.id]))[0]!;
     expect(n).toBe(1);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crontab, tasks } from '../worker/tasks.ts';
+import { crontab, tasks } from '../host/tasks.ts';
 import { ANALYZE_DELAY_MS, BULK_ROWS, analyzeStaleTables, staleTables } from '../src/services/memory/table-stats.ts';
 import { analyzeJob } from '../src/services/memory/table-stats.ts';
 import { newTenant, type Tenant } from './support/client.ts';
@@ -11,7 +11,8 @@ import { startServer, type TestServer } from './support/server.ts';
  */
 const onPostgres = !!process.env.TEST_DATABASE_URL;
 
-const items = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ text: `${tag} note number ${i} about the quarterly plan`, container_tag: `${tag}-${i % 7}` }));
+const items = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => ({ text: `${tag} note number ${i} about the quarterly plan`, container_tag: `${tag}-${i % 7}` }));
 
 describe('automatic ANALYZE after bulk writes', () => {
   let server: TestServer;
@@ -128,19 +129,23 @@ describe('with ORGMEM_AUTO_ANALYZE=0', () => {
     const t = await newTenant(server.url, server.adminKey);
     const res = await t.api('POST', '/v1/memory/collections/big/memories/bulk', items(100, 'off'));
     expect(res.status).toBe(201);
-    const [{ n }] = onPostgres
-      ? await server.app.db.query<{ n: number }>(
-          `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'analyze_tables'`,
-        )
-      : await server.app.db.query<{ n: number }>(`select count(*)::int as n from jobs where task = 'analyze_tables'`);
+    const { n } = (
+      onPostgres
+        ? await server.app.db.query<{ n: number }>(
+            `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'analyze_tables'`,
+          )
+        : await server.app.db.query<{ n: number }>(`select count(*)::int as n from jobs where task = 'analyze_tables'`)
+    )[0]!;
     expect(n).toBe(0);
     expect(await analyzeStaleTables(server.app)).toEqual([]);
   });
 
-  it("a keyed job keeps the run_at it was first queued with, on both queues (a throttle, not a debounce)", async () => {
+  it('a keyed job keeps the run_at it was first queued with, on both queues (a throttle, not a debounce)', async () => {
     const first = new Date(Date.now() + 3_600_000);
     await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, analyzeJob, {}, { key: 'analyze_tables', runAt: first }));
-    await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, analyzeJob, {}, { key: 'analyze_tables', runAt: new Date(first.getTime() + 3_600_000) }));
+    await server.app.db.transaction((tx) =>
+      server.app.jobs.enqueue(tx, analyzeJob, {}, { key: 'analyze_tables', runAt: new Date(first.getTime() + 3_600_000) }),
+    );
     const jobs = onPostgres
       ? await server.app.db.query<{ run_at: Date }>(
           `select j.run_at from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'analyze_tables'`,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TIERS, loadConfig } from '../src/config.ts';
+import { DEFAULT_TIERS, loadConfig } from '../src/core/config.ts';
 import { startStripeFake } from './fakes/stripe.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -92,12 +92,17 @@ describe('billing (Stripe)', () => {
 
   const me = async (t: Tenant) => (await t.api('GET', '/v1/memory/admin/me')).body as { tier: string; limits: unknown; email: string };
   const account = async (t: Tenant) =>
-    (await server.app.db.query<{ stripe_customer_id: string | null; stripe_subscription_id: string | null }>(
-      'select stripe_customer_id, stripe_subscription_id from billing_accounts where tenant_id = $1',
-      [t.id],
-    ))[0];
+    (
+      await server.app.db.query<{ stripe_customer_id: string | null; stripe_subscription_id: string | null }>(
+        'select stripe_customer_id, stripe_subscription_id from billing_accounts where tenant_id = $1',
+        [t.id],
+      )
+    )[0];
   const tierAudit = async (t: Tenant) =>
-    server.app.db.query<{ detail: { from: string; to: string } }>(`select detail from audit_log where tenant_id = $1 and action = 'billing.webhook' order by at`, [t.id]);
+    server.app.db.query<{ detail: { from: string; to: string } }>(
+      `select detail from audit_log where tenant_id = $1 and action = 'billing.webhook' order by at`,
+      [t.id],
+    );
 
   /** A free tenant that has paid for `tier` through a completed checkout. */
   async function subscribed(tier = 'pro') {
@@ -127,7 +132,9 @@ describe('billing (Stripe)', () => {
   });
 
   it('refuses at start a price for a tier without limits, one price for two tiers, or an API URL with a path', () => {
-    expect(() => loadConfig({ ORGMEM_STRIPE_PRICES: '{"gold":"price_1"}' })).toThrow(/ORGMEM_STRIPE_PRICES: "gold" is not a paid tier \(tiers: pro, enterprise\)/);
+    expect(() => loadConfig({ ORGMEM_STRIPE_PRICES: '{"gold":"price_1"}' })).toThrow(
+      /ORGMEM_STRIPE_PRICES: "gold" is not a paid tier \(tiers: pro, enterprise\)/,
+    );
     expect(() => loadConfig({ ORGMEM_STRIPE_PRICES: '{"free":"price_1"}' })).toThrow(/"free" is not a paid tier/);
     expect(() => loadConfig({ ORGMEM_STRIPE_PRICES: '{"pro":"price_1","enterprise":"price_1"}' })).toThrow(/price_1 is the price of more than one tier/);
     expect(() => loadConfig({ ORGMEM_STRIPE_PRICES: 'pro=price_1' })).toThrow(/ORGMEM_STRIPE_PRICES: not JSON/);
@@ -175,7 +182,7 @@ describe('billing (Stripe)', () => {
     });
   });
 
-  it('checkout refuses a tier without a price (422), a second subscription (409), and passes on Stripe\'s refusal (502)', async () => {
+  it("checkout refuses a tier without a price (422), a second subscription (409), and passes on Stripe's refusal (502)", async () => {
     const t = await newTenant(server.url, server.adminKey, { tier: 'free' });
     for (const tier of ['free', 'gold']) {
       const res = await t.api('POST', CHECKOUT, { tier });
@@ -251,7 +258,9 @@ describe('billing (Stripe)', () => {
     const made = await deliver(stripeEvent('customer.subscription.created', subscriptionObject(next, customer, PRICES.pro), { created: ++created }));
     expect(made.body.outcome).toBe('tier pro');
     expect((await account(t))!.stripe_subscription_id).toBe(next);
-    const deleted = await deliver(stripeEvent('customer.subscription.deleted', subscriptionObject(next, customer, PRICES.pro, 'canceled'), { created: ++created }));
+    const deleted = await deliver(
+      stripeEvent('customer.subscription.deleted', subscriptionObject(next, customer, PRICES.pro, 'canceled'), { created: ++created }),
+    );
     expect(deleted.status).toBe(200);
     expect(await me(t)).toMatchObject({ tier: 'free', limits: DEFAULT_TIERS.free });
     expect(await account(t)).toEqual({ stripe_customer_id: customer, stripe_subscription_id: null });
@@ -269,7 +278,9 @@ describe('billing (Stripe)', () => {
   it('a subscription made before its checkout is reported finds the tenant by its metadata', async () => {
     const t = await newTenant(server.url, server.adminKey, { tier: 'free' });
     const customer = stripeId('cus');
-    const res = await deliver(stripeEvent('customer.subscription.created', subscriptionObject(stripeId('sub'), customer, PRICES.enterprise, 'active', { tenant_id: t.id })));
+    const res = await deliver(
+      stripeEvent('customer.subscription.created', subscriptionObject(stripeId('sub'), customer, PRICES.enterprise, 'active', { tenant_id: t.id })),
+    );
     expect(res.body.outcome).toBe('tier enterprise');
     expect((await me(t)).tier).toBe('enterprise');
     expect((await account(t))!.stripe_customer_id).toBe(customer);
@@ -278,8 +289,12 @@ describe('billing (Stripe)', () => {
   it('a checkout whose payment is still pending stores the ids; the subscription moves the tier once it is paid', async () => {
     const t = await newTenant(server.url, server.adminKey, { tier: 'free' });
     const [customer, subscription] = [stripeId('cus'), stripeId('sub')];
-    const pending = await deliver(stripeEvent('checkout.session.completed', { ...completedCheckout(t.id, 'pro', customer, subscription), payment_status: 'unpaid' }));
-    expect(pending.body.outcome).toBe("customer and subscription stored; the tier stays: the payment is still pending; the subscription's events move the tier");
+    const pending = await deliver(
+      stripeEvent('checkout.session.completed', { ...completedCheckout(t.id, 'pro', customer, subscription), payment_status: 'unpaid' }),
+    );
+    expect(pending.body.outcome).toBe(
+      "customer and subscription stored; the tier stays: the payment is still pending; the subscription's events move the tier",
+    );
     expect(await account(t)).toEqual({ stripe_customer_id: customer, stripe_subscription_id: subscription });
     const incomplete = await deliver(stripeEvent('customer.subscription.updated', subscriptionObject(subscription, customer, PRICES.pro, 'incomplete')));
     expect(incomplete.body.outcome).toMatch(/the tier stays: the subscription is incomplete$/);
@@ -291,7 +306,9 @@ describe('billing (Stripe)', () => {
 
   it('changes nothing for an event older than the last one applied, or for the end of a subscription that is not current', async () => {
     const { t, customer, subscription } = await subscribed('pro');
-    const late = await deliver(stripeEvent('customer.subscription.updated', subscriptionObject(subscription, customer, PRICES.pro, 'canceled'), { created: now() - 3600 }));
+    const late = await deliver(
+      stripeEvent('customer.subscription.updated', subscriptionObject(subscription, customer, PRICES.pro, 'canceled'), { created: now() - 3600 }),
+    );
     expect(late.body.outcome).toBe('ignored: older than the last event applied to this tenant');
     const other = await deliver(stripeEvent('customer.subscription.deleted', subscriptionObject(stripeId('sub'), customer, PRICES.pro, 'canceled')));
     expect(other.body.outcome).toBe("ignored: a subscription other than the tenant's current one ended");
@@ -351,7 +368,9 @@ describe('billing (Stripe)', () => {
     const ignored = await deliver(stripeEvent('invoice.paid', { id: stripeId('in'), object: 'invoice' }));
     expect(ignored.status).toBe(200);
     expect(ignored.body).toEqual({ received: true, outcome: 'ignored: orgmem does not act on invoice.paid' });
-    const payment = await deliver(stripeEvent('checkout.session.completed', { ...completedCheckout(stripeId('x'), 'pro', stripeId('cus'), ''), mode: 'payment' }));
+    const payment = await deliver(
+      stripeEvent('checkout.session.completed', { ...completedCheckout(stripeId('x'), 'pro', stripeId('cus'), ''), mode: 'payment' }),
+    );
     expect(payment.body.outcome).toBe('ignored: a payment checkout, not a subscription');
     const broken = await deliver(stripeEvent('customer.subscription.updated', { id: stripeId('sub'), status: 'active' }));
     expect(broken.status).toBe(400);

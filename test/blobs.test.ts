@@ -131,8 +131,7 @@ describe('the local store', () => {
     expect(existsSync(root)).toBe(false);
   });
 
-  const url = async (op: 'get' | 'put', key: string, expiresInSeconds = 300) =>
-    new URL(await store.presign(op, key, { expiresInSeconds, origin: server.url }));
+  const url = async (op: 'get' | 'put', key: string, expiresInSeconds = 300) => new URL(await store.presign(op, key, { expiresInSeconds, origin: server.url }));
 
   it('answers 403 for an expired, tampered or misused link, and 404 for a missing file', async () => {
     const key = `${uniquePrefix()}c/u/f.txt`;
@@ -273,7 +272,17 @@ describe('file keys', () => {
     expect(isTenantKey(`${tenant}/c/u/f.txt`, tenant, 'd')).toBe(false);
     expect(isTenantKey(`${other}/c/u/f.txt`, tenant)).toBe(false);
     expect(isTenantKey(`${tenant}x/c/u/f.txt`, tenant)).toBe(false);
-    for (const bad of [`${tenant}/c/u`, `${tenant}/c/u/f/g`, `${tenant}/c//f`, `${tenant}/c/../f`, `${tenant}/../u/f`, `${tenant}/c/u/..`, `${tenant}/c/u/a\\b`, `${tenant}/c/u/a\u0000`, `/${tenant}/c/u`]) {
+    for (const bad of [
+      `${tenant}/c/u`,
+      `${tenant}/c/u/f/g`,
+      `${tenant}/c//f`,
+      `${tenant}/c/../f`,
+      `${tenant}/../u/f`,
+      `${tenant}/c/u/..`,
+      `${tenant}/c/u/a\\b`,
+      `${tenant}/c/u/a\u0000`,
+      `/${tenant}/c/u`,
+    ]) {
       expect(isTenantKey(bad, tenant), bad).toBe(false);
     }
   });

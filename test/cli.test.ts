@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/client.ts';
+import { closedPort } from './support/closed-port.ts';
+import { spawnServe } from './support/serve.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'orgmem.js');
@@ -37,22 +39,7 @@ function orgmem(args: string[], env: Record<string, string>, cwd: string) {
 }
 
 /** Starts `orgmem serve` and resolves once it listens, with everything it printed so far. */
-function serve(env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--no-worker'], { cwd, env: userEnv({ ORGMEM_LOG_LEVEL: 'info', ...env }) });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const ready = new Promise<{ out: string; url: string }>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /orgmem listening on (http:\/\/[\d.:]+)/.exec(out);
-      if (m) resolve({ out, url: m[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}${err}`)));
-  });
-  const stop = () => new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM'))));
-  return { ready, stop };
-}
+const serve = (env: Record<string, string>, cwd: string) => spawnServe(userEnv({ ORGMEM_LOG_LEVEL: 'info', ...env }), cwd);
 
 const KEY = /(mv_[A-Za-z0-9_-]{43})/;
 
@@ -77,7 +64,11 @@ describe('orgmem on an empty embedded database, started from another directory',
     expect(readdirSync(dataDir).sort()).toEqual(['files', 'master.key', 'pgdata']);
 
     // XDG_DATA_HOME names the same directory another way.
-    const made = await orgmem(['admin', 'create-key', '--tenant', 'admin', '--label', 'replacement'], { HOME: tempDir(), XDG_DATA_HOME: join(home, '.local', 'share') }, cwd);
+    const made = await orgmem(
+      ['admin', 'create-key', '--tenant', 'admin', '--label', 'replacement'],
+      { HOME: tempDir(), XDG_DATA_HOME: join(home, '.local', 'share') },
+      cwd,
+    );
     expect(made.stderr).toBe('');
     expect(made.code).toBe(0);
     expect(made.stdout).toContain(`Created API key 'replacement' for tenant admin <admin@localhost>.`);
@@ -103,7 +94,10 @@ describe('orgmem on an empty embedded database, started from another directory',
 
   it('admin create-tenant takes the tiers ORGMEM_TIERS adds, and create-key finds a tenant by email', async () => {
     // The directory above, already made: a new one costs PGlite's initdb again.
-    const env = { HOME: home, ORGMEM_TIERS: JSON.stringify({ team: { rate_limit_per_minute: 100, max_memories: 5, max_collections: 2, max_storage_bytes: null } }) };
+    const env = {
+      HOME: home,
+      ORGMEM_TIERS: JSON.stringify({ team: { rate_limit_per_minute: 100, max_memories: 5, max_collections: 2, max_storage_bytes: null } }),
+    };
     const created = await orgmem(['admin', 'create-tenant', '--name', 'Acme', '--email', 'Ops@Acme.test', '--tier', 'team'], env, cwd);
     expect(created.stderr).toBe('');
     expect(created.stdout).toMatch(/^Created tenant Acme \([0-9a-f-]{36}, tier team\)\.\nAPI key \(shown only now\): mv_/);
@@ -111,6 +105,126 @@ describe('orgmem on an empty embedded database, started from another directory',
     expect(key.stdout).toMatch(/^Created API key 'cli' \(read-only\) for tenant Acme <Ops@Acme.test>\.\nAPI key \(shown only now\): mv_/);
     const missing = await orgmem(['admin', 'create-key', '--tenant', 'nobody'], env, cwd);
     expect(missing).toMatchObject({ code: 1, stdout: '', stderr: "orgmem: No tenant has the name, email or id 'nobody'\n" });
+  }, 120_000);
+  it('admin commands go through the orgmem serve that holds the data directory, found in its server.json', async () => {
+    const env = { HOME: home };
+    const running = serve(env, cwd);
+    const { url } = await running.ready.catch(async (e) => (await running.stop(), Promise.reject(e)));
+    const file = join(dataDir, 'server.json');
+    try {
+      // Where it listens, for this machine only.
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const server = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number; secret: string };
+      expect(server).toEqual({ url, pid: running.pid, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+
+      const made = await orgmem(['admin', 'create-key', '--tenant', 'admin', '--label', 'while-serving'], env, cwd);
+      expect(made.stderr).toBe('');
+      expect(made.stdout).toMatch(/^Created API key 'while-serving' for tenant admin <admin@localhost>\.\nAPI key \(shown only now\): mv_/);
+      expect((await call(url, 'GET', '/v1/memory/admin/me', { key: KEY.exec(made.stdout)![1] })).body).toMatchObject({ name: 'admin', is_admin: true });
+
+      // The same rules as on the data itself: a name two tenants share is refused with both listed, to name one by email.
+      const twin = await orgmem(['admin', 'create-tenant', '--name', 'admin', '--email', 'twin@example.com'], env, cwd);
+      expect(twin.stderr).toBe('');
+      expect(twin.stdout).toMatch(/^Created tenant admin \([0-9a-f-]{36}, tier free\)\.\nAPI key \(shown only now\): mv_/);
+      const ambiguous = await orgmem(['admin', 'create-key', '--tenant', 'admin'], env, cwd);
+      expect(ambiguous).toMatchObject({ code: 1, stdout: '' });
+      expect(ambiguous.stderr).toMatch(
+        /^orgmem: Several tenants match 'admin'; name one by email or id:\n {2}admin <admin@localhost> [0-9a-f-]{36}\n {2}admin <twin@example.com> [0-9a-f-]{36}\n$/,
+      );
+      const missing = await orgmem(['admin', 'create-key', '--tenant', 'nobody'], env, cwd);
+      expect(missing).toMatchObject({ code: 1, stdout: '', stderr: "orgmem: No tenant has the name, email or id 'nobody'\n" });
+      const taken = await orgmem(['admin', 'create-tenant', '--name', 'again', '--email', 'TWIN@example.com'], env, cwd);
+      expect(taken).toMatchObject({ code: 1, stdout: '', stderr: 'orgmem: A tenant with this email already exists\n' });
+      // A tier this shell's ORGMEM_TIERS has but the server's configuration does not: the server's refusal, as a usage error.
+      const team = JSON.stringify({ team: { rate_limit_per_minute: 100, max_memories: 5, max_collections: 2, max_storage_bytes: null } });
+      const tier = await orgmem(['admin', 'create-tenant', '--name', 't', '--email', 't@example.com', '--tier', 'team'], { ...env, ORGMEM_TIERS: team }, cwd);
+      expect(tier).toMatchObject({ code: 2, stdout: '' });
+      expect(tier.stderr).toMatch(/^orgmem: --tier: Invalid option: expected one of "free"\|"pro"\|"enterprise"\n\nUsage: orgmem admin create-tenant/);
+
+      // The endpoints answer this run's secret only.
+      for (const path of ['/v1/memory/_internal/keys', '/v1/memory/_internal/tenants']) {
+        const tries: Array<Record<string, string>> = [{}, { 'x-local-admin-secret': 'x'.repeat(43) }, { 'x-local-admin-secret': server.secret.slice(1) }];
+        for (const headers of tries) {
+          const res = await call(url, 'POST', path, { headers, body: { tenant: 'admin@localhost', name: 'n', email: 'n@example.com' } });
+          expect(res.status).toBe(401);
+          expect(res.body.detail).toContain('X-Local-Admin-Secret');
+          expect(res.body.api_key).toBeUndefined();
+        }
+      }
+      const headers = { 'x-local-admin-secret': server.secret };
+      const createKey = (body: unknown) => call(url, 'POST', '/v1/memory/_internal/keys', { headers, body });
+      expect((await createKey({ tenant: 'nobody', label: 'x' })).status).toBe(404);
+      const conflict = await createKey({ tenant: 'admin', label: 'x' });
+      expect(conflict.status).toBe(409);
+      expect(conflict.body.detail).toContain('<twin@example.com>');
+      for (const body of [
+        {},
+        { tenant: '', label: 'x' },
+        { tenant: 'admin@localhost', label: '' },
+        { tenant: 'admin@localhost', label: 'x', read_only: 'yes' },
+      ]) {
+        expect((await createKey(body)).status, JSON.stringify(body)).toBe(422);
+      }
+      const created = await createKey({ tenant: 'twin@example.com', label: 'direct', read_only: true });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        tenant: { name: 'admin', email: 'twin@example.com' },
+        label: 'direct',
+        read_only: true,
+        api_key: expect.stringMatching(KEY),
+      });
+      const tenant = await call(url, 'POST', '/v1/memory/_internal/tenants', { headers, body: { name: 'Beta', email: 'beta@example.com', tier: 'gold' } });
+      expect(tenant.status).toBe(422);
+      expect(tenant.body.errors).toEqual([{ path: 'tier', message: expect.stringContaining('"free"|"pro"|"enterprise"') }]);
+
+      // A server file whose secret the server does not hold: the command says to restart the server.
+      writeFileSync(file, JSON.stringify({ ...server, secret: 'x'.repeat(43) }));
+      const refused = await orgmem(['admin', 'create-key', '--tenant', 'admin@localhost'], env, cwd);
+      writeFileSync(file, JSON.stringify(server));
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toContain(`orgmem: The orgmem serve at ${url} (pid ${running.pid}) refused the secret in ${file} (401: `);
+      expect(refused.stderr).toContain('Fix: restart that server (it writes a new server.json), then run this command again.');
+    } finally {
+      await running.stop();
+    }
+    expect(existsSync(file)).toBe(false);
+  }, 180_000);
+
+  it('says what to do when neither the data nor a server holding it can be reached', async () => {
+    const elsewhere = tempDir();
+    const nowhere = await orgmem(['admin', 'create-key', '--tenant', 'admin'], { HOME: elsewhere }, cwd);
+    expect(nowhere).toMatchObject({ code: 1, stdout: '' });
+    expect(nowhere.stderr).toBe(
+      `orgmem: There is no orgmem data in ${join(elsewhere, '.local', 'share', 'orgmem')} (the default data directory). Fix: run this command ` +
+        'with ORGMEM_DATA_DIR set to the data directory of your orgmem serve (its log says "embedded data in ..."), or with its DATABASE_URL.\n',
+    );
+    expect(readdirSync(elsewhere)).toEqual([]);
+
+    // The directory held by a live process (this test's) that is not a server: no server.json of its own.
+    const lock = join(dataDir, 'orgmem.lock');
+    const file = join(dataDir, 'server.json');
+    writeFileSync(lock, String(process.pid));
+    try {
+      const held = await orgmem(['admin', 'create-key', '--tenant', 'admin@localhost'], { HOME: home }, cwd);
+      expect(held).toMatchObject({ code: 1, stdout: '' });
+      expect(held.stderr).toContain(`The data directory ${dataDir} is in use by another orgmem process (pid ${process.pid}), which is not an orgmem serve`);
+      expect(held.stderr).toContain(`otherwise stop that process (kill ${process.pid}) and run this command again.`);
+      // A server file left by another process than the one holding the directory is not believed.
+      writeFileSync(file, JSON.stringify({ url: 'http://127.0.0.1:1', pid: process.pid + 1, secret: 'x'.repeat(43) }), { mode: 0o600 });
+      expect((await orgmem(['admin', 'create-key', '--tenant', 'admin@localhost'], { HOME: home }, cwd)).stderr).toBe(held.stderr);
+      // Its own, at an address where nothing answers.
+      const port = await closedPort();
+      writeFileSync(file, JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid, secret: 'x'.repeat(43) }), { mode: 0o600 });
+      const silent = await orgmem(['admin', 'create-key', '--tenant', 'admin@localhost'], { HOME: home }, cwd);
+      expect(silent).toMatchObject({ code: 1, stdout: '' });
+      expect(silent.stderr).toContain(
+        `The orgmem serve that holds the data directory ${dataDir} (pid ${process.pid}) does not answer at http://127.0.0.1:${port} (ECONNREFUSED). ` +
+          `Fix: stop it (kill ${process.pid}) and run this command again`,
+      );
+    } finally {
+      rmSync(lock, { force: true });
+      rmSync(file, { force: true });
+    }
   }, 120_000);
 });
 
@@ -162,12 +276,25 @@ describe('arguments', () => {
     const results = await runAll(cases.map(([args]) => args));
     results.forEach((r, i) => {
       const [args, usage] = cases[i]!;
-      expect({ args, code: r.code, stderr: r.stderr, first: r.stdout.split('\n')[0] }).toEqual({ args, code: 0, stderr: '', first: expect.stringContaining(usage) });
+      expect({ args, code: r.code, stderr: r.stderr, first: r.stdout.split('\n')[0] }).toEqual({
+        args,
+        code: 0,
+        stderr: '',
+        first: expect.stringContaining(usage),
+      });
     });
     expect(results[0]!.stdout).toMatch(/serve[\s\S]*worker[\s\S]*inbound-smtp[\s\S]*mcp[\s\S]*migrate[\s\S]*reembed[\s\S]*admin/);
     expect(results[0]!.stdout).toContain('~/.local/share/orgmem');
     expect(results.at(-1)!.stdout).toContain('orgmem admin create-key --tenant admin');
   }, 120_000);
+
+  it('--version and -v print the version of package.json, exit 0 and run nothing; the help lists them', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    const [long, short, help] = await runAll([['--version'], ['-v'], ['help']]);
+    for (const r of [long, short]) expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(help!.stdout).toContain("  -v, --version     print orgmem's version and exit\n");
+  }, 60_000);
 
   it('unknown commands and options, missing or invalid values are errors with the usage, and run nothing', async () => {
     const cases: Array<[string[], string, string]> = [
@@ -178,12 +305,17 @@ describe('arguments', () => {
       [['serve', '--port', 'eighty'], "--port must be a port number (0-65535), not 'eighty'", 'Usage: orgmem serve'],
       [['serve', '--port'], "Option '--port <value>' argument missing", 'Usage: orgmem serve'],
       [['reembed', '--all'], "unknown option '--all'", 'Usage: orgmem reembed'],
+      [['serve', '--version'], "unknown option '--version'", 'Usage: orgmem serve'],
       [['migrate', 'now'], "Unexpected argument 'now'", 'Usage: orgmem migrate'],
       [['admin'], "'admin' needs a command", 'Usage: orgmem admin <command>'],
       [['admin', 'delete-tenant'], "unknown command 'admin delete-tenant'", 'Usage: orgmem admin <command>'],
       [['admin', 'create-tenant', '--email', 'a@example.com'], 'create-tenant needs --name and --email', 'Usage: orgmem admin create-tenant'],
       [['admin', 'create-tenant', '--name', 'a', '--email', 'not-an-email'], '--email: Invalid email address', 'Usage: orgmem admin create-tenant'],
-      [['admin', 'create-tenant', '--name', 'a', '--email', 'a@example.com', '--tier', 'gold'], '--tier: Invalid option: expected one of "free"|"pro"|"enterprise"', 'Usage: orgmem admin create-tenant'],
+      [
+        ['admin', 'create-tenant', '--name', 'a', '--email', 'a@example.com', '--tier', 'gold'],
+        '--tier: Invalid option: expected one of "free"|"pro"|"enterprise"',
+        'Usage: orgmem admin create-tenant',
+      ],
       [['admin', 'create-tenant', '--name', '', '--email', 'a@example.com'], 'create-tenant needs --name and --email', 'Usage: orgmem admin create-tenant'],
       [['admin', 'create-key'], 'create-key needs --tenant', 'Usage: orgmem admin create-key'],
       [['admin', 'create-key', '--tenant', 'admin', '--label', 'x'.repeat(101)], '--label: Too big', 'Usage: orgmem admin create-key'],
@@ -197,15 +329,19 @@ describe('arguments', () => {
     });
   }, 120_000);
 
-  it.runIf(process.env.TEST_DATABASE_URL)('serve on an empty PostgreSQL database says how to create the first tenant, and creates none', async () => {
-    await server!.app.db.query('delete from tenants');
-    const started = serve({ DATABASE_URL: server!.app.config.databaseUrl!, ORGMEM_DATA_DIR: tempDir() }, tempDir());
-    const { out } = await started.ready.catch(async (e) => (await started.stop(), Promise.reject(e)));
-    await started.stop();
-    expect(out).toContain('This database has no tenants yet');
-    expect(out).toContain('orgmem admin create-tenant --name admin --email you@example.com --admin --tier enterprise');
-    expect(out).not.toMatch(/mv_/);
-    const [row] = await server!.app.db.query<{ n: number }>('select count(*)::int as n from tenants');
-    expect(row!.n).toBe(0);
-  }, 120_000);
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    'serve on an empty PostgreSQL database says how to create the first tenant, and creates none',
+    async () => {
+      await server!.app.db.query('delete from tenants');
+      const started = serve({ DATABASE_URL: server!.app.config.databaseUrl!, ORGMEM_DATA_DIR: tempDir() }, tempDir());
+      const { out } = await started.ready.catch(async (e) => (await started.stop(), Promise.reject(e)));
+      await started.stop();
+      expect(out).toContain('This database has no tenants yet');
+      expect(out).toContain('orgmem admin create-tenant --name admin --email you@example.com --admin --tier enterprise');
+      expect(out).not.toMatch(/mv_/);
+      const [row] = await server!.app.db.query<{ n: number }>('select count(*)::int as n from tenants');
+      expect(row!.n).toBe(0);
+    },
+    120_000,
+  );
 });

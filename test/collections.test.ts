@@ -1,5 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, shared, type Tenant } from './support/client.ts';
+import { startServer, type TestServer } from './support/server.ts';
 
 const { url, adminKey } = shared();
 const C = '/v1/memory/collections';
@@ -44,14 +45,17 @@ describe('collections', () => {
     expect((await t.api('DELETE', `${C}/nope`)).status).toBe(404);
   });
 
-  it.each([['empty', ''], ['leading dot', '.x'], ['space', 'a b'], ['slash-free unicode', 'café'], ['65 characters', 'a'.repeat(65)]])(
-    'a name with %s is 422',
-    async (_label, name) => {
-      const res = await t.api('POST', C, { name });
-      expect(res.status).toBe(422);
-      expect(res.body.errors[0].path).toBe('name');
-    },
-  );
+  it.each([
+    ['empty', ''],
+    ['leading dot', '.x'],
+    ['space', 'a b'],
+    ['slash-free unicode', 'café'],
+    ['65 characters', 'a'.repeat(65)],
+  ])('a name with %s is 422', async (_label, name) => {
+    const res = await t.api('POST', C, { name });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].path).toBe('name');
+  });
 
   it('metadata must be an object', async () => {
     expect((await t.api('POST', C, { name: 'meta', metadata: 'no' })).status).toBe(422);
@@ -64,5 +68,57 @@ describe('collections', () => {
     expect((await other.api('GET', `${C}/private`)).status).toBe(404);
     expect((await other.api('DELETE', `${C}/private`)).status).toBe(404);
     expect((await t.api('GET', `${C}/private`)).status).toBe(200);
+  });
+});
+
+describe("a collection's updated_at", () => {
+  // A server of its own, to read the collection's row (its version counts the updates made to it).
+  let server: TestServer;
+  let u: Tenant;
+  beforeAll(async () => {
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    u = await newTenant(server.url, server.adminKey);
+  });
+  afterAll(() => server?.close());
+
+  const row = async (name: string) => {
+    const [r] = await server.app.db.query<{ version: number; updated_at: Date }>(
+      'select version::int as version, updated_at from collections where tenant_id = $1 and name = $2',
+      [u.id, name],
+    );
+    return { version: r!.version, updated_at: r!.updated_at.toISOString() };
+  };
+  const updatedAt = async (name: string) => (await u.api('GET', `${C}/${name}`)).body.updated_at as string;
+
+  it('moves with every change to its memories, in the same transaction, once per statement', async () => {
+    const created = await u.api('POST', C, { name: 'dated' });
+    let before = created.body.updated_at as string;
+    // now() is the transaction's start: equal to the memory's own timestamp means the same transaction.
+    const added = await u.api('POST', `${C}/dated/memories`, { text: 'The ferry timetable changes in May' });
+    expect(await updatedAt('dated')).toBe(added.body.created_at);
+    expect(added.body.created_at > before).toBe(true);
+
+    const { version } = await row('dated');
+    const bulk = await u.api(
+      'POST',
+      `${C}/dated/memories/bulk`,
+      Array.from({ length: 100 }, (_, i) => ({ text: `Buoy ${i} is painted red` })),
+    );
+    expect(bulk.body.created).toBe(100);
+    // One update of the collection's row for the hundred inserts, not one per row.
+    const first = await u.api('GET', `${C}/dated/memories/${bulk.body.ids[0]}`);
+    expect(await row('dated')).toEqual({ version: version + 1, updated_at: first.body.created_at });
+
+    const patched = await u.api('PATCH', `${C}/dated/memories/${added.body.id}`, { importance: 0.9 });
+    expect(await updatedAt('dated')).toBe(patched.body.updated_at);
+
+    const moved = await u.api('POST', `${C}/dated/memories/${added.body.id}/move`, { to_collection: 'elsewhere' });
+    expect(moved.status).toBe(200);
+    expect(await updatedAt('dated')).toBe(moved.body.updated_at);
+    expect(await updatedAt('elsewhere')).toBe(moved.body.updated_at);
+
+    before = await updatedAt('elsewhere');
+    expect((await u.api('DELETE', `${C}/elsewhere/memories/${added.body.id}`)).status).toBe(204);
+    expect((await updatedAt('elsewhere')) > before).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import { gdrive } from '../src/services/connectors/providers/gdrive.ts';
-import { extractText } from '../src/services/files/extract.ts';
+import { readText } from '../src/services/files/read-text.ts';
 import { startGdriveFake, type GdriveFake } from './fakes/providers/gdrive.ts';
 
 let fake: GdriveFake;
@@ -19,8 +19,8 @@ async function sync(cursor: string | null, over: { credentials?: Record<string, 
     cursor,
     apiUrl: fake.url,
     http: providerHttp('gdrive', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
-    // The files pipeline's own extraction, as the sync engine hands it.
-    readFile: async (f) => (await extractText(f.data, { filename: f.filename, contentType: f.contentType }, null)).text,
+    // The files pipeline's own reading, as the sync engine hands it.
+    readFile: async (f) => (await readText(f.data, { filename: f.filename, contentType: f.contentType }, null)).text,
   })) {
     out.push(...page);
   }
@@ -60,8 +60,16 @@ describe('gdrive connector', () => {
     expect(lists()[1]!.url.searchParams.get('pageToken')).toEqual(expect.any(String));
     expect(fake.requests.every((r) => r.headers.authorization === 'Bearer ya29.fake-drive-access-token')).toBe(true);
     // native documents exported (text/csv for the spreadsheet), other files downloaded
-    const exports = fake.requests.filter((r) => r.url.pathname.endsWith('/export')).map((r) => [r.url.pathname.split('/')[4], r.url.searchParams.get('mimeType')]);
-    expect(exports.sort()).toEqual([[doc.id, 'text/plain'], [sheet.id, 'text/csv'], [slides.id, 'text/plain']].sort());
+    const exports = fake.requests
+      .filter((r) => r.url.pathname.endsWith('/export'))
+      .map((r) => [r.url.pathname.split('/')[4], r.url.searchParams.get('mimeType')]);
+    expect(exports.sort()).toEqual(
+      [
+        [doc.id, 'text/plain'],
+        [sheet.id, 'text/csv'],
+        [slides.id, 'text/plain'],
+      ].sort(),
+    );
     const downloads = fake.requests.filter((r) => r.url.searchParams.get('alt') === 'media').map((r) => r.url.pathname.split('/')[4]);
     expect(downloads.sort()).toEqual([txt.id, md.id].sort());
   });
@@ -163,7 +171,11 @@ describe('gdrive connector', () => {
   it('checks credentials and config', () => {
     expect(gdrive.credentials.safeParse({}).error?.issues[0]?.path).toEqual(['token']);
     expect(gdrive.credentials.safeParse({ token: 't', expires_at: 'tomorrow' }).success).toBe(false);
-    expect(gdrive.credentials.parse({ token: 't', refresh_token: 'r', expires_at: '2030-01-01T00:00:00.000Z', other: 1 })).toEqual({ token: 't', refresh_token: 'r', expires_at: '2030-01-01T00:00:00.000Z' });
+    expect(gdrive.credentials.parse({ token: 't', refresh_token: 'r', expires_at: '2030-01-01T00:00:00.000Z', other: 1 })).toEqual({
+      token: 't',
+      refresh_token: 'r',
+      expires_at: '2030-01-01T00:00:00.000Z',
+    });
     expect(gdrive.config.parse({ sync_interval_minutes: 15 })).toEqual({ sync_interval_minutes: 15 });
     expect(gdrive.config.safeParse({ sync_interval_minutes: 0 }).success).toBe(false);
   });

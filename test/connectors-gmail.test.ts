@@ -146,6 +146,9 @@ describe('gmail connector', () => {
   it('checks credentials and config', () => {
     expect(gmail.credentials.safeParse({ refresh_token: 'r' }).error?.issues[0]?.path).toEqual(['token']);
     expect(gmail.credentials.safeParse({ token: 't', expires_at: 12 }).success).toBe(false);
-    expect(gmail.config.parse({ query: 'label:support', sync_interval_minutes: 30, extra: true })).toEqual({ query: 'label:support', sync_interval_minutes: 30 });
+    expect(gmail.config.parse({ query: 'label:support', sync_interval_minutes: 30, extra: true })).toEqual({
+      query: 'label:support',
+      sync_interval_minutes: 30,
+    });
   });
 });

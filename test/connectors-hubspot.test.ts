@@ -23,7 +23,12 @@ async function sync(cursor: string | null, credentials = fake.connection().crede
   return out;
 }
 
-type Search = { filterGroups: Array<{ filters: Array<{ propertyName: string; operator: string; value: string }> }>; sorts: unknown; after?: string; limit: number };
+type Search = {
+  filterGroups: Array<{ filters: Array<{ propertyName: string; operator: string; value: string }> }>;
+  sorts: unknown;
+  after?: string;
+  limit: number;
+};
 const searches = () => fake.requests.filter((r) => r.url.pathname === '/crm/v3/objects/contacts/search').map((r) => JSON.parse(r.body) as Search);
 const maxCursor = (records: ConnectorRecord[]) => records.map((r) => r.cursor).reduce((a, b) => (a > b ? a : b));
 

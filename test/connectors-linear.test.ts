@@ -30,9 +30,9 @@ const maxCursor = (records: ConnectorRecord[]) => records.map((r) => r.cursor).r
 
 describe('linear connector', () => {
   it('reads every issue across pages, newest-updated first, with the documented request', async () => {
-    for (let i = 1; i <= 5; i++) fake.put({ title: `Issue ${i}`, body: `Body ${i}` });
+    for (let i = 1; i <= 5; i++) fake.put({ title: `Task ${i}`, body: `Body ${i}` });
     const records = await sync(null);
-    expect(records.map((r) => r.text.split('\n')[0])).toEqual(['ENG-5 Issue 5', 'ENG-4 Issue 4', 'ENG-3 Issue 3', 'ENG-2 Issue 2', 'ENG-1 Issue 1']);
+    expect(records.map((r) => r.text.split('\n')[0])).toEqual(['ENG-5 Task 5', 'ENG-4 Task 4', 'ENG-3 Task 3', 'ENG-2 Task 2', 'ENG-1 Task 1']);
     // five issues, two a page: three requests, each following the previous endCursor
     expect(fake.requests).toHaveLength(3);
     const bodies = fake.requests.map((r) => JSON.parse(r.body) as { variables: { after: string | null; filter?: unknown } });

@@ -23,7 +23,11 @@ async function all(cursor: string | null = null, over: { token?: string; databas
 }
 
 const calls = (re: RegExp) => fake.requests.filter((r) => re.test(r.url.pathname));
-const maxCursor = (records: ConnectorRecord[]) => records.map((r) => r.cursor).sort().at(-1)!;
+const maxCursor = (records: ConnectorRecord[]) =>
+  records
+    .map((r) => r.cursor)
+    .sort()
+    .at(-1)!;
 const titles = (records: ConnectorRecord[]) => records.map((r) => r.text.split('\n')[0]).sort();
 const OLD = Date.parse('2024-05-01T09:00:00.000Z');
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauthProviderNames, providerSpec } from '../src/schemas/providers/index.ts';
 import { GOOGLE_REFRESH_TOKEN, startOAuthFake } from './fakes/oauth.ts';
 import { GDRIVE_TOKEN, startGdriveFake, type GdriveFake } from './fakes/providers/gdrive.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
@@ -59,14 +60,20 @@ const credentialsOf = async (id: string) => {
 };
 
 describe('connector OAuth', () => {
-  it('start answers 503 when the operator has not configured the provider', async () => {
+  it('start answers 503 naming the variables to set when the operator has not configured the provider', async () => {
     const { url, adminKey } = shared();
     const t = await newTenant(url, adminKey);
-    for (const provider of ['notion', 'slack', 'gdrive', 'gmail']) {
+    const details: Record<string, string> = {};
+    for (const provider of oauthProviderNames) {
       const res = await t.api('GET', `/v1/memory/connections/oauth/${provider}/start?collection=docs`);
       expect(res.status).toBe(503);
-      expect(res.body.detail).toMatch(/not configured/);
+      const { clientId, clientSecret } = providerSpec(provider).oauth!.app;
+      expect(res.body.detail).toBe(`OAuth for ${provider} is not configured on this server (the operator sets ${clientId} and ${clientSecret})`);
+      details[provider] = res.body.detail;
     }
+    // gdrive and gmail share Google's app.
+    expect(details.gdrive).toContain('ORGMEM_GOOGLE_CLIENT_ID and ORGMEM_GOOGLE_CLIENT_SECRET');
+    expect(details.gmail).toContain('ORGMEM_GOOGLE_CLIENT_ID');
     expect((await t.api('GET', '/v1/memory/connections/oauth/hubspot/start?collection=docs')).status).toBe(422);
   });
 
@@ -93,7 +100,10 @@ describe('connector OAuth', () => {
     expect(JSON.stringify(conn.body)).not.toContain('secret_from-oauth');
     expect(await credentialsOf(id)).toEqual({ token: 'secret_from-oauth' });
     const exchange = oauth.requests.at(-1)!;
-    expect(exchange).toMatchObject({ path: '/v1/oauth/token', params: { grant_type: 'authorization_code', code: 'good-code', redirect_uri: `${server.url}/v1/memory/connections/oauth/notion/callback` } });
+    expect(exchange).toMatchObject({
+      path: '/v1/oauth/token',
+      params: { grant_type: 'authorization_code', code: 'good-code', redirect_uri: `${server.url}/v1/memory/connections/oauth/notion/callback` },
+    });
     expect(exchange.authorization).toBe(`Basic ${Buffer.from(`notion-client:${SECRET}`).toString('base64')}`);
     // The state is not a ticket for a second connection once used at the provider: the code is spent there.
   });
@@ -103,7 +113,16 @@ describe('connector OAuth', () => {
     const state = (await start(t, 'slack', `collection=chat&config=${encodeURIComponent(JSON.stringify({ channel_id: 'C1' }))}`)).searchParams.get('state')!;
     const flipped = state.slice(0, -3) + (state.at(-3) === 'A' ? 'B' : 'A') + state.slice(-2);
     const expired = server.app.secrets.encrypt(
-      JSON.stringify({ provider: 'slack', tenant_id: t.id, agent_id: (await t.api('GET', '/v1/memory/agents')).body[0].id, collection: 'chat', name: null, container_tag: null, config: { channel_id: 'C1' }, expires_at: Date.now() - 1000 }),
+      JSON.stringify({
+        provider: 'slack',
+        tenant_id: t.id,
+        agent_id: (await t.api('GET', '/v1/memory/agents')).body[0].id,
+        collection: 'chat',
+        name: null,
+        container_tag: null,
+        config: { channel_id: 'C1' },
+        expires_at: Date.now() - 1000,
+      }),
     );
     for (const [provider, params, reason] of [
       ['slack', { code: 'good-code', state: flipped }, /invalid/],
@@ -125,9 +144,15 @@ describe('connector OAuth', () => {
   it('a declined consent or a refused code comes back to the dashboard with the reason, and stores nothing', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const config = encodeURIComponent(JSON.stringify({ channel_id: 'C1' }));
-    const declined = await callback('slack', { error: 'access_denied', state: (await start(t, 'slack', `collection=c&config=${config}`)).searchParams.get('state')! });
+    const declined = await callback('slack', {
+      error: 'access_denied',
+      state: (await start(t, 'slack', `collection=c&config=${config}`)).searchParams.get('state')!,
+    });
     expect(new URL(declined.location!).searchParams.get('oauth_error')).toBe('access_denied');
-    const refused = await callback('slack', { code: 'stale-code', state: (await start(t, 'slack', `collection=c&config=${config}`)).searchParams.get('state')! });
+    const refused = await callback('slack', {
+      code: 'stale-code',
+      state: (await start(t, 'slack', `collection=c&config=${config}`)).searchParams.get('state')!,
+    });
     expect(refused.status).toBe(302);
     expect(new URL(refused.location!).searchParams.get('oauth_error')).toMatch(/invalid_code/);
     expect((await t.api('GET', '/v1/memory/connections')).body).toEqual([]);
@@ -137,10 +162,48 @@ describe('connector OAuth', () => {
     expect(noChannel.body.errors[0].path).toBe('config.channel_id');
   });
 
+  it('the callback acts as the agent that started: refused with the reason, before the code is exchanged, once its grant or key is gone', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const config = encodeURIComponent(JSON.stringify({ channel_id: 'C1' }));
+    const startAs = async (key: string, collection: string) => {
+      const res = await t.api('GET', `/v1/memory/connections/oauth/slack/start?collection=${collection}&config=${config}`, undefined, key);
+      expect(res.status).toBe(200);
+      return new URL(res.body.authorize_url).searchParams.get('state')!;
+    };
+    const [connector, leaver, rotator] = [await t.newKey('connector'), await t.newKey('leaver'), await t.newKey('rotator')];
+    const ownerId = (await t.api('GET', '/v1/memory/agents')).body.find((a: { label: string }) => a.label === 'default').id;
+    expect((await t.api('POST', '/v1/memory/collections', { name: 'chat' })).status).toBe(201);
+    const states = { connector: await startAs(connector.key, 'chat'), leaver: await startAs(leaver.key, 'open'), rotator: await startAs(rotator.key, 'open') };
+    // While the people are at Slack: "chat" is restricted to the owner's key, leaver's key is revoked, rotator's rotated.
+    expect((await t.api('PUT', '/v1/memory/collections/chat/grants', { agent_key_id: ownerId, can_read: true, can_write: true })).status).toBe(200);
+    expect((await t.api('DELETE', `/v1/memory/keys/${leaver.id}`)).status).toBe(204);
+    expect((await t.api('POST', '/v1/memory/admin/rotate-key', {}, rotator.key)).status).toBe(200);
+
+    const exchanges = oauth.requests.length;
+    for (const [who, reason] of [
+      ['connector', 'The API key "connector" is not granted write access to collection "chat"'],
+      ['leaver', 'The API key "leaver" has been revoked'],
+    ] as const) {
+      const back = await callback('slack', { code: 'good-code', state: states[who] });
+      expect(back.status).toBe(302);
+      expect(new URL(back.location!).searchParams.get('oauth_error')).toBe(reason);
+    }
+    expect(oauth.requests.length).toBe(exchanges);
+    expect((await t.api('GET', '/v1/memory/connections')).body).toEqual([]);
+    // A rotated key is the same agent: its new key holds its grants, and the connection is made.
+    const rotated = await callback('slack', { code: 'good-code', state: states.rotator });
+    expect(new URL(rotated.location!).searchParams.get('connection')).toEqual(expect.any(String));
+    expect((await t.api('GET', '/v1/memory/connections')).body).toEqual([expect.objectContaining({ provider: 'slack', collection: 'open' })]);
+  });
+
   it('gdrive and gmail: offline consent; the refresh token renews an expiring access token before the sync', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const gmail = await start(t, 'gmail', 'collection=mail');
-    expect(Object.fromEntries(gmail.searchParams)).toMatchObject({ access_type: 'offline', prompt: 'consent', scope: 'https://www.googleapis.com/auth/gmail.readonly' });
+    expect(Object.fromEntries(gmail.searchParams)).toMatchObject({
+      access_type: 'offline',
+      prompt: 'consent',
+      scope: 'https://www.googleapis.com/auth/gmail.readonly',
+    });
     const authorize = await start(t, 'gdrive', 'collection=drive');
     expect(`${authorize.origin}${authorize.pathname}`).toBe('https://accounts.example.test/o/oauth2/v2/auth');
     expect(authorize.searchParams.get('scope')).toBe('https://www.googleapis.com/auth/drive.readonly');
@@ -152,7 +215,10 @@ describe('connector OAuth', () => {
     const sync = await t.api('POST', `/v1/memory/connections/${id}/sync`);
     expect(sync.body).toMatchObject({ status: 'active', synced: 1 });
     const renewal = oauth.requests.at(-1)!;
-    expect(renewal).toMatchObject({ path: '/token', params: { grant_type: 'refresh_token', refresh_token: GOOGLE_REFRESH_TOKEN, client_id: 'google-client', client_secret: SECRET } });
+    expect(renewal).toMatchObject({
+      path: '/token',
+      params: { grant_type: 'refresh_token', refresh_token: GOOGLE_REFRESH_TOKEN, client_id: 'google-client', client_secret: SECRET },
+    });
     const renewed = await credentialsOf(id);
     expect(renewed.token).toBe(GDRIVE_TOKEN);
     expect(Date.parse(renewed.expires_at!) - Date.now()).toBeGreaterThan(50 * 60_000);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker } from '../src/app.ts';
+import { startWorker } from '../host/app.ts';
 import { enqueueDueSyncs } from '../src/services/connectors/sync.ts';
 import { startReceiver } from './fakes/webhook-receiver.ts';
 import { startHubspotFake } from './fakes/providers/hubspot.ts';
@@ -73,7 +73,11 @@ describe('connector scheduler', () => {
     const pg = await t.api('POST', '/v1/memory/connections', { provider: 'postgres', collection: 'sched', credentials: {}, config: {} });
     ids.postgres = pg.body.id;
 
-    const mine = (queued: string[]) => Object.entries(ids).filter(([, id]) => queued.includes(id)).map(([name]) => name).sort();
+    const mine = (queued: string[]) =>
+      Object.entries(ids)
+        .filter(([, id]) => queued.includes(id))
+        .map(([name]) => name)
+        .sort();
     expect(mine(await enqueueDueSyncs(server.app))).toEqual(['errored', 'fresh', 'short']);
     const waiting = await queuedSyncs();
     // Due again a minute later (nothing ran): still one waiting job per connection.
@@ -124,7 +128,9 @@ describe('connector scheduler', () => {
     await w.api('POST', `/v1/memory/connections/${id}/sync`);
     linear.put({ id: record.id, title: 'Webhook issue', body: 'second text' });
     expect((await w.api('POST', `/v1/memory/connections/${id}/sync`)).body.synced).toBe(1);
-    await until('updated event', async () => (events().some((e) => e.type === 'memory.updated' && e.data.memory.text.includes('second text')) ? true : undefined));
+    await until('updated event', async () =>
+      events().some((e) => e.type === 'memory.updated' && e.data.memory.text.includes('second text')) ? true : undefined,
+    );
     const mine = events().filter((e) => e.data.memory.text.includes('Webhook issue'));
     expect(mine.map((e) => e.type)).toEqual(['memory.created', 'memory.updated']);
     expect(mine[0]!.data.memory.id).toBe(mine[1]!.data.memory.id);
@@ -134,12 +140,19 @@ describe('connector scheduler', () => {
     const admin = await newTenant(server.url, server.adminKey, { admin: true });
     const health = await admin.api('GET', '/v1/memory/admin/connectors?hours=1');
     expect(health.status).toBe(200);
-    const byProvider = Object.fromEntries((health.body.providers as Array<{ provider: string; runs: number; errors: number; last_run: string }>).map((p) => [p.provider, p]));
+    const byProvider = Object.fromEntries(
+      (health.body.providers as Array<{ provider: string; runs: number; errors: number; last_run: string }>).map((p) => [p.provider, p]),
+    );
     expect(byProvider.linear!.runs).toBeGreaterThanOrEqual(5);
     expect(byProvider.hubspot).toMatchObject({ errors: 1, last_run: expect.stringMatching(/Z$/) });
     expect(byProvider.hubspot!.runs).toBeGreaterThanOrEqual(2);
     const status = await admin.api('GET', '/v1/memory/admin/connectors/status');
-    expect(status.body).toEqual(expect.arrayContaining([{ status: 'paused', n: expect.any(Number) }, { status: 'active', n: expect.any(Number) }]));
+    expect(status.body).toEqual(
+      expect.arrayContaining([
+        { status: 'paused', n: expect.any(Number) },
+        { status: 'active', n: expect.any(Number) },
+      ]),
+    );
     const body = JSON.stringify([health.body, status.body]);
     expect(body).not.toMatch(/Scheduled issue|Webhook issue|sched/);
     expect(body).not.toContain(t.id);

@@ -29,7 +29,11 @@ async function all(cursor: string | null = null, over = {}): Promise<ConnectorRe
 }
 
 const calls = (method: string) => fake.requests.filter((r) => r.url.pathname === `/${method}`);
-const maxCursor = (records: ConnectorRecord[]) => records.map((r) => r.cursor).sort().at(-1)!;
+const maxCursor = (records: ConnectorRecord[]) =>
+  records
+    .map((r) => r.cursor)
+    .sort()
+    .at(-1)!;
 
 describe('slack connector', () => {
   it('checks credentials and config, naming the missing field', () => {

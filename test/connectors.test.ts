@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConfluenceFake } from './fakes/providers/confluence.ts';
-import { startGdriveFake } from './fakes/providers/gdrive.ts';
-import { startGmailFake } from './fakes/providers/gmail.ts';
-import { startHubspotFake } from './fakes/providers/hubspot.ts';
-import { startLinearFake } from './fakes/providers/linear.ts';
-import { startNotionFake } from './fakes/providers/notion.ts';
-import { startSlackFake } from './fakes/providers/slack.ts';
+import { providers, type SyncedProvider } from '../src/schemas/providers/index.ts';
 import type { ProviderFake } from './fakes/providers/base.ts';
+import { providerFakes } from './fakes/providers/index.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -15,25 +10,19 @@ import { startServer, type TestServer } from './support/server.ts';
  * test database (PGlite, or PostgreSQL with TEST_DATABASE_URL). Without a worker, so no scheduled
  * sync runs between the steps (the scheduler has its own test).
  */
-const starters = {
-  slack: startSlackFake,
-  notion: startNotionFake,
-  gdrive: startGdriveFake,
-  gmail: startGmailFake,
-  linear: startLinearFake,
-  confluence: startConfluenceFake,
-  hubspot: startHubspotFake,
-};
-type Synced = keyof typeof starters;
-const PROVIDERS = Object.keys(starters) as Synced[];
+type Synced = SyncedProvider;
+const PROVIDERS = Object.keys(providerFakes) as Synced[];
 
 let server: TestServer;
 const logLines: string[] = [];
 const fakes = {} as Record<Synced, ProviderFake>;
 
 beforeAll(async () => {
-  for (const p of PROVIDERS) fakes[p] = await starters[p]();
-  const urls = Object.fromEntries(PROVIDERS.filter((p) => p !== 'confluence').map((p) => [`ORGMEM_${p.toUpperCase()}_API_URL`, fakes[p].url]));
+  for (const p of PROVIDERS) fakes[p] = await providerFakes[p]();
+  // Each provider's API variable points at its fake; one on the tenant's own site (confluence) has its fake's URL in the connection's config.
+  const urls = Object.fromEntries(
+    providers.flatMap((p) => (p.sync.by === 'service' && 'env' in p.sync.api ? [[p.sync.api.env, fakes[p.name as Synced].url]] : [])),
+  );
   server = await startServer({ ORGMEM_EMBEDDER: 'hash', ...urls }, { worker: false, logLines });
 });
 afterAll(async () => {
@@ -49,14 +38,25 @@ async function connect(t: Tenant, provider: Synced, collection: string, extra: R
 }
 
 const memoriesOf = async (t: Tenant, collection: string) =>
-  (await t.api('GET', `/v1/memory/collections/${collection}/memories?limit=200`)).body as Array<{ id: string; text: string; source: string; category: string; metadata: Record<string, unknown>; created_by: { id: string; label: string }; container_tag: string | null; updated_at: string }>;
+  (await t.api('GET', `/v1/memory/collections/${collection}/memories?limit=200`)).body as Array<{
+    id: string;
+    text: string;
+    source: string;
+    category: string;
+    metadata: Record<string, unknown>;
+    created_by: { id: string; label: string };
+    container_tag: string | null;
+    updated_at: string;
+  }>;
 
 describe.each(PROVIDERS)('%s', (provider) => {
   it('first sync stores every record; a later one stores the new and changed ones in place, no duplicate; an idle one stores nothing', async () => {
     const fake = fakes[provider];
     const t = await newTenant(server.url, server.adminKey);
     const collection = `${provider}-sync`;
-    const first = [1, 2, 3, 4, 5].map((i) => fake.put({ title: `${provider} title ${i} ${t.id.slice(0, 6)}`, body: `Body of ${provider} record ${i} about tide tables.` }));
+    const first = [1, 2, 3, 4, 5].map((i) =>
+      fake.put({ title: `${provider} title ${i} ${t.id.slice(0, 6)}`, body: `Body of ${provider} record ${i} about tide tables.` }),
+    );
     const conn = await connect(t, provider, collection, { container_tag: 'team-a' });
     expect(conn.status).toBe('active');
 
@@ -97,7 +97,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
     expect(runs.body.every((r: { status: string }) => r.status === 'success')).toBe(true);
   });
 
-  it('a failed sync sets error with the provider\'s answer and leaves the cursor', async () => {
+  it("a failed sync sets error with the provider's answer and leaves the cursor", async () => {
     const t = await newTenant(server.url, server.adminKey);
     fakes[provider].put({ title: `${provider} before failure`, body: 'text' });
     const conn = await connect(t, provider, `${provider}-fail`);
@@ -123,17 +123,27 @@ describe('connections', () => {
     const noChannel = await t.api('POST', '/v1/memory/connections', { provider: 'slack', collection: 'c', credentials: { token: 'x' }, config: {} });
     expect(noChannel.status).toBe(422);
     expect(noChannel.body.errors.map((e: { path: string }) => e.path)).toContain('config.channel_id');
-    const confluence = await t.api('POST', '/v1/memory/connections', { provider: 'confluence', collection: 'c', credentials: { email: 'a@b.c' }, config: { base_url: 'https://x.atlassian.net' } });
+    const confluence = await t.api('POST', '/v1/memory/connections', {
+      provider: 'confluence',
+      collection: 'c',
+      credentials: { email: 'a@b.c' },
+      config: { base_url: 'https://x.atlassian.net' },
+    });
     expect(confluence.body.errors.map((e: { path: string }) => e.path)).toContain('credentials.api_token');
     const unknown = await t.api('POST', '/v1/memory/connections', { provider: 'dropbox', collection: 'c', credentials: {}, config: {} });
     expect(unknown.status).toBe(422);
     expect((await t.api('GET', '/v1/memory/connections')).body).toEqual([]);
   });
 
-  it('a wrong token shows at the first sync as error, with the provider\'s message; another connection is untouched', async () => {
+  it("a wrong token shows at the first sync as error, with the provider's message; another connection is untouched", async () => {
     const t = await newTenant(server.url, server.adminKey);
     const good = await connect(t, 'linear', 'mixed');
-    const bad = await t.api('POST', '/v1/memory/connections', { provider: 'slack', collection: 'mixed', credentials: { token: 'xoxb-wrong' }, config: fakes.slack.connection().config });
+    const bad = await t.api('POST', '/v1/memory/connections', {
+      provider: 'slack',
+      collection: 'mixed',
+      credentials: { token: 'xoxb-wrong' },
+      config: fakes.slack.connection().config,
+    });
     expect(bad.status).toBe(201);
     const failed = await t.api('POST', `/v1/memory/connections/${bad.body.id}/sync`);
     expect(failed.body.status).toBe('error');
@@ -187,7 +197,12 @@ describe('connections', () => {
 
   it('postgres connections are stored, and their sync answers 400 (run by the tenant)', async () => {
     const t = await newTenant(server.url, server.adminKey);
-    const res = await t.api('POST', '/v1/memory/connections', { provider: 'postgres', collection: 'pg', credentials: { connection_string: 'postgres://u:p@db/x' }, config: { table: 'notes' } });
+    const res = await t.api('POST', '/v1/memory/connections', {
+      provider: 'postgres',
+      collection: 'pg',
+      credentials: { connection_string: 'postgres://u:p@db/x' },
+      config: { table: 'notes' },
+    });
     expect(res.status).toBe(201);
     const sync = await t.api('POST', `/v1/memory/connections/${res.body.id}/sync`);
     expect(sync.status).toBe(400);

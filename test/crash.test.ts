@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { migrate } from '../src/migrate.ts';
+import { migrate } from '../src/maintenance/migrate.ts';
 import { openPglite } from '../src/ports/db/pglite.ts';
 import { embeddedQueue } from '../src/ports/jobs/embedded.ts';
 import { ABANDONED, type TaskDef } from '../src/ports/jobs/jobs.ts';
@@ -147,11 +147,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a worker process killed mid-job
 
     const done = await jobs();
     for (const i of interrupted) expect(done[i].attempts).toBe(2);
-    const all = (await t.api('GET', `${col('crash')}/memories?include_archived=true&limit=200`)).body as Array<{ text: string; archived: boolean; source: string }>;
+    const all = (await t.api('GET', `${col('crash')}/memories?include_archived=true&limit=200`)).body as Array<{
+      text: string;
+      archived: boolean;
+      source: string;
+    }>;
     for (const [i, job] of done.entries()) {
       expect(job.facts).toEqual([expect.objectContaining({ text: texts[i], relation: 'new' })]);
       // The fact once, and the raw text once (archived): nothing written twice by the retry.
-      expect(all.filter((m) => m.text === texts[i] && m.source === 'remember').map((m) => m.archived).sort()).toEqual([false, true]);
+      expect(
+        all
+          .filter((m) => m.text === texts[i] && m.source === 'remember')
+          .map((m) => m.archived)
+          .sort(),
+      ).toEqual([false, true]);
     }
   });
 });

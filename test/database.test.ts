@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeApp, createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { closeApp, createApp } from '../host/app.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { toVectorLiteral } from '../src/ports/db/db.ts';
 import { openPglite } from '../src/ports/db/pglite.ts';
 import { openPostgres } from '../src/ports/db/postgres.ts';
 import { hashEmbedder } from '../src/ports/embedder/hash.ts';
-import { reembed } from '../src/reembed.ts';
+import { reembed } from '../src/maintenance/reembed.ts';
 import { startServer } from './support/server.ts';
 
 const silent = pino({ level: 'silent' });
@@ -48,7 +48,10 @@ describe('database', () => {
       await old.db.query(`insert into tenants (id, name, email) values ('01900000-0000-7000-8000-00000000aaaa', 'r', 'r@x')`);
       await old.db.query(`insert into collections (tenant_id, name) values ('01900000-0000-7000-8000-00000000aaaa', 'c')`);
       const v = toVectorLiteral((await hashEmbedder(512).embed(['old']))[0]!);
-      await old.db.query(`insert into memories (tenant_id, id, collection, text, embedding) values ('01900000-0000-7000-8000-00000000aaaa', '01900000-0000-7000-8000-00000000bbbb', 'c', 'kept through re-embedding', $1::vector)`, [v]);
+      await old.db.query(
+        `insert into memories (tenant_id, id, collection, text, embedding) values ('01900000-0000-7000-8000-00000000aaaa', '01900000-0000-7000-8000-00000000bbbb', 'c', 'kept through re-embedding', $1::vector)`,
+        [v],
+      );
       await closeApp(old);
       const raw = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, 1) : await openPglite(env.ORGMEM_DATA_DIR!);
       const result = await reembed(raw, hashEmbedder(384), silent);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
-import { answers, successStatus } from '../src/responses.ts';
+import { restShape, successStatus } from '../rest-adapter/shape.ts';
+import { answers } from '../src/pipeline/responses.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
 import { samples, type Fixture } from './support/samples.ts';
 import { restCall } from './support/transports.ts';
@@ -40,10 +41,12 @@ describe('a path naming nothing (generated from the declared errors)', () => {
       agentKeyId: randomUUID(),
       otherKeyId: randomUUID(),
       connectionId: randomUUID(),
+      jobId: randomUUID(),
+      batchId: randomUUID(),
     };
     const input = samples[proc.name]?.input(missing) ?? Object.fromEntries(pathParams(proc.rest.path).map((p) => [p, randomUUID()]));
     const res = await restCall(url, t.key, proc, input);
-    const expected = answers(proc, 'NOT_FOUND') ? 404 : successStatus(proc, input);
+    const expected = answers(proc, 'NOT_FOUND') ? 404 : successStatus(restShape(proc), input);
     expect(res.status, JSON.stringify(res.body)).toBe(expected);
   });
 });

@@ -29,12 +29,16 @@ interface Mail {
 /** An RFC 822 message as a mail client writes it. */
 const compose = (m: Mail): Promise<Buffer> => new MailComposer({ ...m, date: new Date('2026-01-05T09:00:00Z') }).compile().build();
 
-
 describe('email drop', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startServer({ ORGMEM_INBOUND_SECRET: SECRET, ORGMEM_EMAIL_DOMAIN: DOMAIN, ORGMEM_EMAIL_MAX_BYTES: String(MAX_BYTES), ORGMEM_EMBEDDER: 'hash' });
+    server = await startServer({
+      ORGMEM_INBOUND_SECRET: SECRET,
+      ORGMEM_EMAIL_DOMAIN: DOMAIN,
+      ORGMEM_EMAIL_MAX_BYTES: String(MAX_BYTES),
+      ORGMEM_EMBEDDER: 'hash',
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -90,13 +94,25 @@ describe('email drop', () => {
     const own = { sender: accountEmail(t), default: true };
     expect((await t.api('GET', '/v1/memory/email/senders')).body).toEqual({ senders: [own] });
 
-    const put = await t.api('PUT', '/v1/memory/email/senders', { senders: ['Ana@Example.com', ' @example.org ', 'bob@x.io', 'ana@example.com', accountEmail(t).toUpperCase()] });
+    const put = await t.api('PUT', '/v1/memory/email/senders', {
+      senders: ['Ana@Example.com', ' @example.org ', 'bob@x.io', 'ana@example.com', accountEmail(t).toUpperCase()],
+    });
     expect(put.status).toBe(200);
-    const listed = { senders: [own, { sender: '@example.org', default: false }, { sender: 'ana@example.com', default: false }, { sender: 'bob@x.io', default: false }] };
+    const listed = {
+      senders: [own, { sender: '@example.org', default: false }, { sender: 'ana@example.com', default: false }, { sender: 'bob@x.io', default: false }],
+    };
     expect(put.body).toEqual(listed);
     expect((await t.api('GET', '/v1/memory/email/senders')).body).toEqual(listed);
 
-    for (const senders of [['not an address'], ['ana@localhost'], ['@'], ['a@@example.com'], ['ana@example.com', 'x@-bad-.com'], 'ana@example.com', Array.from({ length: 101 }, (_, i) => `u${i}@example.com`)]) {
+    for (const senders of [
+      ['not an address'],
+      ['ana@localhost'],
+      ['@'],
+      ['a@@example.com'],
+      ['ana@example.com', 'x@-bad-.com'],
+      'ana@example.com',
+      Array.from({ length: 101 }, (_, i) => `u${i}@example.com`),
+    ]) {
       const res = await t.api('PUT', '/v1/memory/email/senders', { senders });
       expect(res.status, JSON.stringify(senders).slice(0, 60)).toBe(422);
     }
@@ -231,7 +247,12 @@ describe('email drop', () => {
     const t = await newTenant(server.url, server.adminKey);
     const to = await addressOf(t);
     const raw = (await compose({ from: accountEmail(t), to, subject: 'sneaky', text: 'x' })).toString('base64');
-    const attempts: Array<Record<string, string>> = [{}, { 'X-Inbound-Secret': 'wrong-secret-wrong-secret-wrong-secret' }, { 'X-Inbound-Secret': '' }, { Authorization: `Bearer ${t.key}` }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { 'X-Inbound-Secret': 'wrong-secret-wrong-secret-wrong-secret' },
+      { 'X-Inbound-Secret': '' },
+      { Authorization: `Bearer ${t.key}` },
+    ];
     for (const headers of attempts) {
       const res = await inbound({ to, from: accountEmail(t), raw }, headers);
       expect(res.status, JSON.stringify(headers)).toBe(401);
@@ -266,6 +287,31 @@ describe('email drop', () => {
     expect(documents.every((m) => m.source === 'email' && m.collection === 'email' && m.created_by.label === 'email')).toBe(true);
     expect(documents.map((m) => m.metadata.file).sort()).toEqual(['agenda.html', 'notes.txt']);
     expect(documents.find((m) => m.metadata.file === 'notes.txt').text).toContain('heliotrope');
+  });
+
+  it('delivers into a restricted collection, attachments too: mail is stored by the "email" service identity, which grants do not name', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const to = await addressOf(t);
+    const agent = await t.newKey('agent');
+    expect((await t.api('POST', '/v1/memory/collections', { name: 'email' })).status).toBe(201);
+    // Restricted to the agent alone: the account's own key may not read it.
+    expect((await t.api('PUT', '/v1/memory/collections/email/grants', { agent_key_id: agent.id, can_read: true, can_write: true })).status).toBe(200);
+    const res = await deliver({
+      from: accountEmail(t),
+      to,
+      subject: 'still delivered',
+      text: 'The gate code changed.',
+      attachments: [{ filename: 'code.txt', content: 'The new gate code is 7781.', contentType: 'text/plain' }],
+    });
+    expect(res.body).toEqual(ACCEPTED);
+    expect((await t.api('GET', '/v1/memory/collections/email/memories')).status).toBe(403);
+    const mail = (await t.api('GET', '/v1/memory/collections/email/memories', undefined, agent.key)).body.find((m: any) => m.category === 'email');
+    expect(mail.created_by).toEqual({ id: null, label: 'email' });
+    const batch = await until('the attachment', async () => {
+      const status = await t.api('GET', `/v1/memory/ingest/batch/${mail.metadata.batch_id}`, undefined, agent.key);
+      return status.body.complete ? status.body : undefined;
+    });
+    expect(batch).toMatchObject({ total: 1, done: 1, failed: 0 });
   });
 
   it('answers 401 to everyone when no secret is configured', async () => {
@@ -315,7 +361,10 @@ describe('email drop', () => {
       const t = await newTenant(server.url, server.adminKey);
       const err = await transport()
         .sendMail({ from: accountEmail(t), to: 'someone@example.com', subject: 'relay?', text: 'x' })
-        .then(() => null, (e: { responseCode?: number; rejected?: string[] }) => e);
+        .then(
+          () => null,
+          (e: { responseCode?: number; rejected?: string[] }) => e,
+        );
       expect(err?.responseCode).toBe(550);
       expect(err?.rejected).toEqual(['someone@example.com']);
       expect(await memoriesIn(t)).toEqual([]);
@@ -326,7 +375,10 @@ describe('email drop', () => {
       const to = await addressOf(t);
       const err = await transport()
         .sendMail({ from: accountEmail(t), to, subject: 'huge', text: 'y'.repeat(MAX_BYTES) })
-        .then(() => null, (e: { responseCode?: number }) => e);
+        .then(
+          () => null,
+          (e: { responseCode?: number }) => e,
+        );
       expect(err?.responseCode).toBe(552);
       expect(await memoriesIn(t)).toEqual([]);
     });

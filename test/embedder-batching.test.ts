@@ -86,7 +86,13 @@ describe('bundled embedder in model threads', () => {
 
   it('gives concurrent calls, batched together, the same vectors as calls one at a time', async () => {
     const embedder = localUseEmbedder({ threads: 2 });
-    const texts = ['Ana prefers green tea.', 'The billing deploy failed on Friday.', 'Call Ben by phone, never before 9am.', 'Renew the SSO contract in May.', 'Zoe lives in Oslo.'];
+    const texts = [
+      'Ana prefers green tea.',
+      'The billing deploy failed on Friday.',
+      'Call Ben by phone, never before 9am.',
+      'Renew the SSO contract in May.',
+      'Zoe lives in Oslo.',
+    ];
     const alone: number[][] = [];
     for (const t of texts) alone.push((await embedder.embed([t]))[0]!);
     const together = await Promise.all([embedder.embed(texts.slice(0, 2)), embedder.embed(texts.slice(2))]);

@@ -10,7 +10,10 @@ describe('OpenAI-compatible embeddings endpoint', () => {
 
   beforeAll(async () => {
     fake = await startFakeEmbeddings();
-    server = await startServer({ ORGMEM_EMBEDDINGS_BASE_URL: fake.url, ORGMEM_EMBEDDINGS_MODEL: 'fake-embed', ORGMEM_EMBEDDINGS_DIMENSIONS: '512' }, { worker: false });
+    server = await startServer(
+      { ORGMEM_EMBEDDINGS_BASE_URL: fake.url, ORGMEM_EMBEDDINGS_MODEL: 'fake-embed', ORGMEM_EMBEDDINGS_DIMENSIONS: '512' },
+      { worker: false },
+    );
   });
   afterAll(async () => {
     await server.close();
@@ -46,7 +49,11 @@ describe('OpenAI-compatible embeddings endpoint', () => {
 
 describe('bundled Universal Sentence Encoder lite', () => {
   it('gives 512-d vectors where paraphrases are closer than unrelated sentences', async () => {
-    const [a, b, c] = await localUseEmbedder().embed(['The cat sat on the mat.', 'A kitten was sitting on the rug.', 'Quarterly revenue grew by four percent.']);
+    const [a, b, c] = await localUseEmbedder().embed([
+      'The cat sat on the mat.',
+      'A kitten was sitting on the rug.',
+      'Quarterly revenue grew by four percent.',
+    ]);
     const cos = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * y[i]!, 0) / (Math.hypot(...x) * Math.hypot(...y));
     expect(a).toHaveLength(512);
     expect(cos(a!, b!)).toBeGreaterThan(cos(a!, c!) + 0.2);

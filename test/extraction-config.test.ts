@@ -77,7 +77,13 @@ describe('extraction config', () => {
   it('validates the body and refuses read-only keys', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const ok = { provider: 'custom', base_url: fake.url, model: 'm', api_key: 'sk-good' };
-    for (const bad of [{ ...ok, provider: 'openai' }, { ...ok, base_url: 'not a url' }, { ...ok, base_url: 'ftp://127.0.0.1/v1' }, { ...ok, model: '' }, { base_url: fake.url }]) {
+    for (const bad of [
+      { ...ok, provider: 'openai' },
+      { ...ok, base_url: 'not a url' },
+      { ...ok, base_url: 'ftp://127.0.0.1/v1' },
+      { ...ok, model: '' },
+      { base_url: fake.url },
+    ]) {
       const res = await t.api('PUT', PATH, bad);
       expect(res.status, JSON.stringify(bad)).toBe(422);
     }

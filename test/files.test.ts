@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tasks } from '../host/tasks.ts';
 import type { BlobStore } from '../src/ports/blobs/blobs.ts';
+import type { JobMeta } from '../src/ports/jobs/jobs.ts';
 import { MAX_FILE_BYTES } from '../src/schemas/files.ts';
-import { runIngestFile } from '../src/services/files/ingest-run.ts';
+import { ingestJob } from '../src/services/files/batches.ts';
 import { storeFor } from '../src/services/storage/tenant-store.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
 import { newTenant, type Tenant } from './support/client.ts';
@@ -21,7 +23,6 @@ const file = (filename: string, content_type: string, data: Buffer | string): Js
   data: Buffer.from(data).toString('base64'),
 });
 const oversize = () => file('huge.txt', 'text/plain', Buffer.alloc(MAX_FILE_BYTES + 1, 'a'));
-
 
 describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
   let s3: FakeS3 | undefined;
@@ -58,9 +59,20 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     const res = await form(`${C('docs')}/drop`, {
       files: [
         file('report.pdf', 'application/pdf', await pdf(['Quarterly report', 'The lighthouse budget grew by nine percent.'])),
-        file('notes.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', await docx(['Meeting notes', 'Alice sends the harbour survey on Friday.'])),
+        file(
+          'notes.docx',
+          'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          await docx(['Meeting notes', 'Alice sends the harbour survey on Friday.']),
+        ),
         file('page.html', 'text/html', html('<h1>Ferries</h1><p>The night ferry leaves at 23:40.</p><script>evil()</script>')),
-        file('tides.csv', 'text/csv', csv([['day', 'high tide'], ['Monday', '06:12']])),
+        file(
+          'tides.csv',
+          'text/csv',
+          csv([
+            ['day', 'high tide'],
+            ['Monday', '06:12'],
+          ]),
+        ),
         file('broken.pdf', 'application/pdf', corruptPdf()),
         oversize(),
       ],
@@ -77,7 +89,11 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     expect(byName['huge.txt'].detail).toMatch(/10 MB/);
 
     const memory = await t.api('GET', `${C('docs')}/memories/${byName['notes.docx'].memory_ids[0]}`);
-    expect(memory.body).toMatchObject({ category: 'document', source: 'drop', metadata: { file: 'notes.docx', chunk: 1, chunks: 1, key: byName['notes.docx'].key } });
+    expect(memory.body).toMatchObject({
+      category: 'document',
+      source: 'drop',
+      metadata: { file: 'notes.docx', chunk: 1, chunks: 1, key: byName['notes.docx'].key },
+    });
     expect(memory.body.text).toContain('harbour survey');
     expect(await store.head(byName['notes.docx'].key)).toMatchObject({ size: expect.any(Number) });
 
@@ -171,7 +187,10 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     const list = await t.api('GET', `${C('uploads')}/memories`);
     expect(list.body[0].images[0].url).toBeNull();
 
-    const withText = await form(`${C('uploads')}/memories/upload`, { text: 'Chart of the inner harbour', files: [file('chart.bin', 'application/octet-stream', Buffer.from([0, 1, 2, 3]))] });
+    const withText = await form(`${C('uploads')}/memories/upload`, {
+      text: 'Chart of the inner harbour',
+      files: [file('chart.bin', 'application/octet-stream', Buffer.from([0, 1, 2, 3]))],
+    });
     expect(withText.status).toBe(201);
     expect(withText.body.text).toBe('Chart of the inner harbour');
 
@@ -184,7 +203,11 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
 
   it('folder: one memory per file, failures listed, at most 50 files', async () => {
     const res = await form(`${C('folder')}/memories/folder`, {
-      files: [file('one.md', 'text/markdown', '# Buoys\nRed buoys mark the port side.'), file('two.txt', 'text/plain', 'Green buoys mark starboard.'), oversize()],
+      files: [
+        file('one.md', 'text/markdown', '# Buoys\nRed buoys mark the port side.'),
+        file('two.txt', 'text/plain', 'Green buoys mark starboard.'),
+        oversize(),
+      ],
     });
     expect(res.status).toBe(201);
     expect(res.body.created).toBe(2);
@@ -194,6 +217,35 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     expect(tooMany.status).toBe(422);
     const dropTooMany = await form(`${C('folder')}/drop`, { files: Array.from({ length: 51 }, (_, i) => file(`f${i}.txt`, 'text/plain', `file ${i}`)) });
     expect(dropTooMany.status).toBe(422);
+  });
+
+  it('drop and folder where no file can be stored: 422 naming each file, and nothing kept', async () => {
+    const unstorable = () => [file('broken.pdf', 'application/pdf', corruptPdf()), oversize()];
+    const expectRefused = (res: { status: number; body: { detail: string; errors: Array<{ path: string; message: string }> } }) => {
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual([
+        { path: 'files.0', message: expect.stringMatching(/^broken\.pdf: The PDF could not be read/) },
+        { path: 'files.1', message: `huge.txt: Larger than ${MAX_FILE_BYTES} bytes (10 MB)` },
+      ]);
+      expect(res.body.detail).toBe(`No file could be stored: ${res.body.errors[0]!.message} (and 1 more: see errors)`);
+    };
+    expectRefused(await form(`${C('none-drop')}/drop`, { files: unstorable() }));
+    expectRefused(await form(`${C('none-folder')}/memories/folder`, { files: unstorable() }));
+    // Async drop reads later: only the size is known now.
+    const queued = await form(`${C('none-queued')}/drop?async_ingest=true`, { files: [oversize()] });
+    expect(queued.status).toBe(422);
+    expect(queued.body.errors).toEqual([{ path: 'files.0', message: `huge.txt: Larger than ${MAX_FILE_BYTES} bytes (10 MB)` }]);
+    for (const collection of ['none-drop', 'none-folder', 'none-queued']) {
+      // No blob without a memory, no memory, no batch, not even the collection.
+      expect(await store.deletePrefix(`${t.id}/${collection}/`), collection).toBe(0);
+      expect((await t.api('GET', C(collection))).status, collection).toBe(404);
+      const batches = await server.app.db.query('select 1 from ingest_batches where tenant_id = $1 and collection = $2', [t.id, collection]);
+      expect(batches, collection).toEqual([]);
+    }
+    // One file stored is enough for the usual answer, the others listed as failed.
+    const partial = await form(`${C('some-drop')}/drop`, { files: [...unstorable(), file('ok.txt', 'text/plain', 'The slipway is closed in March.')] });
+    expect(partial.status).toBe(201);
+    expect(partial.body).toMatchObject({ stored: 1, failed: 2 });
   });
 
   it('attach and detach files; a detached file leaves the store', async () => {
@@ -221,7 +273,9 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     const owner = await newTenant(server.url, server.adminKey);
     const ownerStore = await storeFor(server.app, owner.id);
     const up = (collection: string, name: string) =>
-      postForm(server.url, owner.key, `${C(collection)}/drop`, { files: [file(name, 'text/plain', `The ${name} is in the shed.`)] }).then((r) => r.body.files[0]);
+      postForm(server.url, owner.key, `${C(collection)}/drop`, { files: [file(name, 'text/plain', `The ${name} is in the shed.`)] }).then(
+        (r) => r.body.files[0],
+      );
     const gone = (key: string) => until(`${key} to leave the store`, async () => ((await ownerStore.head(key)) ? undefined : true));
 
     const one = await up('keep', 'anchor');
@@ -251,6 +305,10 @@ describe('ingest jobs', () => {
   });
   afterAll(() => server?.close());
 
+  /** One try of a file's job, as the queue runs it (the job runner resolves its agent and grant first). */
+  const ingest = (batchId: string, key: string, meta: JobMeta) =>
+    tasks.find((task) => task.name === ingestJob.name)!.run(server.app, { tenant_id: t.id, batch_id: batchId, key }, meta);
+
   it('a file whose worker died mid-way is ingested once by the retry, and a repeated job adds nothing', async () => {
     const text = Array.from({ length: 12 }, (_, i) => `Section ${i}: the tide gauge reading at pier ${i} is logged hourly. `.repeat(5)).join('\n\n');
     const drop = await postForm(server.url, t.key, '/v1/memory/collections/retry/drop?async_ingest=true', { files: [file('log.txt', 'text/plain', text)] });
@@ -262,21 +320,44 @@ describe('ingest jobs', () => {
     const count = async () => (await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1', [t.id]))[0]!.n;
     expect(await count()).toBe(0);
 
-    await runIngestFile(server.app, t.id, drop.body.batch_id, row!.key, { attempt: 2, maxAttempts: 3 });
+    await ingest(drop.body.batch_id, row!.key, { attempt: 2, maxAttempts: 3 });
     const batch = (await t.api('GET', `/v1/memory/ingest/batch/${drop.body.batch_id}`)).body;
     expect(batch).toMatchObject({ done: 1, complete: true });
     expect(batch.files[0].chunks).toBeGreaterThan(1);
     expect(await count()).toBe(batch.files[0].chunks);
 
-    await runIngestFile(server.app, t.id, drop.body.batch_id, row!.key, { attempt: 3, maxAttempts: 3 });
+    await ingest(drop.body.batch_id, row!.key, { attempt: 3, maxAttempts: 3 });
     expect(await count()).toBe(batch.files[0].chunks);
+  });
+
+  it("a file whose agent lost its grant before the job ran fails with the reason, and its batch is the collection's to read", async () => {
+    const agent = await t.newKey('dropper');
+    const drop = await postForm(server.url, agent.key, '/v1/memory/collections/locked-drop/drop?async_ingest=true', {
+      files: [file('pier.txt', 'text/plain', 'The pier opens at six.')],
+    });
+    expect(drop.status).toBe(202);
+    const [row] = await server.app.db.query<{ key: string }>('select key from ingest_files where tenant_id = $1 and batch_id = $2', [t.id, drop.body.batch_id]);
+    const ownerId = (await t.api('GET', '/v1/memory/agents')).body.find((a: { label: string }) => a.label === 'default').id;
+    // Restricted to the owner's key: the dropper is granted nothing on it any more.
+    expect((await t.api('PUT', '/v1/memory/collections/locked-drop/grants', { agent_key_id: ownerId, can_read: true, can_write: true })).status).toBe(200);
+    await ingest(drop.body.batch_id, row!.key, { attempt: 1, maxAttempts: 3 });
+    const batch = await t.api('GET', `/v1/memory/ingest/batch/${drop.body.batch_id}`);
+    expect(batch.body).toMatchObject({
+      failed: 1,
+      complete: true,
+      files: [{ state: 'failed', chunks: 0, memory_ids: [], error: 'The API key "dropper" is not granted write access to collection "locked-drop"' }],
+    });
+    expect((await t.api('GET', '/v1/memory/collections/locked-drop/memories')).body).toEqual([]);
+    const hidden = await t.api('GET', `/v1/memory/ingest/batch/${drop.body.batch_id}`, undefined, agent.key);
+    expect(hidden.status).toBe(403);
+    expect(hidden.body.detail).toContain('read');
   });
 
   it('a file gone from the store fails with its reason instead of being retried', async () => {
     const drop = await postForm(server.url, t.key, '/v1/memory/collections/retry/drop?async_ingest=true', { files: [file('gone.txt', 'text/plain', 'short')] });
     const [row] = await server.app.db.query<{ key: string }>('select key from ingest_files where tenant_id = $1 and batch_id = $2', [t.id, drop.body.batch_id]);
     await (await storeFor(server.app, t.id)).delete([row!.key]);
-    await runIngestFile(server.app, t.id, drop.body.batch_id, row!.key, { attempt: 1, maxAttempts: 3 });
+    await ingest(drop.body.batch_id, row!.key, { attempt: 1, maxAttempts: 3 });
     const batch = (await t.api('GET', `/v1/memory/ingest/batch/${drop.body.batch_id}`)).body;
     expect(batch).toMatchObject({ failed: 1, complete: true, files: [{ state: 'failed', error: 'Nothing was uploaded at this key' }] });
   });

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { afterEach, beforeAll, describe, it } from 'vitest';
 import type { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
-import { isRead, type AnyProcedure } from '../src/procedure.ts';
-import { errorResponses } from '../src/responses.ts';
+import { restErrorResponses, restShape } from '../rest-adapter/shape.ts';
+import { isRead, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
 import { mcpClient, trpcPath } from './support/transports.ts';
 
@@ -45,14 +45,7 @@ const deep = fc.tuple(fc.integer({ min: 20, max: 200 }), fc.boolean()).map(([dep
   for (let i = 0; i < depth; i++) v = arrays ? [v] : { a: v };
   return v;
 });
-const scalar = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.double(),
-  fc.constantFrom(-1, 0, 0.5, 2 ** 53, -(2 ** 63), 1e308),
-  oddString,
-);
+const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.constantFrom(-1, 0, 0.5, 2 ** 53, -(2 ** 63), 1e308), oddString);
 /** A value of any JSON type: wrong for most fields. */
 const junk = (max: number) =>
   fc.oneof(
@@ -141,7 +134,7 @@ function paramValue(p: Param, name: string): unknown {
   return 'real' in p ? real[name] : 'text' in p ? p.text : p.raw;
 }
 
-const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? String(v));
+const asText = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
 
 /** encodeURIComponent, except a lone surrogate becomes its WTF-8 bytes: invalid UTF-8 a client can still send. */
 function encodeSegment(s: string): string {
@@ -186,12 +179,12 @@ const tooLongForNode = (a: Answer, target: string) => a.status === 431 && target
  * up for it (billing, an OAuth app, an LLM: none is on the shared test server): input valid
  * enough to get past the parse gets that answer by design, whatever else it holds.
  */
-const failed = (proc: AnyProcedure, status: number) => status >= 500 && !(status === 503 && errorResponses(proc).some((r) => r.status === 503));
+const failed = (proc: AnyProcedure, status: number) => status >= 500 && !(status === 503 && restErrorResponses(proc).some((r) => r.status === 503));
 
 /** A refusal must be one the procedure declares (OpenAPI documents those), or the router's own 404. */
 function undeclared(proc: AnyProcedure, status: number, detail?: unknown) {
   if (status === 404 && typeof detail === 'string' && detail.startsWith('No route')) return false;
-  return !errorResponses(proc).some((r) => r.status === status);
+  return !restErrorResponses(proc).some((r) => r.status === status);
 }
 
 function fail(proc: AnyProcedure, transport: string, request: string, a: Answer, why: string): never {
@@ -245,10 +238,11 @@ async function restRun(proc: AnyProcedure, key: string, c: Case<typeof restArb>)
     delete rest[name];
     return 'raw' in p ? p.raw : encodeSegment(asText(paramValue(p, name)));
   });
-  const { method, bodyField, queryFields = [] } = proc.rest;
-  const noBody = method === 'GET' || method === 'DELETE';
+  const { method } = proc.rest;
+  const shape = restShape(proc);
+  const noBody = !shape.body;
   const query = new URLSearchParams();
-  for (const f of noBody ? Object.keys(rest) : queryFields.filter((f) => f in rest)) {
+  for (const f of noBody ? Object.keys(rest) : shape.query.filter((f) => f in rest)) {
     query.append(f, asText(rest[f]));
     delete rest[f];
   }
@@ -259,7 +253,7 @@ async function restRun(proc: AnyProcedure, key: string, c: Case<typeof restArb>)
   let body: BodyInit | undefined;
   if (!noBody) {
     if (c.body.kind === 'json') {
-      body = JSON.stringify(c.body.value !== undefined ? c.body.value : bodyField ? rest[bodyField] : rest) ?? '';
+      body = JSON.stringify(c.body.value !== undefined ? c.body.value : shape.body?.as === 'field' ? rest[shape.body.field] : rest) ?? '';
       headers['content-type'] = 'application/json';
     } else if (c.body.kind === 'raw') {
       body = c.body.text;
@@ -275,8 +269,8 @@ async function restRun(proc: AnyProcedure, key: string, c: Case<typeof restArb>)
   const request = `${method} ${target} ${typeof body === 'string' ? body : ''}`;
   if (tooLongForNode(a, target)) return;
   if (failed(proc, a.status)) fail(proc, 'REST', request, a, 'a 5xx');
-  if (proc.rest.tolerant) {
-    if (a.status !== proc.rest.status) fail(proc, 'REST', request, a, `not the tolerant ${proc.rest.status}`);
+  if (shape.tolerant) {
+    if (a.status !== shape.status) fail(proc, 'REST', request, a, `not the tolerant ${shape.status}`);
   } else if (a.status >= 400) {
     const detail = json(a.text)?.detail;
     if (typeof detail !== 'string') fail(proc, 'REST', request, a, 'a refusal without {detail}');
@@ -310,9 +304,7 @@ async function trpcRun(proc: AnyProcedure, key: string, c: Case<typeof trpcArb>)
   const route = `/trpc/${trpcPath(proc).join('.')}`;
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const encoded = c.raw ?? JSON.stringify(input) ?? '';
-  const [target, init] = isRead(proc)
-    ? [`${route}?input=${encodeSegment(encoded)}`, { headers }]
-    : [route, { method: 'POST', headers, body: encoded }];
+  const [target, init] = isRead(proc) ? [`${route}?input=${encodeSegment(encoded)}`, { headers }] : [route, { method: 'POST', headers, body: encoded }];
   const a = await send(target, init);
   const request = `${target} ${isRead(proc) ? '' : encoded}`;
   if (tooLongForNode(a, target)) return;
@@ -389,7 +381,6 @@ describe.each(procedures.map((p) => [p.name, p] as [string, AnyProcedure]))('%s'
       options(RUNS),
     );
   });
-
 });
 
 describe.each(procedures.filter((p) => p.mcp).map((p) => [p.name, p] as [string, AnyProcedure]))('%s (MCP tool)', (_name, proc) => {

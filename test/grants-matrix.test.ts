@@ -1,10 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { procedures } from '../procedures/index.ts';
-import type { AnyProcedure } from '../src/procedure.ts';
+import type { AnyProcedure } from '../src/pipeline/procedure.ts';
+import { refusablePermissions, type Permission } from '../src/services/access/grants.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
-import { samples, type AccessState, type Fixture } from './support/samples.ts';
-import { mcpCall, mcpClient, restCall, trpcCall, trpcClient } from './support/transports.ts';
+import { samples, textFile, type AccessState, type Fixture } from './support/samples.ts';
+import { mcpCall, mcpClient, postForm, restCall, trpcCall, trpcClient } from './support/transports.ts';
 
 /**
  * Generated from the catalogue: every procedure that takes a collection, over REST, tRPC and
@@ -15,16 +16,47 @@ const STATES: AccessState[] = ['open', 'granted-rw', 'granted-read', 'not-grante
 
 interface Case {
   proc: AnyProcedure;
-  /** The input field naming the collection whose state is set. */
-  field: string;
-  permission: 'read' | 'write';
+  /** The fixture's collection whose state is set: one the sample input names, or the one holding the record it names. */
+  role: 'collection' | 'target';
+  /** What the procedure's rules need on it: write if any of them does. */
+  permission: Permission;
 }
 
-const withCollection = procedures.filter((p) => p.collection);
-const cases: Case[] = withCollection.flatMap((proc) => {
-  const { field, permission, alsoWrite } = proc.collection!;
-  return [{ proc, field, permission }, ...(alsoWrite ? [{ proc, field: alsoWrite, permission: 'write' as const }] : [])];
-});
+/** Every procedure whose grant rules can refuse it (a partial rule, import's, skips instead: test/account.test.ts). */
+const withCollection = procedures.filter((p) => p.collection && refusablePermissions(p.collection).length);
+
+/** A fixture whose values name its parts, to read which of its collections a sample input touches. */
+const symbolic: Fixture = {
+  tenantId: 'fx-tenant',
+  collection: 'fx-collection',
+  memoryId: 'fx-memory',
+  target: 'fx-target',
+  agentKeyId: 'fx-agent',
+  otherKeyId: 'fx-other',
+  connectionId: 'fx-connection',
+  jobId: 'fx-job',
+  batchId: 'fx-batch',
+};
+
+/** The collections a procedure's rules touch with its sample input, each with the permission they need. */
+function casesOf(proc: AnyProcedure): Case[] {
+  const sample = samples[proc.name];
+  if (!sample) return [];
+  const input = proc.input.parse(sample.input(symbolic)) as Record<string, unknown>;
+  const needs = new Map<Case['role'], Permission>();
+  for (const rule of [proc.collection!].flat()) {
+    if ('collections' in rule && rule.partial) continue;
+    // A rule naming a record (a connection, a job, a batch): the fixture's records are in its `collection`.
+    const named = 'field' in rule ? [input[rule.field]] : 'of' in rule ? [symbolic.collection] : rule.collections(input);
+    for (const name of named.filter((n) => n !== undefined)) {
+      const role = name === symbolic.target ? 'target' : name === symbolic.collection ? 'collection' : null;
+      if (!role) throw new Error(`${proc.name}: its sample touches "${String(name)}", not a collection of the fixture`);
+      if (needs.get(role) !== 'write') needs.set(role, rule.permission);
+    }
+  }
+  return [...needs].map(([role, permission]) => ({ proc, role, permission }));
+}
+const cases = withCollection.flatMap(casesOf);
 
 const allowed = (permission: 'read' | 'write', state: AccessState) =>
   state === 'open' || state === 'granted-rw' || (state === 'granted-read' && permission === 'read');
@@ -47,14 +79,32 @@ describe('grants matrix (generated from the catalogue)', () => {
   });
   afterAll(() => mcp?.close());
 
-  /** Two fresh collections with a memory each, written by the tenant's other key while still open. */
-  async function fixture(): Promise<Fixture> {
+  /**
+   * Two fresh collections with a memory each, written by the tenant's other key while still open,
+   * and the records a sample needs in the first.
+   */
+  async function fixture(needs: Array<'jobId' | 'batchId'> = []): Promise<Fixture> {
     const [a, b] = [`m${++n}-a`, `m${n}-b`];
     const first = await t.api('POST', `/v1/memory/collections/${a}/memories`, { text: 'fixture memory about lighthouses' });
     const second = await t.api('POST', `/v1/memory/collections/${b}/memories`, { text: 'fixture memory about harbours' });
     const connection = await t.api('POST', '/v1/memory/connections', { provider: 'postgres', collection: a, credentials: {}, config: {} });
     expect([first.status, second.status, connection.status]).toEqual([201, 201, 201]);
-    return { tenantId: t.id, collection: a, memoryId: first.body.id, target: b, agentKeyId: agent.id, otherKeyId: ownerKeyId, connectionId: connection.body.id };
+    // The job runs as the key that called remember: the agent's, so it fails (and a retry of it could succeed) only in
+    // the states where the agent may not write, which refuse a retry anyway.
+    const job = needs.includes('jobId') ? await t.api('POST', `/v1/memory/collections/${a}/remember`, { content: 'I moved to Porto.' }, agent.key) : null;
+    const batch = needs.includes('batchId') ? await postForm(url, t.key, `/v1/memory/collections/${a}/drop?async_ingest=true`, { files: [textFile] }) : null;
+    expect([job?.status, batch?.status].filter(Boolean)).toEqual(needs.map(() => 202));
+    return {
+      tenantId: t.id,
+      collection: a,
+      memoryId: first.body.id,
+      target: b,
+      agentKeyId: agent.id,
+      otherKeyId: ownerKeyId,
+      connectionId: connection.body.id,
+      jobId: job?.body.job_id ?? '',
+      batchId: batch?.body.batch_id ?? '',
+    };
   }
 
   /** Grants made with the other key (a restricted collection always keeps a writer). */
@@ -76,6 +126,8 @@ describe('grants matrix (generated from the catalogue)', () => {
   it('has a sample input for every procedure that takes a collection', () => {
     expect(withCollection.length).toBeGreaterThanOrEqual(15);
     expect(withCollection.filter((p) => !samples[p.name]).map((p) => p.name)).toEqual([]);
+    // A sample must touch a collection its procedure's rules name, or the procedure would have no case.
+    expect(withCollection.filter((p) => !cases.some((c) => c.proc === p)).map((p) => p.name)).toEqual([]);
   });
 
   const transports = {
@@ -87,16 +139,14 @@ describe('grants matrix (generated from the catalogue)', () => {
   for (const [transport, callWith] of Object.entries(transports)) {
     const mine = cases.filter((c) => transport !== 'mcp' || c.proc.mcp);
     describe(transport, () => {
-      it.each(mine.map((c) => [`${c.proc.name} (${c.field}, ${c.permission})`, c] as const))('%s', async (_, c) => {
-        const sample = samples[c.proc.name];
-        if (!sample) throw new Error(`no sample input for ${c.proc.name} in test/support/samples.ts`);
+      it.each(mine.map((c) => [`${c.proc.name} (${c.role}, ${c.permission})`, c] as const))('%s', async (_, c) => {
+        const sample = samples[c.proc.name]!;
         const outcomes: Record<string, unknown> = {};
         const expected: Record<string, unknown> = {};
         for (const state of STATES) {
-          const fx = await fixture();
+          const fx = await fixture(sample.needs);
           const input = sample.input(fx);
-          // A procedure naming a record of a collection (a connection) is governed by that collection's grants.
-          await setState(c.proc.collection!.of ? fx.collection : (input[c.field] as string), state);
+          await setState(fx[c.role], state);
           outcomes[state] = await callWith(c.proc, input);
           const override = sample.allowedStatus?.(state);
           const success = transport === 'rest' ? c.proc.rest.status : 'ok';

@@ -15,8 +15,7 @@ describe('grants and agents', () => {
     expect((await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'the launch is on Tuesday' })).status).toBe(201);
   });
 
-  const grant = (body: Record<string, unknown>, key?: string, collection = 'notes') =>
-    t.api('PUT', `/v1/memory/collections/${collection}/grants`, body, key);
+  const grant = (body: Record<string, unknown>, key?: string, collection = 'notes') => t.api('PUT', `/v1/memory/collections/${collection}/grants`, body, key);
   const rw = (id: string) => ({ agent_key_id: id, can_read: true, can_write: true });
   const readOnly = (id: string) => ({ agent_key_id: id, can_read: true, can_write: false });
 

@@ -90,7 +90,11 @@ describe('the pageview beacon', () => {
   afterAll(() => server?.close());
 
   it('still reads a text/plain body (navigator.sendBeacon)', async () => {
-    const res = await fetch(`${server.url}/v1/pulse`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ path: '/beacon-docs' }) });
+    const res = await fetch(`${server.url}/v1/pulse`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ path: '/beacon-docs' }),
+    });
     expect(res.status).toBe(204);
     const rows = await server.app.db.query<{ path: string }>('select path from pageviews where path = $1', ['/beacon-docs']);
     expect(rows).toEqual([{ path: '/beacon-docs' }]);

@@ -2,8 +2,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { catalogue, procedures } from '../procedures/index.ts';
-import { MAX_INPUT_DEPTH } from '../src/input-guard.ts';
-import type { AnyProcedure } from '../src/procedure.ts';
+import { restShape } from '../rest-adapter/shape.ts';
+import { MAX_INPUT_DEPTH } from '../src/pipeline/input-guard.ts';
+import type { AnyProcedure } from '../src/pipeline/procedure.ts';
 import { call, newTenant, shared, type Tenant } from './support/client.ts';
 import { mcpCall, mcpClient, restCall, trpcCall, trpcClient } from './support/transports.ts';
 
@@ -123,11 +124,11 @@ describe('unpaired surrogates and deep nesting', () => {
 
   it('legitimate non-ASCII text, emoji (surrogate pairs) included, is accepted as is', async () => {
     const text = 'Ünïcödé ✓ 日本語 😀👍🏽 — “quotes”';
-    const res = await t.api('POST', `${C}/memories`, { text, metadata: { 'ключ 🔑': ['😀', { 'ü': 'é' }] }, container_tag: '🏷️' });
+    const res = await t.api('POST', `${C}/memories`, { text, metadata: { 'ключ 🔑': ['😀', { ü: 'é' }] }, container_tag: '🏷️' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const got = await t.api('GET', `${C}/memories/${res.body.id}`);
     expect(got.body.text).toBe(text);
-    expect(got.body.metadata).toEqual({ 'ключ 🔑': ['😀', { 'ü': 'é' }] });
+    expect(got.body.metadata).toEqual({ 'ключ 🔑': ['😀', { ü: 'é' }] });
     // Files are bytes, not text: a NUL inside an uploaded file is no reason to refuse it.
     const upload = await restCall(url, t.key, catalogue.memories.upload, {
       collection: 'guarded',
@@ -159,7 +160,7 @@ const textFields = (proc: AnyProcedure) =>
   Object.entries(proc.input.shape as Record<string, z.ZodType>)
     .filter(([f, s]) => takesText(s) && !isPathParam(proc, f))
     .map(([f]) => f);
-const withText = procedures.filter((p) => textFields(p).length && !p.rest.tolerant);
+const withText = procedures.filter((p) => textFields(p).length && !restShape(p).tolerant);
 
 describe('every procedure with text fields (generated from the catalogue)', () => {
   let admin: Tenant;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { call } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -9,8 +9,7 @@ const PATH = '/v1/memory/_internal/embed';
 
 let server: TestServer;
 let closed: TestServer;
-const embed = (body: unknown, headers: Record<string, string> = { 'x-internal-secret': SECRET }, on = server) =>
-  call(on.url, 'POST', PATH, { body, headers });
+const embed = (body: unknown, headers: Record<string, string> = { 'x-internal-secret': SECRET }, on = server) => call(on.url, 'POST', PATH, { body, headers });
 
 beforeAll(async () => {
   server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_EMBEDDINGS_DIMENSIONS: '64', ORGMEM_INTERNAL_SECRET: SECRET }, { worker: false });
@@ -23,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('internal embed endpoint', () => {
-  it('embeds with the server\'s embedder: one vector per text, in order, of its dimension', async () => {
+  it("embeds with the server's embedder: one vector per text, in order, of its dimension", async () => {
     const texts = ['the first text', 'a second, different text', 'the first text'];
     const res = await embed({ texts });
     expect(res.status).toBe(200);

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../src/context.ts';
+import type { App } from '../src/core/context.ts';
 import { defineJob, type TaskDef } from '../src/ports/jobs/jobs.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -56,7 +56,7 @@ describe('job queue', () => {
 describe.runIf(process.env.TEST_DATABASE_URL)('job queue on PostgreSQL', () => {
   it('closes every connection before stop() returns, so dropping the database right after cannot kill the process', async () => {
     const server = await startServer();
-    const [{ db }] = await server.app.db.query<{ db: string }>('select current_database() as db');
+    const { db } = (await server.app.db.query<{ db: string }>('select current_database() as db'))[0]!;
     await server.app.jobs.stop();
     // A connection still open when the server closes it (the tests' drop database ... with
     // (force), a restart) must not be an unhandled error: graphile-worker ended the pool it made
@@ -66,12 +66,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('job queue on PostgreSQL', () => {
     // a moment after its client hangs up, so this polls for a short while; a pool left open keeps
     // its idle connections for 10 s, far longer.
     const names = async () =>
-      (
-        await server.app.db.query<{ name: string }>(
-          'select distinct application_name as name from pg_stat_activity where datname = $1 order by 1',
-          [db],
-        )
-      ).map((r) => r.name);
+      (await server.app.db.query<{ name: string }>('select distinct application_name as name from pg_stat_activity where datname = $1 order by 1', [db])).map(
+        (r) => r.name,
+      );
     await expect.poll(names, { timeout: 3_000, interval: 100 }).toEqual(['postgres.js']);
     await server.close();
   });

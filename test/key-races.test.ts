@@ -35,14 +35,14 @@ describe('key races', () => {
       const t = await newTenant(url, adminKey);
       const own = (await t.api<Key[]>('GET', '/v1/memory/keys')).body[0]!;
       const other = await t.newKey('other');
-      const answers = await Promise.all([
-        t.api('DELETE', `/v1/memory/keys/${other.id}`),
-        t.api('DELETE', `/v1/memory/keys/${own.id}`, undefined, other.key),
-      ]);
+      const answers = await Promise.all([t.api('DELETE', `/v1/memory/keys/${other.id}`), t.api('DELETE', `/v1/memory/keys/${own.id}`, undefined, other.key)]);
       // One revocation wins; the other is the last-key 400, or a 401 when its own key was
       // already revoked as it arrived.
       const statuses = answers.map((a) => a.status).sort();
-      expect([[204, 400], [204, 401]]).toContainEqual(statuses);
+      expect([
+        [204, 400],
+        [204, 401],
+      ]).toContainEqual(statuses);
       refused.push(statuses[1]!);
       const alive = await Promise.all([t.key, other.key].map(async (key) => (await call(url, 'GET', '/v1/memory/admin/me', { key })).status));
       expect(alive.filter((s) => s === 200)).toHaveLength(1);

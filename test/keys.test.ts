@@ -16,7 +16,13 @@ describe('keys', () => {
     expect(created.body.api_key).toMatch(/^mv_[A-Za-z0-9_-]{43}$/);
     const list = await t.api('GET', '/v1/memory/keys');
     const entry = list.body.find((k: { id: string }) => k.id === created.body.id);
-    expect(entry).toMatchObject({ label: 'indexer', read_only: true, prefix: created.body.api_key.slice(0, 9), masked: `${created.body.api_key.slice(0, 9)}…`, revoked_at: null });
+    expect(entry).toMatchObject({
+      label: 'indexer',
+      read_only: true,
+      prefix: created.body.api_key.slice(0, 9),
+      masked: `${created.body.api_key.slice(0, 9)}…`,
+      revoked_at: null,
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.body.api_key);
     const used = await call(url, 'GET', '/v1/memory/admin/me', { key: created.body.api_key });
     expect(used.status).toBe(200);

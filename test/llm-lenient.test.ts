@@ -87,7 +87,9 @@ describe('lenient LLM replies', () => {
   it('takes the JSON out of a ```json fence with text around it', async () => {
     const t = await tenant();
     const json = JSON.stringify({ facts: [{ text: 'Lea rows at dawn.', type: 'fact', expires_at: null }] }, null, 2);
-    const { res, extractCalls } = await rememberWith(t, 'fence', 'Lea rows at dawn.', { content: `Here are the facts:\n\`\`\`json\n${json}\n\`\`\`\nAnything else?` });
+    const { res, extractCalls } = await rememberWith(t, 'fence', 'Lea rows at dawn.', {
+      content: `Here are the facts:\n\`\`\`json\n${json}\n\`\`\`\nAnything else?`,
+    });
     expect(res.status).toBe(200);
     expect(res.body.memories).toMatchObject([{ text: 'Lea rows at dawn.', relation: 'new' }]);
     expect(extractCalls).toBe(1);

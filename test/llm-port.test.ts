@@ -21,10 +21,19 @@ const usageOf = (s: TestServer, tenantId: string) =>
 beforeAll(async () => {
   [serverLlm, platformLlm, tenantLlm] = await Promise.all([startFakeLlm(), startFakeLlm(), startFakeLlm({ apiKey: 'sk-tenant' })]);
   for (const f of [serverLlm, platformLlm, tenantLlm]) playMemoryModel(f);
-  const common = { ORGMEM_LLM_PRICES: JSON.stringify({ 'fake-model': { prompt: 2, completion: 4 } }), ORGMEM_LLM_TIMEOUT_MS: '500', ORGMEM_LLM_MAX_RETRIES: '1' };
+  const common = {
+    ORGMEM_LLM_PRICES: JSON.stringify({ 'fake-model': { prompt: 2, completion: 4 } }),
+    ORGMEM_LLM_TIMEOUT_MS: '500',
+    ORGMEM_LLM_MAX_RETRIES: '1',
+  };
   [server, platformOnly] = await Promise.all([
     startServer({ ...common, ORGMEM_LLM_BASE_URL: serverLlm.url, ORGMEM_LLM_MODEL: 'fake-model', ORGMEM_PLATFORM_LLM_BASE_URL: platformLlm.url }),
-    startServer({ ...common, ORGMEM_PLATFORM_LLM_BASE_URL: platformLlm.url, ORGMEM_PLATFORM_LLM_MODEL: 'fake-model', ORGMEM_PLATFORM_LLM_API_KEY: 'sk-platform' }),
+    startServer({
+      ...common,
+      ORGMEM_PLATFORM_LLM_BASE_URL: platformLlm.url,
+      ORGMEM_PLATFORM_LLM_MODEL: 'fake-model',
+      ORGMEM_PLATFORM_LLM_API_KEY: 'sk-platform',
+    }),
   ]);
 });
 afterAll(async () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeApp, createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { closeApp, createApp } from '../host/app.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { hashEmbedder } from '../src/ports/embedder/hash.ts';
 import { MasterKeyMismatchError } from '../src/ports/secrets.ts';
 import { startServer } from './support/server.ts';
@@ -40,7 +40,10 @@ describe('the master key', () => {
       const fileKey = readFileSync(join(dataDir, 'master.key'), 'utf8');
       const tenant = '01900000-0000-7000-8000-00000000cccc';
       await first.db.query(`insert into tenants (id, name, email) values ($1, 'k', 'k@x.test')`, [tenant]);
-      await first.db.query(`insert into webhooks (tenant_id, url, secret_sealed) values ($1, 'https://example.com/hook', $2)`, [tenant, first.secrets.encrypt('whsec')]);
+      await first.db.query(`insert into webhooks (tenant_id, url, secret_sealed) values ($1, 'https://example.com/hook', $2)`, [
+        tenant,
+        first.secrets.encrypt('whsec'),
+      ]);
       await closeApp(first);
 
       const wrong = randomBytes(32).toString('base64');

@@ -1,33 +1,33 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeApp, createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { closeApp, createApp } from '../host/app.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { createTenant } from '../src/services/access/tenants.ts';
 import { newTenant, shared } from './support/client.ts';
+import { markedBlock } from './support/docs.ts';
 import { connectStdio, hostEnv, ROOT, tempDirs, type ToolResult } from './support/mcp.ts';
 
 /**
- * The README's MCP configs, as a newcomer pastes them: each block marked
- * `<!-- mcp-config: NAME -->` is read from README.md, its placeholders filled in (the project
- * directory, a key, the server's address), and exactly its command is spawned from a working
+ * The MCP configs of the README and docs/mcp.md, as a newcomer pastes them: each block marked
+ * `<!-- mcp-config: NAME -->` is read, its placeholders filled in (the project directory, a key,
+ * the server's address, a data directory), and exactly its command is spawned from a working
  * directory of its own (or its URL and headers used) with the official SDK client.
+ * test/docs-snippets.test.ts checks that every marked config is one this file runs.
  */
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
 
-function block(name: string): string {
-  const found = new RegExp(`<!-- mcp-config: ${name} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(README);
-  if (!found) throw new Error(`README.md has no block marked <!-- mcp-config: ${name} -->`);
-  return found[1]!;
-}
+const config = (name: string) => markedBlock('mcp-config', name).code;
 
-const fill = (text: string, key: string, url = 'http://127.0.0.1:8080') =>
-  text.replaceAll('/path/to/orgmem', ROOT).replaceAll('mv_...', key).replaceAll('$KEY', key).replaceAll('http://127.0.0.1:8080', url);
+const fill = (text: string, key: string, url = 'http://127.0.0.1:8080', dataDir = '/srv/orgmem') =>
+  text
+    .replaceAll('/path/to/orgmem', ROOT)
+    .replaceAll('mv_...', key)
+    .replaceAll('$KEY', key)
+    .replaceAll('http://127.0.0.1:8080', url)
+    .replaceAll('/srv/orgmem', dataDir);
 
 interface Launch {
   command: string;
@@ -36,7 +36,8 @@ interface Launch {
 }
 
 /** A JSON config (Claude Desktop, Cursor): its `mcpServers.orgmem` entry. */
-const fromJson = (text: string) => (JSON.parse(text) as { mcpServers: { orgmem: Launch & { url?: string; headers?: Record<string, string> } } }).mcpServers.orgmem;
+const fromJson = (text: string) =>
+  (JSON.parse(text) as { mcpServers: { orgmem: Launch & { url?: string; headers?: Record<string, string> } } }).mcpServers.orgmem;
 
 /** `claude mcp add ...` as Claude Code reads it: options, the name, then the command (after `--`) or URL. */
 function fromClaudeAdd(line: string) {
@@ -62,7 +63,7 @@ function fromClaudeAdd(line: string) {
         if (word === '--env') env[value.slice(0, value.indexOf('='))] = value.slice(value.indexOf('=') + 1);
         else headers[value.slice(0, value.indexOf(':')).toLowerCase()] = value.slice(value.indexOf(':') + 1).trim();
       }
-    } else if (word.startsWith('-')) throw new Error(`unknown option in the README's claude mcp add: ${word}`);
+    } else if (word.startsWith('-')) throw new Error(`unknown option in the docs' claude mcp add: ${word}`);
     else positional.push(word);
   }
   const [name, commandOrUrl, ...args] = positional;
@@ -99,7 +100,7 @@ async function connectHttp(url: string, headers: Record<string, string>) {
   }
 }
 
-describe('README: local stdio configs (nothing set but the key; the per-user data directory)', () => {
+describe('docs: local stdio configs (nothing set but the key; the per-user data directory)', () => {
   // A user's home of its own: the data lands in ~/.local/share/orgmem, as it would for them.
   let home: Record<string, string>;
   const keys: string[] = [];
@@ -116,40 +117,55 @@ describe('README: local stdio configs (nothing set but the key; the per-user dat
   });
 
   it('Claude Desktop', async () => {
-    await spawnAndUse(fromJson(fill(block('claude-desktop'), keys[0]!)), home);
+    await spawnAndUse(fromJson(fill(config('claude-desktop'), keys[0]!)), home);
   }, 120_000);
 
   it('Claude Code', async () => {
-    const added = fromClaudeAdd(fill(block('claude-code'), keys[1]!));
+    const added = fromClaudeAdd(fill(config('claude-code'), keys[1]!));
     expect(added.transport).toBe('stdio');
     await spawnAndUse(added, home);
   }, 120_000);
 
   it('Cursor', async () => {
-    await spawnAndUse(fromJson(fill(block('cursor'), keys[2]!)), home);
+    await spawnAndUse(fromJson(fill(config('cursor'), keys[2]!)), home);
+  }, 120_000);
+
+  it('another data directory, given in the config (the host passes nothing else)', async () => {
+    const dataDir = dirs.make('orgmem-readme-data-');
+    const app = await createApp(loadConfig(hostEnv({ ...home, ORGMEM_DATA_DIR: dataDir })), { log: pino({ level: 'silent' }) });
+    let key: string;
+    try {
+      key = (await createTenant(app, { name: 'elsewhere', email: 'elsewhere@test.local' })).api_key;
+    } finally {
+      await closeApp(app);
+    }
+    const launch = fromJson(fill(config('data-dir'), key, undefined, dataDir));
+    expect(launch.env.ORGMEM_DATA_DIR).toBe(dataDir);
+    // The same home as the configs above: without the config's ORGMEM_DATA_DIR, this key would be unknown there.
+    await spawnAndUse(launch, home);
   }, 120_000);
 });
 
-describe('README: configs for a running server', () => {
+describe('docs: configs for a running server', () => {
   const { url, adminKey } = shared();
 
   it('remote stdio (ORGMEM_URL)', async () => {
     const t = await newTenant(url, adminKey);
-    const launch = fromJson(fill(block('remote'), t.key, url));
+    const launch = fromJson(fill(config('remote'), t.key, url));
     expect(launch.env.ORGMEM_URL).toBe(url);
     await spawnAndUse(launch, { HOME: dirs.make('orgmem-readme-home-') });
   }, 120_000);
 
   it('Claude Code over Streamable HTTP', async () => {
     const t = await newTenant(url, adminKey);
-    const added = fromClaudeAdd(fill(block('claude-code-http'), t.key, url));
+    const added = fromClaudeAdd(fill(config('claude-code-http'), t.key, url));
     expect(added.transport).toBe('http');
     await connectHttp(added.command, added.headers);
   });
 
   it('Cursor over Streamable HTTP', async () => {
     const t = await newTenant(url, adminKey);
-    const entry = fromJson(fill(block('cursor-http'), t.key, url));
+    const entry = fromJson(fill(config('cursor-http'), t.key, url));
     await connectHttp(entry.url!, entry.headers!);
   });
 });

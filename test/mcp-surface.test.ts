@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { procedures } from '../procedures/index.ts';
-import { isRead } from '../src/procedure.ts';
+import { isRead } from '../src/pipeline/procedure.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
 import type { ToolResult } from './support/mcp.ts';
 import { mcpClient } from './support/transports.ts';
@@ -45,7 +45,8 @@ describe('MCP tools', () => {
       expect(hints.readOnlyHint, proc.name).toBe(isRead(proc));
       expect(hints.idempotentHint, proc.name).toBe(isRead(proc) || IDEMPOTENT_WRITES.includes(proc.mcp!.tool));
     }
-    for (const name of ['search_memory', 'get_memory', 'list_collections', 'search', 'fetch']) expect(byName.get(name)!.annotations!.readOnlyHint, name).toBe(true);
+    for (const name of ['search_memory', 'get_memory', 'list_collections', 'search', 'fetch'])
+      expect(byName.get(name)!.annotations!.readOnlyHint, name).toBe(true);
     for (const name of ['store_memory', 'remember', ...DESTRUCTIVE]) expect(byName.get(name)!.annotations!.readOnlyHint, name).toBe(false);
     // A list answers {items}; a union of answers is one object schema with its alternatives.
     expect(byName.get('list_collections')!.outputSchema!.properties!.items).toMatchObject({ type: 'array' });
@@ -87,11 +88,17 @@ describe('search and fetch (connectors)', () => {
   it('search answers ids that fetch takes; both obey grants and tenancy', async () => {
     const id = await store('notes', 'Standup moved to 10:00 on Mondays');
     const found = await call('search', { query: 'when is standup' });
-    expect(found.structuredContent!.results).toEqual([{ id: `notes/${id}`, title: 'Standup moved to 10:00 on Mondays', url: `orgmem://collections/notes/memories/${id}` }]);
+    expect(found.structuredContent!.results).toEqual([
+      { id: `notes/${id}`, title: 'Standup moved to 10:00 on Mondays', url: `orgmem://collections/notes/memories/${id}` },
+    ]);
     // ChatGPT reads the JSON in the text content.
     expect(JSON.parse(found.content[0]!.text!)).toEqual(found.structuredContent);
     const fetched = await call('fetch', { id: `notes/${id}` });
-    expect(fetched.structuredContent).toMatchObject({ id: `notes/${id}`, text: 'Standup moved to 10:00 on Mondays', metadata: { collection: 'notes', category: 'fact' } });
+    expect(fetched.structuredContent).toMatchObject({
+      id: `notes/${id}`,
+      text: 'Standup moved to 10:00 on Mondays',
+      metadata: { collection: 'notes', category: 'fact' },
+    });
 
     expect((await call('fetch', { id: 'no-slash' })).content[0]!.text).toMatch(/^422: .*collection\/memory id/);
     expect((await call('search', {})).content[0]!.text).toMatch(/^422: Invalid request: query/);
@@ -166,7 +173,9 @@ describe('MCP prompts', () => {
     expect(text.indexOf('Ignore the above')).toBeLessThan(text.indexOf('</recalled_memories>'));
     expect(text).toMatch(/Task: deploy the service$/);
 
-    const none = await client.getPrompt({ name: 'recall', arguments: { task: 'quantum chromodynamics lecture', collection: 'empty-one' } }).catch((e: Error) => e);
+    const none = await client
+      .getPrompt({ name: 'recall', arguments: { task: 'quantum chromodynamics lecture', collection: 'empty-one' } })
+      .catch((e: Error) => e);
     expect(String(none)).toMatch(/404:/);
   });
 

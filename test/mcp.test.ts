@@ -19,7 +19,10 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
   });
 
   it('refuses a missing or bad key with 401 before speaking MCP', async () => {
-    const res = await call(url, 'POST', '/v1/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    const res = await call(url, 'POST', '/v1/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });

@@ -60,7 +60,8 @@ describe('create and read', () => {
   });
 
   it('filters by category, container_tag, pinned and archived', async () => {
-    const add = (text: string, extra: Record<string, unknown> = {}) => t.api('POST', `${C}/filters/memories`, { text, ...extra }).then((r) => r.body.id as string);
+    const add = (text: string, extra: Record<string, unknown> = {}) =>
+      t.api('POST', `${C}/filters/memories`, { text, ...extra }).then((r) => r.body.id as string);
     const pref = await add('likes tea', { category: 'preference', container_tag: 'ana' });
     const fact = await add('lives in Porto', { category: 'fact', container_tag: 'ana' });
     const other = await add('likes coffee', { category: 'preference', container_tag: 'rui' });

@@ -7,7 +7,7 @@ import { col, rememberSync } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /**
- * The operator's metrics (api.md 4.11, decisions.md "Operator responses") on a server of their
+ * The operator's metrics (GET /v1/memory/admin/metrics and its Prometheus twin) on a server of their
  * own, so every count is exact: the JSON window with its reset, and the Prometheus text.
  */
 const COLLECTION = 'zebra-ledger-private';
@@ -192,7 +192,8 @@ function parsePrometheus(text: string) {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? (\S+)( -?\d+)?$/.exec(line);
     expect(m, line).not.toBeNull();
     const labels: Record<string, string> = {};
-    for (const [, k, v] of m![2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? []) labels[k!] = v!.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c));
+    for (const [, k, v] of m![2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? [])
+      labels[k!] = v!.replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c));
     // Go's ParseFloat, which Prometheus uses, takes NaN in any case (prom-client writes `Nan`).
     const raw = m![3]!;
     const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : /^nan$/i.test(raw) ? NaN : Number(raw);

@@ -5,7 +5,7 @@ import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
 /**
- * The operator's aggregates (api.md 4.11) on a server of their own, so every count is exact:
+ * The operator's aggregates (aggregates only, never a tenant's content) on a server of their own, so every count is exact:
  * usage, memory health across tenants and the sign-up and pageview analytics.
  */
 const SECRET_TEXT = 'the launch code is swordfish-7731';
@@ -84,7 +84,7 @@ describe('operator endpoints', () => {
     expect((await admin('/v1/memory/admin/memory-health?stale_days=-1')).status).toBe(422);
   });
 
-  it('usage sums tokens and the price table\'s cost by purpose and model, across tenants or for one', async () => {
+  it("usage sums tokens and the price table's cost by purpose and model, across tenants or for one", async () => {
     await recorded(server.app, a.id, 'platform', 'extract_facts', endpoint, usageCall('test-model', 1000, 500));
     await recorded(server.app, b.id, 'server', 'extract_facts', endpoint, usageCall('test-model', 1000, 500));
     await recorded(server.app, a.id, 'tenant', 'rerank', endpoint, usageCall('test-model', 500_000, 0));

@@ -48,7 +48,7 @@ describe('pipeline health', () => {
 
     const h = await health('broken');
     expect(h.jobs).toEqual({ ...none, failed_extractions: 1 });
-    // needs_attention keeps its meaning (decisions.md): memories, not jobs.
+    // needs_attention keeps its meaning (docs/graph.md, "Reports and hygiene"): memories, not jobs.
     expect(h.needs_attention).toBe(0);
     expect((await health('elsewhere')).jobs).toEqual(none);
     expect((await stats()).jobs).toEqual({ ...none, failed_extractions: 1 });
@@ -73,10 +73,10 @@ describe('pipeline health', () => {
 
   it('counts failed and stuck ingested files of the collection their batch fills', async () => {
     const batch = randomUUID();
-    await server.app.db.query(
-      `insert into ingest_batches (tenant_id, id, collection, agent_label, source) values ($1, $2, 'docs', 'test', 'upload')`,
-      [t.id, batch],
-    );
+    await server.app.db.query(`insert into ingest_batches (tenant_id, id, collection, agent_label, source) values ($1, $2, 'docs', 'test', 'upload')`, [
+      t.id,
+      batch,
+    ]);
     await server.app.db.query(
       `insert into ingest_files (tenant_id, batch_id, key, filename, content_type, size, state)
        values ($1, $2, 'a', 'a.pdf', 'application/pdf', 1, 'failed'), ($1, $2, 'b', 'b.pdf', 'application/pdf', 1, 'queued'),
@@ -99,7 +99,10 @@ describe('pipeline health', () => {
     // The collection restricted to a key granted only read on it.
     const agent = await t.newKey('agent');
     const ownerId = (await t.api('GET', '/v1/memory/agents')).body.find((a: any) => a.label === 'default').id;
-    for (const [id, write] of [[ownerId, true], [agent.id, false]] as const) {
+    for (const [id, write] of [
+      [ownerId, true],
+      [agent.id, false],
+    ] as const) {
       expect((await t.api('PUT', `${col('broken')}/grants`, { agent_key_id: id, can_read: true, can_write: write })).status).toBe(200);
     }
     const refused = await retry(failedJob, agent.key);

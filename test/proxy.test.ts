@@ -45,7 +45,11 @@ const openai = (key: string, url = server.url) => new OpenAI({ baseURL: `${url}/
 const chat = async (key: string, params: ProxyParams, url?: string) =>
   (await openai(key, url).chat.completions.create(params as ChatCompletionCreateParamsNonStreaming)) as ChatCompletion & { memvault: Memvault };
 /** The error a call fails with (the client's APIError). */
-const failure = (p: Promise<unknown>) => p.then(() => expect.fail('the call succeeded'), (err: unknown) => err as APIError);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => expect.fail('the call succeeded'),
+    (err: unknown) => err as APIError,
+  );
 const ask = (content: string) => [{ role: 'user' as const, content }];
 
 /** The proxied calls the upstream received while `fn` ran (remember jobs in the background make calls of their own). */
@@ -56,10 +60,10 @@ async function upstreamCalls(fn: () => Promise<unknown>): Promise<FakeCall[]> {
 }
 
 /** The JSON of the recalled-memories block, the system message's last line. */
-const recalled = (system: string) => JSON.parse(/\n<recalled_memories>(.*)<\/recalled_memories>$/.exec(system)![1]!) as Array<{ collection: string; text: string }>;
+const recalled = (system: string) =>
+  JSON.parse(/\n<recalled_memories>(.*)<\/recalled_memories>$/.exec(system)![1]!) as Array<{ collection: string; text: string }>;
 
-const remember = async (t: Tenant, collection: string, text: string) =>
-  (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
+const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
 const counts = async (t: Tenant) =>
   (
     await server.app.db.query<{ memories: number; jobs: number }>(
@@ -151,7 +155,7 @@ describe('chat proxy', () => {
 
     // Another end-user saying the same thing gets a fact of its own, not a duplicate of user-1's.
     await chat(t.key, { messages: ask('Dana likes skiing.'), collection: 'diary', container_tag: 'user-2' });
-    const theirs = await until('the other end-user\'s fact', async () => {
+    const theirs = await until("the other end-user's fact", async () => {
       const list = (await t.api('GET', `${col('diary')}/memories`)).body as Array<{ text: string; container_tag: string | null; category: string }>;
       // The fact, not the raw message (category other) it is extracted from.
       const found = list.filter((m) => m.container_tag === 'user-2' && m.category === 'preference');
@@ -199,8 +203,24 @@ describe('chat proxy', () => {
 
   it('passes other OpenAI fields to the upstream as sent, and its answer back whole', async () => {
     const t = await newTenant(server.url, server.adminKey);
-    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
-    const responseFormat = { type: 'json_schema' as const, json_schema: { name: 'weather', strict: true, schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } };
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'get_weather',
+          description: 'Weather of a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
+    const responseFormat = {
+      type: 'json_schema' as const,
+      json_schema: {
+        name: 'weather',
+        strict: true,
+        schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+      },
+    };
     const toolCall = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } };
     fake.script('weather', {
       completion: {
@@ -229,10 +249,24 @@ describe('chat proxy', () => {
         store: false,
       });
     });
-    expect(sent!.body).toMatchObject({ model: 'caller-model', tools, tool_choice: 'auto', response_format: responseFormat, temperature: 0.2, max_tokens: 50, seed: 7, user: 'end-user-9' });
+    expect(sent!.body).toMatchObject({
+      model: 'caller-model',
+      tools,
+      tool_choice: 'auto',
+      response_format: responseFormat,
+      temperature: 0.2,
+      max_tokens: 50,
+      seed: 7,
+      user: 'end-user-9',
+    });
     for (const own of ['collection', 'container_tag', 'memory_limit', 'store', 'memvault']) expect(sent!.body).not.toHaveProperty(own);
     expect(res).toMatchObject({ id: 'chatcmpl-tools', model: 'upstream-model-2025', system_fingerprint: 'fp_fake', memvault: { stored: false } });
-    expect(res.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: null, tool_calls: [toolCall] }, finish_reason: 'tool_calls', logprobs: null });
+    expect(res.choices[0]).toEqual({
+      index: 0,
+      message: { role: 'assistant', content: null, tool_calls: [toolCall] },
+      finish_reason: 'tool_calls',
+      logprobs: null,
+    });
   });
 
   it('holds no database transaction while the upstream answers', { timeout: 20_000 }, async () => {
@@ -351,6 +385,32 @@ describe('chat proxy', () => {
     const writeOnly = await failure(chat(agent.key, { messages: question, collection: 'hr' }));
     expect(writeOnly.status).toBe(403);
     expect(writeOnly.message).toContain('read');
+  });
+
+  it('refuses to store into a restricted collection the key may not write, the default one too, before calling the endpoint', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    await remember(t, 'default', 'Gus speaks Portuguese');
+    const agent = await t.newKey('agent');
+    const owner = (await t.api('GET', '/v1/memory/agents')).body.find((a: { id: string }) => a.id !== agent.id).id;
+    // The agent may read "default" but not write it.
+    for (const [id, write] of [
+      [owner, true],
+      [agent.id, false],
+    ] as const) {
+      expect((await t.api('PUT', `${col('default')}/grants`, { agent_key_id: id, can_read: true, can_write: write })).status).toBe(200);
+    }
+    const before = await counts(t);
+    let refused!: APIError;
+    const sent = await upstreamCalls(async () => (refused = await failure(chat(agent.key, { messages: ask('Gus also speaks Spanish.') }))));
+    expect(refused.status).toBe(403);
+    expect(refused.message).toContain('not granted write access to collection "default"');
+    expect(sent).toEqual([]);
+    expect(await counts(t)).toEqual(before);
+    // Not storing, the call only reads: allowed.
+    expect((await chat(agent.key, { messages: ask('What does Gus speak?'), store: false })).memvault.stored).toBe(false);
+    // Granted write, it stores.
+    expect((await t.api('PUT', `${col('default')}/grants`, { agent_key_id: agent.id, can_read: true, can_write: true })).status).toBe(200);
+    expect((await chat(agent.key, { messages: ask('Gus also speaks Spanish.') })).memvault.stored).toBe(true);
   });
 
   it('refuses a malformed request with a 422 naming the field', async () => {

@@ -41,7 +41,11 @@ describe('per-key rate limit', () => {
       reset = res.headers.get('ratelimit-reset')!;
     }
     // A 404 is an authenticated answer too: it counts and carries the headers.
-    expect(seen).toEqual([[200, '2'], [404, '1'], [200, '0']]);
+    expect(seen).toEqual([
+      [200, '2'],
+      [404, '1'],
+      [200, '0'],
+    ]);
     expect(Number(reset)).toBeGreaterThan(now);
     expect(Number(reset)).toBeLessThanOrEqual(now + 3600 + 1);
 

@@ -1,7 +1,8 @@
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../trpc/router.ts';
-import { crontab, tasks } from '../worker/tasks.ts';
+import { crontab, tasks } from '../host/tasks.ts';
+import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { extractBySentence, playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { newTenant, type Tenant } from './support/client.ts';
@@ -192,7 +193,16 @@ describe('remember (server LLM override)', () => {
     const client = await mcpClient(server.url, t.key);
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      for (const n of ['remember', 'get_extraction_job', 'list_contradictions', 'get_profile', 'summarize_collection', 'collection_health', 'dedup_memories', 'archive_stale_memories']) {
+      for (const n of [
+        'remember',
+        'get_extraction_job',
+        'list_contradictions',
+        'get_profile',
+        'summarize_collection',
+        'collection_health',
+        'dedup_memories',
+        'archive_stale_memories',
+      ]) {
         expect(names).toContain(n);
       }
       const res = await client.callTool({ name: 'remember', arguments: { collection: 'mcp', content: 'Ivy speaks Greek.', sync: true } });
@@ -214,7 +224,9 @@ describe('remember over tRPC', () => {
     expect('created' in res && res.memories[0]!.type).toBe('fact');
     expect((await api.hygiene.health.query({ collection: 'rpc' })).total).toBe(2);
     fake.script('extract_facts', { content: '?' }, { content: '?' });
-    const err = (await api.graph.remember.mutate({ collection: 'rpc', content: 'Jon plays go.', sync: true }).catch((e: unknown) => e)) as TRPCClientError<AppRouter>;
+    const err = (await api.graph.remember
+      .mutate({ collection: 'rpc', content: 'Jon plays go.', sync: true })
+      .catch((e: unknown) => e)) as TRPCClientError<AppRouter>;
     expect(err.data?.code).toBe('BAD_GATEWAY');
     expect(err.data?.httpStatus).toBe(502);
   });
@@ -246,5 +258,65 @@ describe('remember without any LLM (heuristics)', () => {
     const res = await t.api('POST', `${col('h')}/remember`, { content: 'Kim likes dark chocolate.' });
     const { job } = await pollJob(t, res.body.job_id);
     expect(job).toMatchObject({ state: 'done', facts: [{ text: 'Kim likes dark chocolate.', type: 'preference', relation: 'new' }] });
+  });
+});
+
+describe('a remember job acts as the agent that called remember', () => {
+  let quiet: TestServer;
+  beforeAll(async () => {
+    // No worker: each test runs the job itself once it has changed the agent's access.
+    quiet = await startServer({}, { worker: false });
+  });
+  afterAll(() => quiet?.close());
+
+  /** One try of the job, as the queue runs it: the job runner resolves the agent and its grant first. */
+  const runJob = (t: Tenant, jobId: string) =>
+    tasks.find((task) => task.name === extractionJob.name)!.run(quiet.app, { tenant_id: t.id, job_id: jobId }, { attempt: 1, maxAttempts: 3 });
+
+  /** A tenant whose agent `label` called remember on "notes"; the job waits. */
+  async function queued(label: string) {
+    const t = await newTenant(quiet.url, quiet.adminKey);
+    const agent = await t.newKey(label);
+    const res = await t.api('POST', `${col('notes')}/remember`, { content: 'Lea plays the harp.' }, agent.key);
+    expect(res.status).toBe(202);
+    const ownerId = (await t.api('GET', '/v1/memory/agents')).body.find((a: any) => a.id !== agent.id).id as string;
+    return { t, agent, ownerId, jobId: res.body.job_id as string };
+  }
+  const texts = async (t: Tenant, key?: string) =>
+    ((await t.api('GET', `${col('notes')}/memories?include_archived=true`, undefined, key)).body as any[]).map((m) => m.text);
+
+  it('fails with the reason, extracting nothing, when the agent lost its grant before the job ran', async () => {
+    const { t, agent, ownerId, jobId } = await queued('writer');
+    // Restricted to the owner's key: the writer is granted nothing on it any more.
+    expect((await t.api('PUT', `${col('notes')}/grants`, { agent_key_id: ownerId, can_read: true, can_write: true })).status).toBe(200);
+    await runJob(t, jobId);
+    const job = (await t.api('GET', `/v1/memory/extract/job/${jobId}`)).body;
+    expect(job).toMatchObject({ state: 'failed', complete: true, facts: [], error: 'The API key "writer" is not granted write access to collection "notes"' });
+    expect(await texts(t)).toEqual(['Lea plays the harp.']);
+    // The job's state is the collection's content: the writer may not read it either.
+    const hidden = await t.api('GET', `/v1/memory/extract/job/${jobId}`, undefined, agent.key);
+    expect(hidden.status).toBe(403);
+    expect(hidden.body.detail).toContain('read');
+  });
+
+  it("fails with the reason when the agent's key was revoked before the job ran", async () => {
+    const { t, agent, jobId } = await queued('leaver');
+    expect((await t.api('DELETE', `/v1/memory/keys/${agent.id}`)).status).toBe(204);
+    await runJob(t, jobId);
+    const job = (await t.api('GET', `/v1/memory/extract/job/${jobId}`)).body;
+    expect(job).toMatchObject({ state: 'failed', facts: [], error: 'The API key "leaver" has been revoked' });
+    expect(await texts(t)).toEqual(['Lea plays the harp.']);
+  });
+
+  it("goes on as the agent's new key after a rotation, which holds its grants", async () => {
+    const { t, agent, jobId } = await queued('rotator');
+    expect((await t.api('PUT', `${col('notes')}/grants`, { agent_key_id: agent.id, can_read: true, can_write: true })).status).toBe(200);
+    const rotated = await t.api('POST', '/v1/memory/admin/rotate-key', {}, agent.key);
+    expect(rotated.status).toBe(200);
+    await runJob(t, jobId);
+    const job = (await t.api('GET', `/v1/memory/extract/job/${jobId}`, undefined, rotated.body.api_key)).body;
+    expect(job).toMatchObject({ state: 'done', facts: [{ text: 'Lea plays the harp.' }] });
+    const facts = (await t.api('GET', `${col('notes')}/memories`, undefined, rotated.body.api_key)).body as any[];
+    expect(facts.map((m) => m.created_by)).toEqual([{ id: rotated.body.id, label: 'rotator' }]);
   });
 });

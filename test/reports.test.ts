@@ -93,7 +93,10 @@ describe('profile', () => {
     const res = await t.api('GET', `${col('p')}/profile`);
     expect(res.body).toEqual({ profile: 'LLM profile from 2 facts', based_on: 2 });
     const sent = JSON.parse(fake.callsNamed('profile').at(-1)!.user).facts.map((f: any) => [f.type, f.text]);
-    expect(sent.sort()).toEqual([['fact', 'Ana lives in Porto.'], ['preference', 'Ana likes jazz.']]);
+    expect(sent.sort()).toEqual([
+      ['fact', 'Ana lives in Porto.'],
+      ['preference', 'Ana likes jazz.'],
+    ]);
     await t.api('GET', `${col('p')}/profile`);
     expect(fake.callsNamed('profile').length - before).toBe(1);
   });

@@ -18,7 +18,10 @@ beforeAll(async () => {
   server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '30' });
   t = await newTenant(server.url, server.adminKey);
   // The first 60 notes belong to team-a: a filter matching more memories than the exact bound.
-  const filler = Array.from({ length: 120 }, (_, i) => ({ text: `Weekly report note ${i}: numbers look fine this week`, container_tag: i < 60 ? 'team-a' : null }));
+  const filler = Array.from({ length: 120 }, (_, i) => ({
+    text: `Weekly report note ${i}: numbers look fine this week`,
+    container_tag: i < 60 ? 'team-a' : null,
+  }));
   teamA = new Set();
   for (const [i, part] of [filler.slice(0, 60), filler.slice(60)].entries()) {
     const res = await t.api('POST', '/v1/memory/collections/big/memories/bulk', part);
@@ -56,7 +59,13 @@ describe('search over more matches than the text cap', () => {
 
   it('a filter matching more than the exact-scan bound fills the page from the indexes, only with matches', async () => {
     for (const mode of ['hybrid', 'vector', 'text']) {
-      const res = await t.api('POST', '/v1/memory/collections/big/search', { query: 'numbers look fine', mode, container_tag: 'team-a', limit: 40, min_score: 0 });
+      const res = await t.api('POST', '/v1/memory/collections/big/search', {
+        query: 'numbers look fine',
+        mode,
+        container_tag: 'team-a',
+        limit: 40,
+        min_score: 0,
+      });
       expect(res.status).toBe(200);
       expect(res.body.results).toHaveLength(40);
       expect(res.body.results.every((r: { id: string }) => teamA.has(r.id))).toBe(true);
@@ -76,7 +85,10 @@ describe('a broad filter samples its first rows for the text side', () => {
     sampled = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '45' });
     u = await newTenant(sampled.url, sampled.adminKey);
     // Only the newest notes say "urgent": a plan reading the newest matches would rank them first.
-    const notes = Array.from({ length: 100 }, (_, i) => ({ text: `Standup note ${i}: the release train is on time${i >= 80 ? ', urgent' : ''}`, container_tag: i % 10 < 7 ? 'team-b' : null }));
+    const notes = Array.from({ length: 100 }, (_, i) => ({
+      text: `Standup note ${i}: the release train is on time${i >= 80 ? ', urgent' : ''}`,
+      container_tag: i % 10 < 7 ? 'team-b' : null,
+    }));
     const res = await u.api('POST', '/v1/memory/collections/big/memories/bulk', notes);
     expect(res.status).toBe(201);
     res.body.ids.forEach((id: string, i: number) => {

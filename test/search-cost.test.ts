@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
-import type { App } from '../src/context.ts';
+import { loadConfig } from '../src/core/config.ts';
+import type { App } from '../src/core/context.ts';
 import { exactMax, readsExactly } from '../src/services/search/exact-cost.ts';
 import { NO_FILTERS, type Scope } from '../src/services/search/scope.ts';
 import { textLimit } from '../src/services/search/text.ts';

@@ -31,8 +31,18 @@ describe('BM25 ranking of full-text matches', () => {
   });
 
   it('lets a lower-weighted (feedback) word count for less than a query word', () => {
-    const weights = new Map([['adopt', 1], ['agenc', 0.3]]);
-    const ranked = rankBm25([{ id: 'x', lexemes: ['agenc', 'call'] }, { id: 'y', lexemes: ['adopt', 'call'] }], weights, 100);
+    const weights = new Map([
+      ['adopt', 1],
+      ['agenc', 0.3],
+    ]);
+    const ranked = rankBm25(
+      [
+        { id: 'x', lexemes: ['agenc', 'call'] },
+        { id: 'y', lexemes: ['adopt', 'call'] },
+      ],
+      weights,
+      100,
+    );
     expect(ranked.map((r) => r.id)).toEqual(['y', 'x']);
   });
 });

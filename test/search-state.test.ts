@@ -22,7 +22,11 @@ const ids = (res: { body: { results: Array<{ id: string }> } }) => res.body.resu
 const sql = (text: string, params: unknown[]) => server.app.db.query(text, params);
 
 async function store(tenant: Tenant, collection: string, texts: string[]): Promise<string[]> {
-  const res = await tenant.api('POST', `${C}/${collection}/memories/bulk`, texts.map((text) => ({ text })));
+  const res = await tenant.api(
+    'POST',
+    `${C}/${collection}/memories/bulk`,
+    texts.map((text) => ({ text })),
+  );
   expect(res.status).toBe(201);
   return res.body.ids;
 }
@@ -110,7 +114,10 @@ describe('grants', () => {
     const body = { query: 'quarterly planning notes', mode: 'text', limit: 10 };
     expect((await own.api('POST', '/v1/memory/search', body)).body.results).toHaveLength(2);
     // The first grant restricts the collection to the granted key.
-    await sql(`insert into collection_grants (tenant_id, collection, agent_key_id, can_read, can_write) values ($1, 'secret', $2, true, false)`, [own.id, other.id]);
+    await sql(`insert into collection_grants (tenant_id, collection, agent_key_id, can_read, can_write) values ($1, 'secret', $2, true, false)`, [
+      own.id,
+      other.id,
+    ]);
     const res = await own.api('POST', '/v1/memory/search', body);
     expect(res.body.cached).toBe(false);
     expect(res.body.results.map((r: { collection: string }) => r.collection)).toEqual(['open']);
@@ -244,7 +251,9 @@ describe('front ends', () => {
     const q = await call(server.url, 'GET', `/trpc/search.collection?input=${input}`, { key: own.key });
     expect(q.status).toBe(200);
     expect(q.body.result.data.results[0].id).toBe(id);
-    const rel = await call(server.url, 'GET', `/trpc/memories.related?input=${encodeURIComponent(JSON.stringify({ collection: 'rpc', id }))}`, { key: own.key });
+    const rel = await call(server.url, 'GET', `/trpc/memories.related?input=${encodeURIComponent(JSON.stringify({ collection: 'rpc', id }))}`, {
+      key: own.key,
+    });
     expect(rel.body.result.data.results).toEqual([]);
     const f = await call(server.url, 'POST', '/trpc/memories.forget', { key: own.key, body: { collection: 'rpc', query: 'Sailing lessons start in May' } });
     expect(f.body.result.data).toEqual({ deleted: 1, ids: [id] });

@@ -11,8 +11,7 @@ const CORPUS = [
   { text: 'The office wifi password rotates on the first day of every month', category: 'other' },
 ];
 
-const search = (t: Tenant, body: Record<string, unknown>, collection = 'notes') =>
-  t.api('POST', `/v1/memory/collections/${collection}/search`, body);
+const search = (t: Tenant, body: Record<string, unknown>, collection = 'notes') => t.api('POST', `/v1/memory/collections/${collection}/search`, body);
 const texts = (res: { body: { results: Array<{ text: string }> } }) => res.body.results.map((r) => r.text);
 
 describe('search', () => {
@@ -46,7 +45,7 @@ describe('search', () => {
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
   });
 
-  it('answers exactly the api.md 4.4 shape (no collection field on collection search)', async () => {
+  it('answers exactly the documented shape (no collection field on collection search)', async () => {
     const res = await search(t, { query: 'budget review meeting' });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['cached', 'query_embedding_ms', 'results', 'search_ms']);
@@ -87,14 +86,27 @@ describe('search', () => {
         expect(texts(tag)).toEqual([CORPUS[4]!.text]);
         expect(texts(meta)).toEqual([CORPUS[2]!.text]);
       }
-      const multi = await search(t, { query: 'deploy failed', mode, metadata_filter: { team: 'payments', severity: 'high' }, category: 'episode', min_score: 0 });
+      const multi = await search(t, {
+        query: 'deploy failed',
+        mode,
+        metadata_filter: { team: 'payments', severity: 'high' },
+        category: 'episode',
+        min_score: 0,
+      });
       expect(texts(multi)).toEqual([CORPUS[1]!.text]);
       const nothing = await search(t, { query: 'deploy failed', mode, metadata_filter: { team: 'payments', severity: 'low' }, min_score: 0 });
       expect(nothing.body.results).toEqual([]);
       // Several filters are one containment test on the facets index: each must hold.
       const tagged = await search(t, { query: 'team lunches peanuts', mode, category: 'fact', container_tag: 'user-chloe', min_score: 0 });
       expect(texts(tagged)).toEqual([CORPUS[4]!.text]);
-      const all3 = await search(t, { query: 'weekends bouldering', mode, category: 'fact', container_tag: 'user-chloe', metadata_filter: { team: 'infra' }, min_score: 0 });
+      const all3 = await search(t, {
+        query: 'weekends bouldering',
+        mode,
+        category: 'fact',
+        container_tag: 'user-chloe',
+        metadata_filter: { team: 'infra' },
+        min_score: 0,
+      });
       expect(all3.body.results).toEqual([]);
       const mismatch = await search(t, { query: 'weekends bouldering', mode, category: 'episode', metadata_filter: { team: 'infra' }, min_score: 0 });
       expect(mismatch.body.results).toEqual([]);
@@ -118,7 +130,7 @@ describe('search', () => {
     });
   });
 
-  it('searches every collection the key may read, naming each result\'s collection', async () => {
+  it("searches every collection the key may read, naming each result's collection", async () => {
     const { url, adminKey } = shared();
     const own = await newTenant(url, adminKey);
     await own.api('POST', '/v1/memory/collections/work/memories', { text: 'The invoice export runs every night at 2am' });

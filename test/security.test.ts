@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { procedures } from '../procedures/index.ts';
-import { isRead, type AnyProcedure } from '../src/procedure.ts';
+import { isRead, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { call, newTenant, shared, type Tenant } from './support/client.ts';
 
 /**

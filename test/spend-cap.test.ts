@@ -45,7 +45,10 @@ describe('spend cap', () => {
     expect(sync.body).toEqual({ created: 0, memories: [], skipped: 'spend_cap' });
     expect(fake.calls.length).toBe(calls);
     const raw = (await t.api('GET', `${col('c')}/memories`)).body.map((m: any) => [m.text, m.archived]);
-    expect(raw.sort()).toEqual([['Ada keeps bees.', false], ['Ada races yachts.', false]]);
+    expect(raw.sort()).toEqual([
+      ['Ada keeps bees.', false],
+      ['Ada races yachts.', false],
+    ]);
 
     // Other LLM uses fall back too: the extractive summary, the plain search query.
     const summary = await t.api('GET', `${col('c')}/summary`);

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { App } from '../src/context.ts';
+import type { App } from '../src/core/context.ts';
 import { LocalBlobStore } from '../src/ports/blobs/local.ts';
 import { s3BlobStore } from '../src/ports/blobs/s3.ts';
 import { defineJob } from '../src/ports/jobs/jobs.ts';
 import { KEEP_CHECKS_DAYS, PROBE_PREFIX, recordCheck } from '../src/services/status/checks.ts';
-import { tasks } from '../worker/tasks.ts';
+import { tasks } from '../host/tasks.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
 import { call, newTenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -40,8 +40,7 @@ const status = async () => {
   expect(res.status).toBe(200);
   return res.body;
 };
-const lastRow = async () =>
-  (await app.db.query<Record<string, unknown>>('select * from status_checks order by checked_at desc, id desc limit 1'))[0]!;
+const lastRow = async () => (await app.db.query<Record<string, unknown>>('select * from status_checks order by checked_at desc, id desc limit 1'))[0]!;
 
 /** The app with its file store swapped: a directory under /dev/null cannot be created. */
 const withBrokenBlobs = (): App => ({ ...app, blobs: new LocalBlobStore('/dev/null/orgmem-files', randomBytes(32)) });
@@ -49,7 +48,10 @@ const withBrokenBlobs = (): App => ({ ...app, blobs: new LocalBlobStore('/dev/nu
 /** The app with a database whose round trip fails, as a dropped connection would (other statements still run, so the check is recorded). */
 const withFailingRoundTrip = (): App => {
   const db = Object.create(app.db, {
-    query: { value: (sql: string, params?: unknown[]) => (sql === 'select 1' ? Promise.reject(new Error('connection refused by 10.0.0.5')) : app.db.query(sql, params)) },
+    query: {
+      value: (sql: string, params?: unknown[]) =>
+        sql === 'select 1' ? Promise.reject(new Error('connection refused by 10.0.0.5')) : app.db.query(sql, params),
+    },
   });
   return { ...app, db, platform: db };
 };
@@ -104,7 +106,14 @@ describe('the minute self-check', () => {
   });
 
   it('probes the platform S3 bucket: a missing bucket fails the file store', async () => {
-    const opts = { endpoint: s3.endpoint, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true, maxAttempts: 1 };
+    const opts = {
+      endpoint: s3.endpoint,
+      region: s3.region,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+      maxAttempts: 1,
+    };
     const bucket = s3BlobStore({ ...opts, bucket: 'platform-status' });
     const missing = s3BlobStore({ ...opts, bucket: 'no-such-bucket' });
     try {
@@ -132,7 +141,11 @@ describe('the minute self-check', () => {
     const body = await status();
     expect(body.status).toBe('degraded');
     expect(body.components.blobs).toMatchObject({ ok: false });
-    expect(body.recent_checks[0]).toMatchObject({ ok: false, status: 'degraded', components: { database: { ok: true }, queue: { ok: true }, blobs: { ok: false } } });
+    expect(body.recent_checks[0]).toMatchObject({
+      ok: false,
+      status: 'degraded',
+      components: { database: { ok: true }, queue: { ok: true }, blobs: { ok: false } },
+    });
     expect(JSON.stringify(body)).not.toMatch(/dev\/null|ENOTDIR|directory/);
     expect(body.uptime_24h).toBe(0);
 
@@ -149,7 +162,14 @@ describe('the minute self-check', () => {
     try {
       expect(await recordCheck(app)).toBe('degraded');
       const row = await lastRow();
-      expect(row).toMatchObject({ ok: false, status: 'degraded', database_ok: true, queue_ok: false, blobs_ok: true, queue_error: expect.stringMatching(/oldest due job/) });
+      expect(row).toMatchObject({
+        ok: false,
+        status: 'degraded',
+        database_ok: true,
+        queue_ok: false,
+        blobs_ok: true,
+        queue_error: expect.stringMatching(/oldest due job/),
+      });
       expect(Number(row.queue_lag_ms)).toBeGreaterThan(100_000);
       const body = await status();
       // Measured for the answer too, not only by the minute check.
@@ -206,7 +226,9 @@ describe('the minute self-check', () => {
     );
     const task = tasks.find((t) => t.name === 'status_check')!;
     await task.run(app, {}, { attempt: 1, maxAttempts: 3 });
-    const rows = await app.db.query<{ age_days: number }>(`select extract(day from now() - checked_at)::int as age_days from status_checks order by checked_at`);
+    const rows = await app.db.query<{ age_days: number }>(
+      `select extract(day from now() - checked_at)::int as age_days from status_checks order by checked_at`,
+    );
     expect(rows.map((r) => r.age_days)).toEqual([KEEP_CHECKS_DAYS - 1, 0]);
   });
 

@@ -20,7 +20,14 @@ let tenantBucket: BlobStore;
 beforeAll(async () => {
   s3 = await startFakeS3(['tenant-bucket']);
   server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
-  tenantBucket = s3BlobStore({ endpoint: s3.endpoint, bucket: 'tenant-bucket', region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: SECRET, forcePathStyle: true });
+  tenantBucket = s3BlobStore({
+    endpoint: s3.endpoint,
+    bucket: 'tenant-bucket',
+    region: s3.region,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: SECRET,
+    forcePathStyle: true,
+  });
 });
 afterAll(async () => {
   await tenantBucket?.close();
@@ -49,11 +56,18 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
 
 const gone = (store: BlobStore, key: string) => async () => (await store.head(key)) === null;
 
-describe('the tenant\'s own bucket', () => {
-  it('is saved after a passing self-test, shown without its secret, and used for the tenant\'s files', async () => {
+describe("the tenant's own bucket", () => {
+  it("is saved after a passing self-test, shown without its secret, and used for the tenant's files", async () => {
     const t = await newTenant(server.url, server.adminKey);
     expect((await t.api('GET', PATH)).body).toEqual({
-      configured: false, backend: 'platform', endpoint_url: null, bucket: null, region: null, access_key_masked: null, created_at: null, updated_at: null,
+      configured: false,
+      backend: 'platform',
+      endpoint_url: null,
+      bucket: null,
+      region: null,
+      access_key_masked: null,
+      created_at: null,
+      updated_at: null,
     });
     expect(await storeFor(server.app, t.id)).toBe(server.app.blobs);
 
@@ -64,7 +78,7 @@ describe('the tenant\'s own bucket', () => {
     const get = await t.api('GET', PATH);
     expect(get.body).toEqual(put.body);
     for (const body of [put.body, get.body]) expect(JSON.stringify(body)).not.toContain(SECRET);
-    const [row] = await server.app.db.query<Record<string, string>>('select * from storage_configs where tenant_id = $1', [t.id]);
+    const [row] = await server.app.db.query<{ secret_key_sealed: string }>('select * from storage_configs where tenant_id = $1', [t.id]);
     expect(JSON.stringify(row)).not.toContain(SECRET);
     expect(server.app.secrets.decrypt(row!.secret_key_sealed)).toBe(SECRET);
 
@@ -105,7 +119,10 @@ describe('the tenant\'s own bucket', () => {
     const denyDelete = await startDenyingS3('delete');
     try {
       await refused(bucketConfig({ endpoint_url: denyRead.endpoint }), /^Storage self-test failed at read: AccessDenied: Access Denied$/);
-      await refused(bucketConfig({ endpoint_url: denyDelete.endpoint }), /^Storage self-test failed at delete: AccessDenied: Access Denied \(1 of 1 keys not deleted, the first \.orgmem-probe\/[0-9a-f-]{36}\)$/);
+      await refused(
+        bucketConfig({ endpoint_url: denyDelete.endpoint }),
+        /^Storage self-test failed at delete: AccessDenied: Access Denied \(1 of 1 keys not deleted, the first \.orgmem-probe\/[0-9a-f-]{36}\)$/,
+      );
       // The probe went through the fake's write, so the test reached the failing step for real.
       expect([...denyDelete.objects.keys()]).toEqual([expect.stringMatching(/^\/tenant-bucket\/\.orgmem-probe\/[0-9a-f-]{36}$/)]);
     } finally {
@@ -192,10 +209,10 @@ describe('files removed with what held them', () => {
     const res = await t.api('POST', '/v1/memory/collections/f/forget', { query: 'the sky over the harbour was violet', min_score: 0.9 });
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.body)).toContain(id);
-    await eventually(gone(server.app.blobs, image), 'the forgotten memory\'s image is deleted');
+    await eventually(gone(server.app.blobs, image), "the forgotten memory's image is deleted");
   });
 
-  it('dedup removes the files of the duplicates it deletes, and keeps the keeper\'s', async () => {
+  it("dedup removes the files of the duplicates it deletes, and keeps the keeper's", async () => {
     const t = await newTenant(server.url, server.adminKey);
     const blobs = server.app.blobs;
     const text = 'the quarterly report is due on friday';
@@ -207,7 +224,7 @@ describe('files removed with what held them', () => {
     await withImages(t, duplicate, [duplicateImage]);
     const res = await t.api('POST', '/v1/memory/collections/d/dedup', { dry_run: false });
     expect(res.body).toEqual({ deleted: 1, ids: [duplicate] });
-    await eventually(gone(blobs, duplicateImage), 'the duplicate\'s image is deleted');
+    await eventually(gone(blobs, duplicateImage), "the duplicate's image is deleted");
     expect(await blobs.head(keeperImage)).not.toBeNull();
   });
 
@@ -225,11 +242,11 @@ describe('files removed with what held them', () => {
     expect((await t.api('POST', `/v1/memory/collections/gone/memories/${moved}/move`, { to_collection: 'kept' })).status).toBe(200);
 
     expect((await t.api('DELETE', '/v1/memory/collections/gone')).status).toBe(204);
-    await eventually(async () => (await gone(blobs, image)()) && (await gone(blobs, source)()), 'the collection\'s files are deleted');
+    await eventually(async () => (await gone(blobs, image)()) && (await gone(blobs, source)()), "the collection's files are deleted");
     expect(await blobs.head(shared)).not.toBeNull();
   });
 
-  it('a memory\'s files are deleted from the tenant\'s own bucket', async () => {
+  it("a memory's files are deleted from the tenant's own bucket", async () => {
     const t = await newTenant(server.url, server.adminKey);
     expect((await t.api('PUT', PATH, bucketConfig())).status).toBe(200);
     const own = await stored(tenantBucket, fileKey(t.id, 'c', 'own.png'));
@@ -241,7 +258,7 @@ describe('files removed with what held them', () => {
     await eventually(async () => (await gone(tenantBucket, own)()) && (await gone(server.app.blobs, earlier)()), 'both files are deleted');
   });
 
-  it('a deleted account takes every file under its prefix, in its own bucket and the platform\'s', async () => {
+  it("a deleted account takes every file under its prefix, in its own bucket and the platform's", async () => {
     const t = await newTenant(server.url, server.adminKey);
     const other = await newTenant(server.url, server.adminKey);
     expect((await t.api('PUT', PATH, bucketConfig())).status).toBe(200);
@@ -258,7 +275,7 @@ describe('files removed with what held them', () => {
   });
 });
 
-describe('the tenant\'s own bucket in production mode', () => {
+describe("the tenant's own bucket in production mode", () => {
   it('refuses a private endpoint, when saving it and when connecting to it', async () => {
     const strict = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_PRODUCTION: '1' }, { worker: false });
     try {

@@ -12,7 +12,8 @@ import { startServer, type TestServer } from './support/server.ts';
 /*
  * A tenant's own PostgreSQL (PUT /v1/memory/database/config): on PostgreSQL, against databases
  * this test creates on the same server (its trust auth ignores the password, which lets a
- * password be shown masked). On the embedded database the routes answer 400.
+ * password be shown masked). On the embedded database GET says it is not available and PUT and
+ * DELETE answer 400.
  */
 
 const PATH = '/v1/memory/database/config';
@@ -25,12 +26,23 @@ describe.runIf(!base)('on the embedded database', () => {
   });
   afterAll(() => server?.close());
 
-  it('every route answers 400 saying a PostgreSQL server is needed', async () => {
+  it('GET says a tenant database is not available here; PUT and DELETE answer 400 saying a PostgreSQL server is needed', async () => {
     const t = await newTenant(server.url, server.adminKey);
-    for (const [method, body] of [['GET'], ['PUT', { connection_string: 'postgres://u:p@127.0.0.1:5432/x' }], ['DELETE']] as const) {
+    const got = await t.api('GET', PATH);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({
+      available: false,
+      unavailable_reason: expect.stringMatching(/PostgreSQL server/),
+      configured: false,
+      database: 'platform',
+      connection_string: null,
+      created_at: null,
+      updated_at: null,
+    });
+    for (const [method, body] of [['PUT', { connection_string: 'postgres://u:p@127.0.0.1:5432/x' }], ['DELETE']] as const) {
       const res = await t.api(method, PATH, body);
       expect(res.status, method).toBe(400);
-      expect(res.body.detail).toMatch(/PostgreSQL server/);
+      expect(res.body.detail).toBe(got.body.unavailable_reason);
     }
   });
 });
@@ -83,7 +95,15 @@ describe.runIf(base)("a tenant's own database", () => {
   it('moves the data there: writes, search, remember jobs, grants and export use it; control data stays on the platform; DELETE reverts', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const other = await newTenant(server.url, server.adminKey);
-    expect((await t.api('GET', PATH)).body).toEqual({ configured: false, database: 'platform', connection_string: null, created_at: null, updated_at: null });
+    expect((await t.api('GET', PATH)).body).toEqual({
+      available: true,
+      unavailable_reason: null,
+      configured: false,
+      database: 'platform',
+      connection_string: null,
+      created_at: null,
+      updated_at: null,
+    });
 
     const put = await t.api('PUT', PATH, { connection_string: urlOf(own) });
     expect(put.status).toBe(200);
@@ -91,7 +111,9 @@ describe.runIf(base)("a tenant's own database", () => {
     expect(put.body.connection_string).toBe(urlOf(own).replace('hunter2-must-not-show', '****'));
     expect(JSON.stringify((await t.api('GET', PATH)).body)).not.toContain('hunter2');
 
-    expect((await t.api('POST', `${col('notes')}/memories/bulk`, [{ text: 'The deploy key rotates every Monday' }, { text: 'Lunch is at noon' }])).status).toBe(201);
+    expect((await t.api('POST', `${col('notes')}/memories/bulk`, [{ text: 'The deploy key rotates every Monday' }, { text: 'Lunch is at noon' }])).status).toBe(
+      201,
+    );
     const hit = await t.api('POST', `${col('notes')}/search`, { query: 'deploy key rotation', limit: 1 });
     expect(hit.status).toBe(200);
     expect(hit.body.results[0].text).toBe('The deploy key rotates every Monday');
@@ -111,7 +133,9 @@ describe.runIf(base)("a tenant's own database", () => {
     expect((await t.api('PUT', `${col('notes')}/grants`, { agent_key_id: me, can_read: true, can_write: true })).status).toBe(200);
     expect((await t.api('PUT', `${col('notes')}/grants`, { agent_key_id: reader.body.id, can_read: true, can_write: false })).body.label).toBe('reader-agent');
     const grants = await t.api('GET', `${col('notes')}/grants`);
-    expect(grants.body.grants.map((g: { label: string }) => g.label).sort()).toEqual([(await t.api('GET', '/v1/memory/admin/me')).body.key.label, 'reader-agent'].sort());
+    expect(grants.body.grants.map((g: { label: string }) => g.label).sort()).toEqual(
+      [(await t.api('GET', '/v1/memory/admin/me')).body.key.label, 'reader-agent'].sort(),
+    );
     const asReader = await t.api('GET', `${col('notes')}/memories`, undefined, reader.body.api_key);
     expect(asReader.status).toBe(200);
     expect((await t.api('POST', `${col('notes')}/memories`, { text: 'no' }, reader.body.api_key)).status).toBe(403);
@@ -138,7 +162,12 @@ describe.runIf(base)("a tenant's own database", () => {
 
     const reverted = await t.api('DELETE', PATH);
     expect(reverted.status).toBe(200);
-    expect(reverted.body).toMatchObject({ configured: false, database: 'platform', connection_string: null, note: expect.stringMatching(/stays there, untouched/) });
+    expect(reverted.body).toMatchObject({
+      configured: false,
+      database: 'platform',
+      connection_string: null,
+      note: expect.stringMatching(/stays there, untouched/),
+    });
     expect((await t.api('GET', '/v1/memory/collections')).body).toEqual([]);
     expect(await count(ownDb, 'memories', t.id)).toBe(onOwn);
     expect((await t.api('POST', `${col('back')}/memories`, { text: 'back on the platform' })).status).toBe(201);
@@ -207,7 +236,11 @@ describe.runIf(base)("a tenant's own database", () => {
     expect((await t.api('PUT', PATH, { connection_string: urlOf(gone) })).status).toBe(200);
     expect((await t.api('POST', `${col('x')}/memories`, { text: 'before the outage' })).status).toBe(201);
     await admin.unsafe(`drop database ${gone} with (force)`);
-    for (const [method, path, body] of [['GET', `${col('x')}/memories`], ['POST', `${col('x')}/memories`, { text: 'during' }], ['POST', `${col('x')}/search`, { query: 'outage' }]] as const) {
+    for (const [method, path, body] of [
+      ['GET', `${col('x')}/memories`],
+      ['POST', `${col('x')}/memories`, { text: 'during' }],
+      ['POST', `${col('x')}/search`, { query: 'outage' }],
+    ] as const) {
       const res = await t.api(method, path, body);
       expect(res.status, `${method} ${path}`).toBe(503);
       expect(res.body.detail).toMatch(/database cannot be reached/);

@@ -50,7 +50,7 @@ describe('units of work: a call and its record commit together', () => {
     expect(await rows()).toEqual(['record:done']);
   });
 
-  it("together: a failed inner transaction that the call catches is undone alone (a savepoint)", async () => {
+  it('together: a failed inner transaction that the call catches is undone alone (a savepoint)', async () => {
     await reset();
     await unit('together', async () => {
       await insert(db(), 'kept');

@@ -46,7 +46,10 @@ describe('dashboard: keys, grants, settings, usage', () => {
     await page.getByRole('heading', { name: 'Keys & agents', level: 1 }).waitFor();
     // The key the dashboard is signed in with is marked.
     const mine = (await me(t.key)).body.key;
-    await page.getByRole('row', { name: new RegExp(`${mine.label}.*this dashboard`) }).first().waitFor();
+    await page
+      .getByRole('row', { name: new RegExp(`${mine.label}.*this dashboard`) })
+      .first()
+      .waitFor();
 
     await page.getByLabel('Label').fill('ci-bot');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -63,7 +66,10 @@ describe('dashboard: keys, grants, settings, usage', () => {
     const row = page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /ci-bot/ });
     await row.waitFor();
     expect(await row.textContent()).not.toContain(newKey);
-    await page.getByRole('table', { name: 'Agents' }).getByRole('row', { name: /ci-bot/ }).waitFor();
+    await page
+      .getByRole('table', { name: 'Agents' })
+      .getByRole('row', { name: /ci-bot/ })
+      .waitFor();
     await screenshot(page, 'keys-1280');
 
     // Shown once: a reload shows the list, never the key.
@@ -86,7 +92,14 @@ describe('dashboard: keys, grants, settings, usage', () => {
     const listed = await t.api('GET', '/v1/memory/keys');
     expect(listed.body.find((k: { label: string }) => k.label === 'ci-bot').revoked_at).toEqual(expect.any(String));
     // A revoked key is no agent any more.
-    await until('agents list without the revoked key', async () => ((await page.getByRole('table', { name: 'Agents' }).getByRole('row', { name: /ci-bot/ }).count()) === 0 ? true : undefined));
+    await until('agents list without the revoked key', async () =>
+      (await page
+        .getByRole('table', { name: 'Agents' })
+        .getByRole('row', { name: /ci-bot/ })
+        .count()) === 0
+        ? true
+        : undefined,
+    );
   });
 
   it("shows the service's refusal to revoke the last active key", async () => {
@@ -116,8 +129,16 @@ describe('dashboard: keys, grants, settings, usage', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     expect(page.url()).toBe(`${server.url}/keys`);
-    await page.getByRole('row', { name: /this dashboard/ }).first().waitFor();
-    expect(await page.getByRole('row', { name: /this dashboard/ }).first().textContent()).toContain('active');
+    await page
+      .getByRole('row', { name: /this dashboard/ })
+      .first()
+      .waitFor();
+    expect(
+      await page
+        .getByRole('row', { name: /this dashboard/ })
+        .first()
+        .textContent(),
+    ).toContain('active');
   });
 
   it('a read-only key sees keys, grants and settings with no forms or write buttons', async () => {
@@ -128,8 +149,14 @@ describe('dashboard: keys, grants, settings, usage', () => {
     await signIn(page, server.url, reader.key);
 
     await page.goto(`${server.url}/keys`);
-    await page.getByRole('row', { name: /reader.*this dashboard/ }).first().waitFor();
-    await page.getByRole('table', { name: 'Agents' }).getByRole('row', { name: /reader/ }).waitFor();
+    await page
+      .getByRole('row', { name: /reader.*this dashboard/ })
+      .first()
+      .waitFor();
+    await page
+      .getByRole('table', { name: 'Agents' })
+      .getByRole('row', { name: /reader/ })
+      .waitFor();
     for (const name of ['Create key', 'Revoke', 'Rotate key']) expect(await page.getByRole('button', { name }).count(), name).toBe(0);
     expect(await page.getByRole('textbox').count()).toBe(0);
 
@@ -182,7 +209,10 @@ describe('dashboard: keys, grants, settings, usage', () => {
     expect((await t.api('POST', '/v1/memory/collections/shared/memories', { text: 'x' }, agent.key)).status).toBe(403);
 
     // Remove agent-a's grant through the confirm dialog.
-    await grantsTable.getByRole('row', { name: /agent-a/ }).getByRole('button', { name: 'Remove' }).click();
+    await grantsTable
+      .getByRole('row', { name: /agent-a/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove grant' }).click();
     await until('agent-a grant gone from the page', async () => ((await grantsTable.getByRole('row', { name: /agent-a/ }).count()) === 0 ? true : undefined));
     const after = await t.api('GET', '/v1/memory/collections/shared/grants');
@@ -193,6 +223,11 @@ describe('dashboard: keys, grants, settings, usage', () => {
     const { t, page } = await signedIn();
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByText('No webhook is configured.').waitFor();
+    // Where the memories live: on the embedded database a database of one's own is not available, said as such.
+    const database = page.getByRole('region', { name: 'Database' });
+    if (process.env.TEST_DATABASE_URL) await fact(page, 'Your memories live in').filter({ hasText: "the platform's database" }).waitFor();
+    else await database.getByText('A database of your own is not available on this server').waitFor();
+    expect(await database.getByRole('alert').count()).toBe(0);
 
     // Webhook: the secret shown is the one the deliveries are signed with.
     await page.getByLabel('Webhook URL').fill(receiver.url);
@@ -241,9 +276,13 @@ describe('dashboard: keys, grants, settings, usage', () => {
 
   it('shows usage: the memory count, memories per collection, limits and, for an admin tenant, the audit log', async () => {
     const { t, page } = await signedIn({ admin: true });
-    for (const [name, n] of [['alpha', 3], ['beta', 1]] as const) {
+    for (const [name, n] of [
+      ['alpha', 3],
+      ['beta', 1],
+    ] as const) {
       expect((await t.api('POST', '/v1/memory/collections', { name })).status).toBe(201);
-      for (let i = 0; i < n; i++) expect((await t.api('POST', `/v1/memory/collections/${name}/memories`, { text: `${name} fact number ${i}` })).status).toBe(201);
+      for (let i = 0; i < n; i++)
+        expect((await t.api('POST', `/v1/memory/collections/${name}/memories`, { text: `${name} fact number ${i}` })).status).toBe(201);
     }
     const stats = (await t.api('GET', '/v1/memory/admin/stats')).body;
     expect(stats.memories).toBe(4);
@@ -255,7 +294,10 @@ describe('dashboard: keys, grants, settings, usage', () => {
     await page.locator('.bars li', { hasText: 'Last 7 days' }).filter({ hasText: /4$/ }).waitFor();
     await fact(page, 'Requests per minute').waitFor();
     const audit = page.getByRole('table', { name: 'Audit log' });
-    await audit.getByRole('row', { name: /collections\.create/ }).first().waitFor();
+    await audit
+      .getByRole('row', { name: /collections\.create/ })
+      .first()
+      .waitFor();
     await screenshot(page, 'usage-1280');
 
     // Not an admin: no audit section, and no error either.
@@ -271,7 +313,10 @@ describe('dashboard: keys, grants, settings, usage', () => {
     const { t, page } = await signedIn({ width: 390 });
     await t.newKey('phone-agent');
     await page.goto(`${server.url}/keys`);
-    await page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /phone-agent/ }).waitFor();
+    await page
+      .getByRole('table', { name: 'API keys' })
+      .getByRole('row', { name: /phone-agent/ })
+      .waitFor();
     // Wide tables scroll inside their wrapper; the page itself does not scroll sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.getByLabel('Label').fill('from-phone');

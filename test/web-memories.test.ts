@@ -48,7 +48,8 @@ const listShows = (page: Page, what: string, texts: string[]) =>
     return shown.length === texts.length && texts.every((x, i) => shown[i]!.startsWith(x.slice(0, 30))) ? shown : undefined;
   });
 const byText = (memories: any[], text: string) => memories.find((m) => m.text === text);
-const restList = async (collection: string, archived = false) => (await t.api('GET', `${col(collection)}/memories?limit=200&include_archived=${archived}`)).body as any[];
+const restList = async (collection: string, archived = false) =>
+  (await t.api('GET', `${col(collection)}/memories?limit=200&include_archived=${archived}`)).body as any[];
 
 describe('web: collections, memories and a memory page', () => {
   it('a writing key creates, adds, filters, pins, archives, edits and deletes through the UI', { timeout: 120_000 }, async () => {
@@ -89,7 +90,14 @@ describe('web: collections, memories and a memory page', () => {
     await listShows(page, 'both memories, newest first', [ROSES, TOMATOES]);
 
     let rows = await restList('garden');
-    expect(byText(rows, TOMATOES)).toMatchObject({ importance: 0.7, category: 'fact', container_tag: 'veg', metadata: { bed: 3, plot: 'north' }, pinned: false, archived: false });
+    expect(byText(rows, TOMATOES)).toMatchObject({
+      importance: 0.7,
+      category: 'fact',
+      container_tag: 'veg',
+      metadata: { bed: 3, plot: 'north' },
+      pinned: false,
+      archived: false,
+    });
     expect(byText(rows, ROSES)).toMatchObject({ importance: 0.4, category: 'preference', container_tag: 'flowers', metadata: {} });
     const tomatoes = byText(rows, TOMATOES).id as string;
     const roses = byText(rows, ROSES).id as string;
@@ -158,7 +166,9 @@ describe('web: collections, memories and a memory page', () => {
     expect(details).toContain('Pinnedyes');
     const preview = page.getByRole('region', { name: 'Images and files' }).locator('img');
     await preview.waitFor();
-    await until('the image preview to load', async () => ((await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)) === 360 ? true : undefined));
+    await until('the image preview to load', async () =>
+      (await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)) === 360 ? true : undefined,
+    );
     expect(await page.getByText('bed3.png').count()).toBe(1);
     const related = page.getByRole('list', { name: 'Related memories' });
     await related.waitFor();

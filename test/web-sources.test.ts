@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker } from '../src/app.ts';
+import { startWorker } from '../host/app.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
 import type { ProviderFake } from './fakes/providers/base.ts';
 import { startLinearFake } from './fakes/providers/linear.ts';
@@ -11,7 +11,7 @@ import { until } from './support/until.ts';
 
 /**
  * The dashboard's sources, status and operator pages in real Chromium against a real server:
- * connections to a fake Linear (create, sync, runs, a wrong token, delete, OAuth not configured),
+ * connections to a fake Linear (create, sync, runs, a wrong token, delete; OAuth configured for Google, not for Notion),
  * files dropped into a collection and read by the worker, the public status page and its beacon,
  * and the operator's connector health for an admin tenant only. Outcomes are checked over REST.
  *
@@ -19,13 +19,24 @@ import { until } from './support/until.ts';
  * would otherwise sync a new connection on its own and race the "Sync now" being tested.
  */
 let linear: ProviderFake;
+/** Where the server sends the browser for Google's consent: a page on 127.0.0.1 that answers nothing in particular. */
+let consent: ProviderFake;
 let server: TestServer;
 let browser: Browser;
 let t: Tenant;
 
 beforeAll(async () => {
   linear = await startLinearFake();
-  server = await startServer({ ORGMEM_LINEAR_API_URL: linear.url }, { worker: false });
+  consent = await startLinearFake();
+  server = await startServer(
+    {
+      ORGMEM_LINEAR_API_URL: linear.url,
+      ORGMEM_GOOGLE_OAUTH_URL: consent.url,
+      ORGMEM_GOOGLE_CLIENT_ID: 'google-client',
+      ORGMEM_GOOGLE_CLIENT_SECRET: 'google-secret',
+    },
+    { worker: false },
+  );
   browser = await launchBrowser();
   t = await newTenant(server.url, server.adminKey);
 });
@@ -33,6 +44,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   await linear?.close();
+  await consent?.close();
 });
 
 const card = (page: Page, name: string) => page.getByRole('article', { name: new RegExp(`^${name}`) });
@@ -58,6 +70,8 @@ describe('web: connections', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
     await page.getByRole('heading', { name: 'Connections', level: 1 }).waitFor();
     await page.getByText('No connections yet.').waitFor();
+    // The providers named on the page are the service's list, not one written into the dashboard.
+    await page.getByText(/reads one provider \(Slack, Notion, Google Drive, .*HubSpot/).waitFor();
 
     // Create: the card appears, active, and the service has it with the typed fields.
     await createLinear(page, 'Linear issues', 'issues', linear.connection().credentials.token as string);
@@ -68,7 +82,10 @@ describe('web: connections', () => {
 
     // Sync now: the count, the status, and the run (three issues over two pages of the fake).
     await good.getByRole('button', { name: 'Sync now' }).click();
-    await good.getByTestId('sync-result').filter({ hasText: /^Synced 3 memories · status active/ }).waitFor();
+    await good
+      .getByTestId('sync-result')
+      .filter({ hasText: /^Synced 3 memories · status active/ })
+      .waitFor();
     await good.getByRole('button', { name: 'Runs' }).click();
     const run = good.getByRole('row').filter({ hasText: 'success' });
     await run.waitFor();
@@ -92,7 +109,10 @@ describe('web: connections', () => {
     await createLinear(page, 'Bad token', 'issues', 'lin_api_wrong');
     const bad = card(page, 'Bad token');
     await bad.getByRole('button', { name: 'Sync now' }).click();
-    await bad.getByTestId('sync-result').filter({ hasText: /status error/ }).waitFor();
+    await bad
+      .getByTestId('sync-result')
+      .filter({ hasText: /status error/ })
+      .waitFor();
     await until('the error badge', async () => ((await badge(bad).textContent()) === 'error' ? true : undefined));
     const badRest = (await listConnections()).find((c) => c.name === 'Bad token');
     expect(badRest).toMatchObject({ status: 'error', consecutive_failures: 1, last_error: expect.stringMatching(/authenticat/i) });
@@ -111,18 +131,31 @@ describe('web: connections', () => {
     expect((await t.api('GET', `/v1/memory/connections/${badRest.id}`)).status).toBe(404);
     expect((await listConnections()).map((c) => c.name)).toEqual(['Linear issues']);
 
-    // OAuth without the operator's app: the 503's detail, and the browser stays here.
+    // OAuth without the operator's app (Notion): the form says so and offers no consent button.
     await page.getByLabel('Provider').selectOption('notion');
-    await page.getByLabel('Collection', { exact: true }).fill('wiki');
-    await page.getByRole('button', { name: 'Connect Notion with OAuth' }).click();
-    await page.getByRole('alert').filter({ hasText: 'OAuth for notion is not configured on this server' }).waitFor();
-    expect(page.url()).toBe(`${server.url}/connections`);
+    await page.getByTestId('oauth-unavailable').filter({ hasText: 'OAuth for Notion is not configured on this server' }).waitFor();
+    expect(await page.getByRole('button', { name: /with OAuth/ }).count()).toBe(0);
+    // With it (Google's, for Gmail): the button sends the browser to the consent page the service answered.
+    await page.getByLabel('Provider').selectOption('gmail');
+    expect(await page.getByTestId('oauth-unavailable').count()).toBe(0);
+    await page.getByLabel('Collection', { exact: true }).fill('mail');
+    await page.getByRole('button', { name: 'Connect Gmail with OAuth' }).click();
+    await page.waitForURL(`${consent.url}/o/oauth2/v2/auth?**`);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toMatchObject({
+      client_id: 'google-client',
+      scope: 'https://www.googleapis.com/auth/gmail.readonly',
+      redirect_uri: `${server.url}/v1/memory/connections/oauth/gmail/callback`,
+      state: expect.any(String),
+    });
 
     // Back from a consent page (when the operator points the callback at /connections).
     await page.goto(`${server.url}/connections?provider=notion&oauth_error=access_denied`);
     await page.getByRole('alert').filter({ hasText: 'Connecting notion with OAuth did not complete: access_denied' }).waitFor();
     await page.goto(`${server.url}/connections?provider=notion&connection=${created.id}`);
-    await page.getByRole('status').filter({ hasText: `the new connection (${created.id})` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `the new connection (${created.id})` })
+      .waitFor();
     await page.context().close();
   });
 });
@@ -147,7 +180,7 @@ describe('web: files', () => {
     for (const [name, text] of [
       ['lighthouse.txt', lighthouse],
       ['ferry.txt', ferry],
-    ]) {
+    ] as const) {
       const row = page.locator(`tr[data-file="${name}"]`);
       expect(await row.getByRole('cell').nth(1).textContent()).toBe('stored');
       expect(await row.getByRole('cell').nth(2).textContent()).toBe('1');
@@ -226,7 +259,7 @@ describe('web: status page', () => {
     // Nothing wider than the phone's screen.
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(phone, 'status-390');
-    await until('the second load\'s beacon', async () => {
+    await until("the second load's beacon", async () => {
       const rows = await server.app.db.query<{ path: string }>(`select path from pageviews where path = '/status'`);
       return rows.length === 2 ? true : undefined;
     });
@@ -250,8 +283,8 @@ describe('web: operator', () => {
     expect(linearRuns.runs).toBeGreaterThanOrEqual(1);
     const op = await openPage(browser, 1280);
     await signIn(op, server.url, admin.key);
-    // The page asks for the metrics as it opens; what it then shows depends on that answer.
-    const metricsAsked = op.waitForResponse((r) => r.url().endsWith('/v1/memory/admin/metrics'));
+    // The page asks for the metrics (over tRPC) as it opens; what it then shows depends on that answer.
+    const metricsAsked = op.waitForResponse((r) => new URL(r.url()).pathname === '/trpc/admin.metrics');
     await op.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Operator' }).click();
     await op.getByRole('heading', { name: 'Operator', level: 1 }).waitFor();
     const row = op.locator('tr[data-provider="linear"]');
@@ -265,7 +298,7 @@ describe('web: operator', () => {
     await op.getByLabel('Period').selectOption('1');
     await row.waitFor();
 
-    // The metrics section shows when the operator route answers (issue 13), and stays hidden while it answers 404.
+    // The metrics section shows when the operator route answers, and stays hidden while it answers 404.
     const metrics = await admin.api('GET', '/v1/memory/admin/metrics');
     expect((await metricsAsked).status()).toBe(metrics.status);
     await op.getByRole('heading', { name: 'Runs', level: 3, exact: true }).waitFor();

@@ -30,9 +30,11 @@ describe('webhooks', () => {
     return { t, secret: put.body.secret };
   }
 
-  it('configures: secret shown once, GET without it, DELETE, 404 when absent, 422 for non-http(s) URLs', async () => {
+  it('configures: secret shown once, GET without it (nulls when absent), DELETE (404 when absent), 422 for non-http(s) URLs', async () => {
     const t = await newTenant(server.url, server.adminKey);
-    expect((await t.api('GET', '/v1/memory/webhook/config')).status).toBe(404);
+    const none = await t.api('GET', '/v1/memory/webhook/config');
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual({ url: null, created_at: null });
     const put = await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url });
     expect(put.body).toEqual({ url: receiver.url, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
     const got = await t.api('GET', '/v1/memory/webhook/config');
@@ -50,7 +52,8 @@ describe('webhooks', () => {
     expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url }, reader.key)).status).toBe(403);
     expect((await t.api('DELETE', '/v1/memory/webhook/config', undefined, reader.key)).status).toBe(403);
     expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(204);
-    expect((await t.api('GET', '/v1/memory/webhook/config')).status).toBe(404);
+    const removed = await t.api('GET', '/v1/memory/webhook/config');
+    expect([removed.status, removed.body]).toEqual([200, { url: null, created_at: null }]);
     expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(404);
   });
 
@@ -178,7 +181,14 @@ describe('webhook targets in production mode', () => {
 
   it('refuses private and loopback targets unless the operator allows them', async () => {
     const t = await newTenant(strict.url, strict.adminKey);
-    for (const url of ['http://127.0.0.1:9/h', 'http://localhost:9/h', 'http://[::1]:9/h', 'http://10.1.2.3/h', 'http://192.168.0.10/h', 'http://169.254.169.254/latest']) {
+    for (const url of [
+      'http://127.0.0.1:9/h',
+      'http://localhost:9/h',
+      'http://[::1]:9/h',
+      'http://10.1.2.3/h',
+      'http://192.168.0.10/h',
+      'http://169.254.169.254/latest',
+    ]) {
       const res = await t.api('PUT', '/v1/memory/webhook/config', { url });
       expect(res.status, url).toBe(400);
       expect(res.body.detail).toMatch(/refused/);
@@ -200,7 +210,22 @@ describe('webhook targets in production mode', () => {
   });
 
   it('classifies addresses', () => {
-    const priv = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1'];
+    const priv = [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+    ];
     const pub = ['8.8.8.8', '172.32.0.1', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
     expect(priv.filter((a) => !isPrivateAddress(a))).toEqual([]);
     expect(pub.filter((a) => isPrivateAddress(a))).toEqual([]);

@@ -1,11 +1,11 @@
 import { initTRPC, TRPCError, type TRPCBuiltRouter, type TRPCMutationProcedure, type TRPCQueryProcedure } from '@trpc/server';
 import type { z } from 'zod';
 import { catalogue } from '../procedures/index.ts';
-import type { App } from '../src/context.ts';
-import { Download } from '../src/download.ts';
-import { AppError } from '../src/errors.ts';
-import { invoke, type Caller } from '../src/invoke.ts';
-import { isRead, type AnyProcedure, type Procedure } from '../src/procedure.ts';
+import type { App } from '../src/core/context.ts';
+import { Download } from '../src/core/download.ts';
+import { AppError } from '../src/core/errors.ts';
+import { invoke, type Caller } from '../src/pipeline/invoke.ts';
+import { isRead, type AnyProcedure, type Procedure } from '../src/pipeline/procedure.ts';
 
 export interface TrpcContext {
   app: App;

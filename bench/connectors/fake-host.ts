@@ -8,9 +8,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { ProviderFake } from '../../test/fakes/providers/base.ts';
+import type { SyncedProvider } from '../../src/schemas/providers/index.ts';
+import { providerFakes } from '../../test/fakes/providers/index.ts';
 
-export const PROVIDERS = ['linear', 'hubspot', 'slack', 'notion', 'gdrive', 'gmail', 'confluence'] as const;
+/** Every provider the service syncs has a fake to bench against. */
+export const PROVIDERS = Object.keys(providerFakes);
 
 type Request = { op: 'put'; records: Array<{ id?: string; title: string; body: string }> } | { op: 'stats' };
 
@@ -51,18 +53,9 @@ export async function startHostedFake(provider: string): Promise<HostedFake> {
 
 // In the child: start the fake and answer run.ts until it goes away.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const provider = process.argv[2]!;
-  const modules: Record<string, () => Promise<(opts: { pageSize: number }) => Promise<ProviderFake>>> = {
-    linear: async () => (await import('../../test/fakes/providers/linear.ts')).startLinearFake,
-    hubspot: async () => (await import('../../test/fakes/providers/hubspot.ts')).startHubspotFake,
-    slack: async () => (await import('../../test/fakes/providers/slack.ts')).startSlackFake,
-    notion: async () => (await import('../../test/fakes/providers/notion.ts')).startNotionFake,
-    gdrive: async () => (await import('../../test/fakes/providers/gdrive.ts')).startGdriveFake,
-    gmail: async () => (await import('../../test/fakes/providers/gmail.ts')).startGmailFake,
-    confluence: async () => (await import('../../test/fakes/providers/confluence.ts')).startConfluenceFake,
-  };
+  const provider = process.argv[2] as SyncedProvider;
   // The provider's own page limit only: the connector asks for its page size.
-  const fake = await (await modules[provider]!())({ pageSize: 1000 });
+  const fake = await providerFakes[provider]({ pageSize: 1000 });
   process.on('disconnect', () => process.exit(0));
   process.on('message', (req: Request) => {
     if (req.op === 'put') process.send!({ ids: req.records.map((r) => fake.put(r).id) });

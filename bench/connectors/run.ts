@@ -10,7 +10,7 @@
  * fake-host.ts, with no page cap of its own so the connector's page size applies) holding the
  * records, and a fresh in-process service pointed at it: embedded PGlite, or with DATABASE_URL (or TEST_DATABASE_URL) a throw-away PostgreSQL database
  * on that server, dropped after. No worker, so no scheduled sync runs between the timed ones. Each
- * sync is syncConnection() end to end, and the bench fails unless it stored exactly what changed
+ * sync is syncNow() end to end, and the bench fails unless it stored exactly what changed
  * (N memories after the first sync, N + 1% after the second, nothing after the third).
  *
  * The time is split by wrapping the connector's page iterator (fetch: HTTP to the fake, the fake's
@@ -21,7 +21,7 @@
  */
 import { parseArgs } from 'node:util';
 import { connectors } from '../../src/services/connectors/providers/index.ts';
-import { syncConnection } from '../../src/services/connectors/sync.ts';
+import { syncNow } from '../../src/services/connectors/sync.ts';
 import { newTenant } from '../../test/support/client.ts';
 import { startServer } from '../../test/support/server.ts';
 import { round } from '../lib/stats.ts';
@@ -33,7 +33,7 @@ const { values } = parseArgs({
 const N = Number(values.records);
 const STEP = Math.max(1, Math.round(N / 100)); // 1%
 const PROVIDERS = values.providers!.split(',').map((p) => p.trim());
-for (const p of PROVIDERS) if (!(KNOWN as readonly string[]).includes(p)) throw new Error(`unknown provider ${p}: one of ${KNOWN.join(', ')}`);
+for (const p of PROVIDERS) if (!KNOWN.includes(p)) throw new Error(`unknown provider ${p}: one of ${KNOWN.join(', ')}`);
 const EMBEDDER = process.env.ORGMEM_EMBEDDER || 'hash';
 // startServer makes its throw-away database on TEST_DATABASE_URL's server.
 const base = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -49,7 +49,7 @@ const body = (i: number, rev = 0) =>
 const split = { fetch: 0, embed: 0 };
 for (const p of PROVIDERS) {
   const c = connectors[p as keyof typeof connectors];
-  const pages = c.pages!.bind(c);
+  const pages = c.pages.bind(c);
   c.pages = async function* (ctx) {
     const it = pages(ctx)[Symbol.asyncIterator]();
     for (;;) {
@@ -80,7 +80,9 @@ let database = 'pglite';
 async function bench(provider: string) {
   const fake = await startHostedFake(provider);
   const ids = await fake.put(Array.from({ length: N }, (_, i) => ({ title: title(i), body: body(i) })));
-  const apiUrl = provider === 'confluence' ? {} : { [`ORGMEM_${provider.toUpperCase()}_API_URL`]: fake.url };
+  // The provider's API variable points at the fake; one on the tenant's own site (confluence) has the fake's URL in its config.
+  const { api } = connectors[provider as keyof typeof connectors].sync;
+  const apiUrl = 'env' in api ? { [api.env]: fake.url } : {};
   const server = await startServer({ ORGMEM_EMBEDDER: EMBEDDER, ...apiUrl }, { worker: false });
   try {
     database = server.app.db.kind;
@@ -105,9 +107,9 @@ async function bench(provider: string) {
       split.fetch = split.embed = 0;
       const before = await fake.stats();
       const t0 = performance.now();
-      const r = await syncConnection(server.app, t.id, conn.body.id);
+      const r = await syncNow(server.app, t.id, conn.body.id);
       const ms = performance.now() - t0;
-      if (!r || r.status !== 'active') throw new Error(`${provider} ${name} sync failed: ${r?.last_error ?? 'connection busy'}`);
+      if (r.status !== 'active') throw new Error(`${provider} ${name} sync failed: ${r.last_error}`);
       const after = await fake.stats();
       const memories = await count();
       if (r.synced !== expectSynced || memories !== expectMemories) {

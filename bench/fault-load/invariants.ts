@@ -29,7 +29,8 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
   const byMarker = new Map<string, string[]>();
   for (const row of await sql<{ marker: string; ids: string[] }[]>`
     select metadata->>'fl_marker' as marker, array_agg(id::text) as ids from memories
-     where tenant_id = ${tenantId} and metadata ? 'fl_marker' group by 1`) byMarker.set(row.marker, row.ids);
+     where tenant_id = ${tenantId} and metadata ? 'fl_marker' group by 1`)
+    byMarker.set(row.marker, row.ids);
   const found = (m: string) => byMarker.get(m) ?? [];
 
   for (const c of ledger.creates) {
@@ -55,7 +56,8 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
     const present = b.markers.filter((m) => found(m).length);
     for (const m of b.markers) if (found(m).length > 1) f.duplicates.push(`bulk item ${m} stored ${found(m).length} times`);
     if (!b.acked) {
-      if (present.length && present.length !== b.markers.length) f.partialBulks.push(`bulk ${b.markers[0]}..: ${present.length} of ${b.markers.length} items stored`);
+      if (present.length && present.length !== b.markers.length)
+        f.partialBulks.push(`bulk ${b.markers[0]}..: ${present.length} of ${b.markers.length} items stored`);
       if (present.length) f.landedWithoutAck++;
       continue;
     }
@@ -68,17 +70,21 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
   }
 
   const jobs = new Map(
-    (await sql<{ id: string; memory_id: string; state: string; skipped: string | null; facts: Array<{ id: string; text: string; relation: string }> }[]>`
-      select id::text, memory_id::text, state, skipped, facts from extraction_jobs where tenant_id = ${tenantId}`).map((j) => [j.id, j]),
+    (
+      await sql<{ id: string; memory_id: string; state: string; skipped: string | null; facts: Array<{ id: string; text: string; relation: string }> }[]>`
+      select id::text, memory_id::text, state, skipped, facts from extraction_jobs where tenant_id = ${tenantId}`
+    ).map((j) => [j.id, j]),
   );
   const raws = new Map<string, string[]>();
   for (const r of await sql<{ text: string; ids: string[] }[]>`
     select text, array_agg(id::text) as ids from memories
-     where tenant_id = ${tenantId} and source = 'remember' and not metadata ? 'remembered_from' group by text`) raws.set(r.text, r.ids);
+     where tenant_id = ${tenantId} and source = 'remember' and not metadata ? 'remembered_from' group by text`)
+    raws.set(r.text, r.ids);
   const facts = new Map<string, Array<{ id: string; text: string; archived: boolean }>>();
   for (const r of await sql<{ raw: string; id: string; text: string; archived: boolean }[]>`
     select metadata->>'remembered_from' as raw, id::text, text, archived from memories
-     where tenant_id = ${tenantId} and metadata ? 'remembered_from'`) facts.set(r.raw, [...(facts.get(r.raw) ?? []), r]);
+     where tenant_id = ${tenantId} and metadata ? 'remembered_from'`)
+    facts.set(r.raw, [...(facts.get(r.raw) ?? []), r]);
   const rawJobs = new Map([...jobs.values()].map((j) => [j.memory_id, j]));
 
   for (const r of ledger.remembers) {

@@ -30,7 +30,11 @@ export class OrgmemProcess {
   async start(): Promise<void> {
     if (this.url && (await healthy(this.url))) throw new Error(`${this.url} is already in use: pass another --port`);
     const out = createWriteStream(this.log, { flags: 'a' });
-    const child = spawn(process.execPath, ['bin/orgmem.js', ...this.args], { cwd: ROOT, env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/orgmem.js', ...this.args], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
     this.child = child;

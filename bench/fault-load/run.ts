@@ -157,7 +157,10 @@ try {
   const quietInconclusive = ledger.probes.slice(duringLoad).filter((p) => p.outcome !== 'fresh').length;
   const acked = f.checked.creates + f.checked.bulkItems + f.checked.deletes + f.checked.remembers;
   const serverErrors = ledger.serverErrors.length;
-  const statuses = [...ledger.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`).join(', ');
+  const statuses = [...ledger.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`)
+    .join(', ');
 
   const info: Array<[string, string | number]> = [
     ['seed', SEED],
@@ -168,11 +171,17 @@ try {
     ['jobs processing at worker kills', interrupted],
     ['dead-worker releases logged', worker.logLines('released the jobs of workers').length],
     ['queue drained in', `${drainSeconds.toFixed(1)} s`],
-    ['acknowledged writes checked', `${acked} (creates ${f.checked.creates}, bulk items ${f.checked.bulkItems}, deletes ${f.checked.deletes}, remembers ${f.checked.remembers}) + ${f.checked.facts} facts`],
+    [
+      'acknowledged writes checked',
+      `${acked} (creates ${f.checked.creates}, bulk items ${f.checked.bulkItems}, deletes ${f.checked.deletes}, remembers ${f.checked.remembers}) + ${f.checked.facts} facts`,
+    ],
     ['unacknowledged writes that landed', f.landedWithoutAck],
     ['jobs', `done ${f.jobs.done}, failed ${f.jobs.failed}${f.jobs.skipped ? `, skipped ${f.jobs.skipped}` : ''}`],
     ['graphile queue rows left', queueLeft],
-    ['cache probes', `${ledger.probes.length} (fresh ${probes.fresh}, stale ${probes.stale}, inconclusive ${probes.inconclusive}; cache warm before the write in ${probes.warm})`],
+    [
+      'cache probes',
+      `${ledger.probes.length} (fresh ${probes.fresh}, stale ${probes.stale}, inconclusive ${probes.inconclusive}; cache warm before the write in ${probes.warm})`,
+    ],
   ];
   const invariants: Array<[string, number | string, boolean]> = [
     ['losses', f.losses.length, f.losses.length === 0],
@@ -192,7 +201,14 @@ try {
   console.log('invariants');
   for (const [k, v, ok] of invariants) console.log(`  ${k.padEnd(width)}  ${ok ? 'ok  ' : 'FAIL'}  ${v}`);
   console.log(`kills: ${kills.join(', ')}`);
-  const details = [...f.losses, ...f.duplicates, ...f.partialBulks, ...f.broken, ...ledger.serverErrors, ...ledger.probes.flatMap((p) => (p.detail ? [p.detail] : []))];
+  const details = [
+    ...f.losses,
+    ...f.duplicates,
+    ...f.partialBulks,
+    ...f.broken,
+    ...ledger.serverErrors,
+    ...ledger.probes.flatMap((p) => (p.detail ? [p.detail] : [])),
+  ];
   for (const j of f.notTerminal) details.push(`job ${j.id}: ${j.state}, attempts ${j.attempts}, updated ${j.updated_at.toISOString()}, error ${j.error}`);
   for (const line of details.slice(0, 40)) console.log(`  ! ${line}`);
   if (details.length > 40) console.log(`  ! ... and ${details.length - 40} more`);

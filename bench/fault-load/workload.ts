@@ -138,7 +138,13 @@ export class Client {
 
   async create(collection = this.r.pick(COLLECTIONS), text?: string, api?: Target): Promise<CreateRecord> {
     const marker = this.marker();
-    const res = await this.send('create', 'POST', `/v1/memory/collections/${collection}/memories`, { text: text ?? `Note ${marker} about ${this.words(4)}.`, metadata: { fl_marker: marker } }, api);
+    const res = await this.send(
+      'create',
+      'POST',
+      `/v1/memory/collections/${collection}/memories`,
+      { text: text ?? `Note ${marker} about ${this.words(4)}.`, metadata: { fl_marker: marker } },
+      api,
+    );
     const record: CreateRecord = { marker, collection, acked: res.status === 201, id: res.status === 201 ? res.body.id : undefined };
     this.ledger.creates.push(record);
     if (record.acked) this.mine.push(record);

@@ -72,7 +72,14 @@ function turns(s: Sample) {
 }
 
 const collectionOf = (s: Sample) => s.sample_id.replace(/[^A-Za-z0-9._-]/g, '-');
-const report: Record<string, unknown> = { file, at: new Date().toISOString(), embedder: 'local USE-lite 512-d', limit: LIMIT, min_score: 0, captions: args.captions };
+const report: Record<string, unknown> = {
+  file,
+  at: new Date().toISOString(),
+  embedder: 'local USE-lite 512-d',
+  limit: LIMIT,
+  min_score: 0,
+  captions: args.captions,
+};
 try {
   const started = performance.now();
   let stored = 0;

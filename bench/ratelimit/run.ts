@@ -45,7 +45,13 @@ async function serve(env: Record<string, string>, mode: Mode, port: number) {
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null || i > 400) throw new Error('orgmem did not start');
-    if (await fetch(`${url}/v1/memory/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/v1/memory/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 250));
   }
   return { url, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
@@ -94,11 +100,15 @@ if (admin) {
   env = { ...env, DATABASE_URL: url.toString() };
 }
 try {
-  const out = execFileSync(process.execPath, ['bin/orgmem.js', 'admin', 'create-tenant', '--name', 'bench', '--email', 'bench@bench.local', '--tier', 'enterprise'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['bin/orgmem.js', 'admin', 'create-tenant', '--name', 'bench', '--email', 'bench@bench.local', '--tier', 'enterprise'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   const owner = /(mv_[A-Za-z0-9_-]{43})/.exec(out)![1]!;
   // PostgreSQL: both servers for the whole run. PGlite: one at a time, restarted per block.
   const both = DB === 'postgres' ? { on: await serve(env, 'on', 18_101), off: await serve(env, 'off', 18_102) } : undefined;
@@ -119,8 +129,11 @@ try {
     for (let b = 0; b < BLOCKS; b++) {
       for (const mode of (b % 2 ? ['on', 'off'] : ['off', 'on']) as Mode[]) {
         await withServer(mode, async (url) => {
-          for (const [label, keys] of [['one shared key', [owner]], ['a key per client', perClient]] as const) {
-            ((samples[label] ??= { on: [], off: [] })[mode]).push(...(await load(url, [...keys], PER_BLOCK)));
+          for (const [label, keys] of [
+            ['one shared key', [owner]],
+            ['a key per client', perClient],
+          ] as const) {
+            (samples[label] ??= { on: [], off: [] })[mode].push(...(await load(url, [...keys], PER_BLOCK)));
           }
         });
       }

@@ -1,5 +1,5 @@
 /**
- * The service's search against the bare SQL of the same search (issue 16): how much time the
+ * The service's search against the bare SQL of the same search: how much time the
  * service adds to what its statements cost.
  *
  *   node --import tsx bench/search/bare.ts --n 100000 [--db NAME] [--samples 200] [--modes hybrid,vector]

@@ -5,21 +5,123 @@ import { rng } from '../lib/stats.ts';
  * work and preferences, with categories, metadata and container tags (end users). Deterministic:
  * the same seed gives the same corpus, so runs compare.
  */
-const FIRST = ['Ana', 'Ben', 'Chloe', 'Dmitri', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kemi', 'Liam', 'Maya', 'Nils',
-  'Olga', 'Priya', 'Quentin', 'Rosa', 'Sami', 'Tara', 'Umar', 'Vera', 'Wen', 'Xavier', 'Yusuf', 'Zoe', 'Arjun', 'Bea', 'Carlos', 'Dana'];
-const LAST = ['Novak', 'Okafor', 'Silva', 'Tanaka', 'Schmidt', 'Haddad', 'Kowalski', 'Moreau', 'Lindqvist', 'Reyes', 'Ivanova', 'Chen',
-  'Patel', 'Rossi', 'Andersen', 'Mbeki', 'Kaur', 'Dubois', 'Yilmaz', 'Costa'];
-const CITIES = ['Lisbon', 'Berlin', 'Nairobi', 'Osaka', 'Toronto', 'Lyon', 'Austin', 'Krakow', 'Seoul', 'Porto', 'Denver', 'Oslo',
-  'Bogota', 'Cairo', 'Dublin', 'Hanoi', 'Lima', 'Madrid', 'Perth', 'Zurich'];
+const FIRST = [
+  'Ana',
+  'Ben',
+  'Chloe',
+  'Dmitri',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kemi',
+  'Liam',
+  'Maya',
+  'Nils',
+  'Olga',
+  'Priya',
+  'Quentin',
+  'Rosa',
+  'Sami',
+  'Tara',
+  'Umar',
+  'Vera',
+  'Wen',
+  'Xavier',
+  'Yusuf',
+  'Zoe',
+  'Arjun',
+  'Bea',
+  'Carlos',
+  'Dana',
+];
+const LAST = [
+  'Novak',
+  'Okafor',
+  'Silva',
+  'Tanaka',
+  'Schmidt',
+  'Haddad',
+  'Kowalski',
+  'Moreau',
+  'Lindqvist',
+  'Reyes',
+  'Ivanova',
+  'Chen',
+  'Patel',
+  'Rossi',
+  'Andersen',
+  'Mbeki',
+  'Kaur',
+  'Dubois',
+  'Yilmaz',
+  'Costa',
+];
+const CITIES = [
+  'Lisbon',
+  'Berlin',
+  'Nairobi',
+  'Osaka',
+  'Toronto',
+  'Lyon',
+  'Austin',
+  'Krakow',
+  'Seoul',
+  'Porto',
+  'Denver',
+  'Oslo',
+  'Bogota',
+  'Cairo',
+  'Dublin',
+  'Hanoi',
+  'Lima',
+  'Madrid',
+  'Perth',
+  'Zurich',
+];
 const DRINKS = ['oat milk flat whites', 'green tea', 'espresso', 'sparkling water', 'chai', 'decaf coffee', 'matcha', 'herbal tea'];
 const FOODS = ['vegetarian food', 'spicy ramen', 'gluten-free meals', 'sushi', 'Ethiopian food', 'tapas', 'vegan desserts', 'dim sum'];
-const HOBBIES = ['bouldering', 'sourdough baking', 'trail running', 'chess', 'pottery', 'birdwatching', 'salsa dancing', 'sailing',
-  'woodworking', 'photography', 'cycling', 'playing the cello'];
-const PROJECTS = ['billing', 'onboarding', 'search', 'mobile app', 'data warehouse', 'payments', 'analytics dashboard', 'CRM sync',
-  'invoice export', 'SSO rollout', 'pricing page', 'support portal'];
+const HOBBIES = [
+  'bouldering',
+  'sourdough baking',
+  'trail running',
+  'chess',
+  'pottery',
+  'birdwatching',
+  'salsa dancing',
+  'sailing',
+  'woodworking',
+  'photography',
+  'cycling',
+  'playing the cello',
+];
+const PROJECTS = [
+  'billing',
+  'onboarding',
+  'search',
+  'mobile app',
+  'data warehouse',
+  'payments',
+  'analytics dashboard',
+  'CRM sync',
+  'invoice export',
+  'SSO rollout',
+  'pricing page',
+  'support portal',
+];
 const ARTIFACTS = ['roadmap', 'design doc', 'budget', 'launch plan', 'migration', 'security review', 'contract', 'postmortem'];
-const ISSUES = ['expired TLS certificate', 'memory leak', 'slow database query', 'misconfigured DNS record', 'race condition',
-  'full disk', 'rate limit from the vendor', 'bad feature flag'];
+const ISSUES = [
+  'expired TLS certificate',
+  'memory leak',
+  'slow database query',
+  'misconfigured DNS record',
+  'race condition',
+  'full disk',
+  'rate limit from the vendor',
+  'bad feature flag',
+];
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'next week', 'the end of the month', 'the end of the quarter'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const TOOLS = ['Slack', 'email', 'phone', 'video calls', 'short written summaries', 'async comments'];
@@ -36,11 +138,24 @@ const TEMPLATES: Array<{ category: string; text: (r: R) => string }> = [
   { category: 'fact', text: (r) => `${person(r)}'s ${r.pick(RELATIONS)} lives in ${r.pick(CITIES)}. They spend holidays there every ${r.pick(MONTHS)}.` },
   { category: 'fact', text: (r) => `${person(r)} owns the ${r.pick(PROJECTS)} ${r.pick(ARTIFACTS)} and signs off every change to it.` },
   { category: 'fact', text: (r) => `${person(r)} spends weekends ${r.pick(HOBBIES)}. Ask about it to break the ice.` },
-  { category: 'episode', text: (r) => `Met ${person(r)} about the ${r.pick(PROJECTS)} ${r.pick(ARTIFACTS)}. We agreed to send a revised version by ${r.pick(DAYS)}.` },
-  { category: 'episode', text: (r) => `The ${r.pick(PROJECTS)} deploy failed because of a ${r.pick(ISSUES)}. ${person(r)} rolled it back and wrote the postmortem.` },
-  { category: 'episode', text: (r) => `Call with ${person(r)} from ${r.pick(CITIES)}: they want the ${r.pick(PROJECTS)} ${r.pick(ARTIFACTS)} before ${r.pick(DAYS)}. Follow up by ${r.pick(TOOLS)}.` },
+  {
+    category: 'episode',
+    text: (r) => `Met ${person(r)} about the ${r.pick(PROJECTS)} ${r.pick(ARTIFACTS)}. We agreed to send a revised version by ${r.pick(DAYS)}.`,
+  },
+  {
+    category: 'episode',
+    text: (r) => `The ${r.pick(PROJECTS)} deploy failed because of a ${r.pick(ISSUES)}. ${person(r)} rolled it back and wrote the postmortem.`,
+  },
+  {
+    category: 'episode',
+    text: (r) =>
+      `Call with ${person(r)} from ${r.pick(CITIES)}: they want the ${r.pick(PROJECTS)} ${r.pick(ARTIFACTS)} before ${r.pick(DAYS)}. Follow up by ${r.pick(TOOLS)}.`,
+  },
   { category: 'other', text: (r) => `Reminder: renew the ${r.pick(PROJECTS)} ${r.pick(ARTIFACTS)} with ${person(r)} in ${r.pick(MONTHS)}.` },
-  { category: 'decision', text: (r) => `Decision: the ${r.pick(PROJECTS)} team keeps the ${r.pick(ARTIFACTS)} in ${r.pick(CITIES)}; ${person(r)} has the final say.` },
+  {
+    category: 'decision',
+    text: (r) => `Decision: the ${r.pick(PROJECTS)} team keeps the ${r.pick(ARTIFACTS)} in ${r.pick(CITIES)}; ${person(r)} has the final say.`,
+  },
 ];
 
 export const SOURCES = ['slack', 'email', 'meeting', 'crm', 'jira'];

@@ -32,14 +32,16 @@ const { values: args } = parseArgs({
 const { app, ctx, close } = await openInProcess(args.base!, args.db!, 10, { ORGMEM_SEARCH_CACHE_MB: '0' });
 const input = z.object(searchFields);
 try {
-  const [{ table }] = await app.db.query<{ table: number }>(`select count(*)::int as table from memories`);
+  const { table } = (await app.db.query<{ table: number }>(`select count(*)::int as table from memories`))[0]!;
   const run = async (collection: string, mode: string, query: string, exactMax: number) => {
     app.config.search.exactScanMax = exactMax;
     return (await search(ctx, input.parse({ query, mode, limit: 10, min_score: 0 }), { collection, nameCollections: false })).search_ms;
   };
   for (const q of queries(30, 99)) await run('main', 'hybrid', q, 0);
   for (const collection of args.collections!.split(',')) {
-    const [{ n }] = await app.db.query<{ n: number }>(`select count(*)::int as n from memories where tenant_id = $1 and collection = $2`, [ctx.tenant.id, collection]);
+    const { n } = (
+      await app.db.query<{ n: number }>(`select count(*)::int as n from memories where tenant_id = $1 and collection = $2`, [ctx.tenant.id, collection])
+    )[0]!;
     for (const mode of args.modes!.split(',')) {
       const exact: number[] = [];
       const index: number[] = [];
@@ -50,7 +52,18 @@ try {
         else await x().then(e);
       }
       const p50 = (xs: number[]) => round(percentile(xs, 50), 2);
-      console.log(JSON.stringify({ database: args.db, collection, memories: n, table, mode, exact_p50: p50(exact), index_p50: p50(index), exact_us_per_row: round((percentile(exact, 50) * 1000) / n, 2) }));
+      console.log(
+        JSON.stringify({
+          database: args.db,
+          collection,
+          memories: n,
+          table,
+          mode,
+          exact_p50: p50(exact),
+          index_p50: p50(index),
+          exact_us_per_row: round((percentile(exact, 50) * 1000) / n, 2),
+        }),
+      );
     }
   }
 } finally {

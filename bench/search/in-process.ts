@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { closeApp, createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { App, AuthedCtx } from '../../src/context.ts';
+import { closeApp, createApp } from '../../host/app.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import type { App, AuthedCtx } from '../../src/core/context.ts';
 import { authenticate } from '../../src/services/access/authenticate.ts';
 
 /**
@@ -9,7 +9,12 @@ import { authenticate } from '../../src/services/access/authenticate.ts';
  * or `--keep`), as `orgmem serve` opens it (hash embedder, pool of `pool`), with the context of
  * the bench tenant's key (/tmp/<db>.key): for benches that call search() directly.
  */
-export async function openInProcess(baseUrl: string, dbName: string, pool: number, env: Record<string, string> = {}): Promise<{ app: App; ctx: AuthedCtx; url: string; close: () => Promise<void> }> {
+export async function openInProcess(
+  baseUrl: string,
+  dbName: string,
+  pool: number,
+  env: Record<string, string> = {},
+): Promise<{ app: App; ctx: AuthedCtx; url: string; close: () => Promise<void> }> {
   const url = new URL(baseUrl);
   url.pathname = `/${dbName}`;
   const config = loadConfig({

@@ -111,8 +111,8 @@ try {
   // Restart so the measured server starts with cold caches and fresh connections, as after a deploy.
   await server.stop();
   server = await startOrgmem(env, Number(args.port));
-  const [{ rows }] = await sql`select count(*)::int as rows from memories`;
-  const [{ size }] = await sql`select pg_size_pretty(pg_database_size(current_database())) as size`;
+  const { rows } = (await sql`select count(*)::int as rows from memories`)[0]!;
+  const { size } = (await sql`select pg_size_pretty(pg_database_size(current_database())) as size`)[0]!;
   results.rows = rows;
   results.database_size = size;
   log(`${rows} memories, database ${size}`);
@@ -130,8 +130,7 @@ if (!args.keep) await dropDatabase(args.base!, dbName);
 async function afterLoad(apiKey: string) {
   const loaded = performance.now();
   // The job bulk writes queue (key analyze_tables): waiting or running until it is gone.
-  const pending = async () =>
-    (await sql`select count(*)::int as n from graphile_worker._private_jobs where key = 'analyze_tables'`)[0]!.n as number;
+  const pending = async () => (await sql`select count(*)::int as n from graphile_worker._private_jobs where key = 'analyze_tables'`)[0]!.n as number;
   while (!args['no-auto-analyze'] && (await pending()) > 0 && performance.now() - loaded < 120_000) await new Promise((r) => setTimeout(r, 250));
   const waited = round((performance.now() - loaded) / 1000);
   const [stats] = await sql`select n_live_tup::int as live, n_mod_since_analyze::int as modified_since_analyze, analyze_count::int as analyzes,
@@ -176,7 +175,14 @@ async function load(apiKey: string) {
   const serverMs = ((processCpuSeconds(server.pid) - cpu.server) * 1000) / total;
   const cpuMs = { server: round(serverMs, 3), rest_of_machine: round(((machineCpuSeconds() - cpu.machine) * 1000) / total - serverMs, 3) };
   log(`inserted ${total} in ${round(seconds)} s: ${perSecond}/s; CPU ms per memory ${JSON.stringify(cpuMs)}`);
-  return { memories: total, seconds: round(seconds), per_second: perSecond, concurrency: Number(args['load-concurrency']), batch: 100, cpu_ms_per_memory: cpuMs };
+  return {
+    memories: total,
+    seconds: round(seconds),
+    per_second: perSecond,
+    concurrency: Number(args['load-concurrency']),
+    batch: 100,
+    cpu_ms_per_memory: cpuMs,
+  };
 }
 
 interface Scenario {
@@ -198,7 +204,11 @@ async function measureSearch(apiKey: string, pick: (name: string) => boolean = c
     { name: 'hybrid + container_tag (0.1%)', path: C, body: { mode: 'hybrid', container_tag: 'user-7' } },
     { name: 'hybrid + category (1%)', path: C, body: { mode: 'hybrid', category: 'decision' } },
     { name: 'hybrid + metadata (2%)', path: C, body: { mode: 'hybrid', metadata_filter: { project: 'p-7' } } },
-    { name: 'hybrid + category + metadata (~0.2%)', path: C, body: { mode: 'hybrid', category: 'preference', metadata_filter: { project: 'p-3', source: 'crm' } } },
+    {
+      name: 'hybrid + category + metadata (~0.2%)',
+      path: C,
+      body: { mode: 'hybrid', category: 'preference', metadata_filter: { project: 'p-3', source: 'crm' } },
+    },
     { name: 'vector + container_tag (0.1%)', path: C, body: { mode: 'vector', container_tag: 'user-7' } },
     { name: 'text + container_tag (0.1%)', path: C, body: { mode: 'text', container_tag: 'user-7' } },
     { name: 'all collections, hybrid', path: '/v1/memory/search', body: { mode: 'hybrid' } },
@@ -208,7 +218,10 @@ async function measureSearch(apiKey: string, pick: (name: string) => boolean = c
   await pool(queries(50, 99), 4, async (q) => void (await api(server.url, apiKey, 'POST', C, { query: q, mode: 'hybrid', min_score: 0 })));
   const out = [];
   for (const s of scenarios.filter((x) => pick(x.name))) {
-    for (const [concurrency, set] of [[1, qs.slice(0, SAMPLES)], [8, qs.slice(SAMPLES)]] as const) {
+    for (const [concurrency, set] of [
+      [1, qs.slice(0, SAMPLES)],
+      [8, qs.slice(SAMPLES)],
+    ] as const) {
       const searchMs: number[] = [];
       const httpMs: number[] = [];
       let short = 0;
@@ -225,7 +238,16 @@ async function measureSearch(apiKey: string, pick: (name: string) => boolean = c
         if (res.body.results.length < LIMIT && s.body.mode !== 'text') short++;
       });
       const seconds = (performance.now() - started) / 1000;
-      const row = { scenario: s.name, concurrency, samples: set.length, search_ms: summary(searchMs), http_ms: summary(httpMs), qps: round(set.length / seconds), short_results: short, cached };
+      const row = {
+        scenario: s.name,
+        concurrency,
+        samples: set.length,
+        search_ms: summary(searchMs),
+        http_ms: summary(httpMs),
+        qps: round(set.length / seconds),
+        short_results: short,
+        cached,
+      };
       log(JSON.stringify(row));
       out.push(row);
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16's targets at one size, in one run (README, "Search at the SQL floor"): the bulk load
+# The search targets at one size, in one run (README, "Search at the SQL floor"): the bulk load
 # (rate, CPU per memory), hybrid search right after it on the service's own statistics, every
 # search scenario after a restart, then the service's search_ms against its bare SQL.
 #

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import { newId } from '../ids.ts';
+import { newId } from '../core/ids.ts';
 import type { Queryable } from './db/db.ts';
 
 export interface Mail {

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Embedder } from './embedder/embedder.ts';
 
-/** The timed stages of decisions.md's metrics: every embedder call, result-cache get, retrieval, extraction call. */
+/** The timed stages of the operator's metrics: every embedder call, result-cache get, retrieval, extraction call. */
 export const STAGES = ['embed', 'cache_get', 'search', 'llm_extract'] as const;
 export type Stage = (typeof STAGES)[number];
 export type MetricsCounter = 'search_cache_hit' | 'search_cache_miss';
@@ -13,7 +13,7 @@ export interface Timing {
   p95_ms: number;
 }
 
-/** decisions.md "Operator responses": the window since the process started or the last reset. */
+/** The operator's metrics: the window since the process started or the last reset. */
 export interface MetricsWindow {
   window_started_at: string;
   routes: Array<{ route: string; count: number; status_4xx: number; status_5xx: number } & Omit<Timing, 'count'>>;

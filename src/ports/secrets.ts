@@ -78,8 +78,7 @@ export async function checkMasterKey(db: Queryable, secrets: Secrets, masterKey:
       return false;
     }
   };
-  const recorded = async () =>
-    (await db.query<{ sealed: string }>(`select value #>> '{}' as sealed from settings where key = 'master_key_check'`))[0]?.sealed;
+  const recorded = async () => (await db.query<{ sealed: string }>(`select value #>> '{}' as sealed from settings where key = 'master_key_check'`))[0]?.sealed;
   let sealed = await recorded();
   if (!sealed) {
     const [stored] = await db.query<{ sealed: string }>(

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { tierLimits } from '../config.ts';
+import { tierLimits } from '../core/config.ts';
 import { timestamp } from './fields.ts';
 
-/** Tenants, their API keys (agents) and collection grants (api.md 4.1, 4.5; docs/access.md). */
+/** Tenants, their API keys (agents) and collection grants (docs/access.md; docs/contract.md, "API keys"). */
 export const tenantSchema = z
   .object({
     id: z.string(),
@@ -29,13 +29,9 @@ export const keySchema = z
   })
   .openapi('ApiKey');
 
-export const agentSchema = z
-  .object({ id: z.string(), label: z.string(), read_only: z.boolean(), created_at: timestamp })
-  .openapi('Agent');
+export const agentSchema = z.object({ id: z.string(), label: z.string(), read_only: z.boolean(), created_at: timestamp }).openapi('Agent');
 
-export const grantSchema = z
-  .object({ agent_key_id: z.string(), label: z.string(), can_read: z.boolean(), can_write: z.boolean() })
-  .openapi('Grant');
+export const grantSchema = z.object({ agent_key_id: z.string(), label: z.string(), can_read: z.boolean(), can_write: z.boolean() }).openapi('Grant');
 
 export const linkSent = z.object({ detail: z.string() }).describe('Always the same answer: no account enumeration');
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Billing with Stripe (decisions.md "Connectors, configs, billing, events"; README "Billing"). */
+/** Billing with Stripe (README "Billing"). */
 
 /** A page Stripe sends the person back to. */
 export const returnUrl = z.url({ protocol: /^https?$/ }).max(2048);

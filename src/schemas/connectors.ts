@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { collectionName, timestamp } from './fields.ts';
+import { oauthProviderNames, providerNames } from './providers/index.ts';
 
-export const provider = z
-  .enum(['slack', 'notion', 'gdrive', 'gmail', 'linear', 'confluence', 'hubspot', 'postgres'])
-  .describe('The source the connection reads');
+export const provider = z.enum(providerNames).describe('The source the connection reads');
 
-export const oauthProvider = z.enum(['notion', 'slack', 'gdrive', 'gmail']).describe('A provider with an OAuth app');
+export const oauthProvider = z.enum(oauthProviderNames).describe('A provider with an OAuth app');
 
 export const containerTag = z.string().min(1).max(256).nullable().optional().describe('Scopes the synced memories');
 
@@ -19,7 +18,7 @@ export const connectionView = z.object({
   container_tag: z.string().nullable(),
   config: z.record(z.string(), z.unknown()),
   status: connectionStatus.describe('active; error after a failed sync; paused after 5 failed syncs in a row (the scheduler skips it)'),
-  last_error: z.string().nullable().describe('Why the last sync failed, in the provider\'s words'),
+  last_error: z.string().nullable().describe("Why the last sync failed, in the provider's words"),
   cursor: z.string().nullable().describe('Position of the last synced record'),
   consecutive_failures: z.number().int(),
   last_sync_at: timestamp.nullable(),
@@ -36,11 +35,8 @@ export const connectionCreate = z.object({
   config: z
     .record(z.string(), z.unknown())
     .default({})
-    .describe('Provider-specific (see the README\'s connector tables); sync_interval_minutes (default 60) sets how often the scheduler syncs it'),
-  credentials: z
-    .record(z.string(), z.unknown())
-    .default({})
-    .describe('Provider-specific; encrypted at rest and never returned, logged, audited or exported'),
+    .describe("Provider-specific (see the README's connector tables); sync_interval_minutes (default 60) sets how often the scheduler syncs it"),
+  credentials: z.record(z.string(), z.unknown()).default({}).describe('Provider-specific; encrypted at rest and never returned, logged, audited or exported'),
 });
 export type ConnectionCreate = z.infer<typeof connectionCreate>;
 
@@ -58,3 +54,21 @@ export const runView = z.object({
   error: z.string().nullable(),
   created_at: timestamp,
 });
+
+const jsonSchema = z.record(z.string(), z.unknown());
+
+export const providerView = z.object({
+  provider,
+  label: z.string().describe('Its name for people'),
+  synced: z.boolean().describe("The service syncs it; false: the connection is stored for the tenant's own job (postgres)"),
+  oauth: z
+    .enum(['available', 'not_configured', 'none'])
+    .describe(
+      'available: the OAuth start answers a consent URL; not_configured: the operator has not set its OAuth app (start answers 503); none: tokens only',
+    ),
+  credentials: jsonSchema.describe(
+    'The `credentials` a connection takes, as JSON Schema (draft 2020-12): each field with its title and description; `format: password` marks a secret',
+  ),
+  config: jsonSchema.describe('The `config` a connection takes, as JSON Schema (draft 2020-12)'),
+});
+export type ProviderView = z.infer<typeof providerView>;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 // imports this one first, so the extension is in place before any schema is built.
 extendZodWithOpenApi(z);
 
-/** Field rules shared by many requests and responses; they come from api.md and decisions.md. */
+/** Field rules shared by many requests and responses (docs/contract.md, "Conventions"). */
 export const collectionName = z
   .string()
   .regex(/^(?!\.)[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 . _ - and not start with "."')
@@ -35,9 +35,6 @@ export const importance = z.number().min(0).max(1).describe('0 to 1');
 export const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
 
 /** Query-string booleans arrive as text; only these spellings are accepted. */
-export const queryBool = z.preprocess(
-  (v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v),
-  z.boolean(),
-);
+export const queryBool = z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean());
 
 export const noContent = z.null();

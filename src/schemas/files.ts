@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { collectionName } from './fields.ts';
 
-/** Files, drop and ingestion as the API shows them (api.md 4.3, 4.6; decisions.md "Files, drop and email"). */
+/** Files, drop and ingestion as the API shows them (docs/files.md). */
 
-/** 10 MB per file (api.md 8): larger files fail alone, or are flagged at presign. */
+/** 10 MB per file: larger files fail alone, or are flagged at presign. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Files per folder upload or drop request; more is a 422. */
 export const MAX_FILES = 50;
@@ -18,7 +18,7 @@ export const fileUpload = z
     filename: z.string().min(1).max(255),
     content_type: z.string().max(255).default('application/octet-stream'),
     data: z
-      .union([z.custom<Uint8Array>((v) => v instanceof Uint8Array, "expected bytes"), z.base64()])
+      .union([z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'expected bytes'), z.base64()])
       .transform((d) => (typeof d === 'string' ? Buffer.from(d, 'base64') : Buffer.from(d.buffer, d.byteOffset, d.byteLength)))
       .openapi({ type: 'string', format: 'binary', description: 'The file: a multipart part over REST, base64 over tRPC and MCP' }),
   })
@@ -39,7 +39,7 @@ export const formJson = <T extends z.ZodType>(schema: T) =>
     }
   }, schema);
 
-/** An ingest batch (api.md "Other records"): counts of its files by outcome. */
+/** An ingest batch: counts of its files by outcome (docs/contract.md, "Ingest batches and their files"). */
 export const ingestBatch = z
   .object({
     batch_id: z.string(),

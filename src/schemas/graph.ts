@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { timestamp } from './fields.ts';
 import { memorySchema } from './memory.ts';
 
-/** Shapes of graph memory: remember's facts and the supersession history (decisions.md "Search, graph memory, reports"). */
+/** Shapes of graph memory: remember's facts and the supersession history (docs/graph.md). */
 export const factType = z.enum(['fact', 'preference', 'episode']);
 export type FactType = z.infer<typeof factType>;
 

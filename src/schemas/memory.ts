@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { category, importance, memoryText, metadataObject, timestamp } from './fields.ts';
 
-/** A memory, its files and its collection as the API shows them (api.md 4.2, 4.3). */
+/** A memory, its files and its collection as the API shows them. */
 export const imageSchema = z
   .object({
     index: z.number().int(),
@@ -53,6 +53,6 @@ export const collectionSchema = z
     memory_count: z.number().int(),
     restricted: z.boolean(),
     created_at: timestamp,
-    updated_at: timestamp,
+    updated_at: timestamp.describe('When the collection or any of its memories last changed (ISO 8601 UTC with milliseconds)'),
   })
   .openapi('Collection');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { collectionName } from './fields.ts';
 
 /**
- * The chat proxy's request and answer (api.md 4.12, decisions.md): OpenAI's chat completion
+ * The chat proxy's request and answer (docs/llm-calls.md, "The chat proxy"): OpenAI's chat completion
  * shapes, read only as far as the proxy needs them. Both are loose objects: every field the proxy
  * does not name (tools, response_format, seed, user...) goes to the endpoint as it is, and every
  * field of the endpoint's answer comes back as it is.
@@ -13,7 +13,10 @@ const contentPart = z.looseObject({ type: z.string().min(1) }).describe('A conte
 const proxyMessage = z
   .looseObject({
     role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
-    content: z.union([z.string(), z.array(contentPart), z.null()]).optional().describe('Text, or an array of content parts'),
+    content: z
+      .union([z.string(), z.array(contentPart), z.null()])
+      .optional()
+      .describe('Text, or an array of content parts'),
   })
   .describe('An OpenAI chat message; its other fields (name, tool_calls, tool_call_id...) are forwarded as they are');
 export type ProxyMessage = z.infer<typeof proxyMessage>;
@@ -22,7 +25,13 @@ const proxyFields = {
   messages: z.array(proxyMessage).min(1).max(1000).describe('The conversation, as for OpenAI (1 to 1000 messages)'),
   model: z.string().min(1).max(256).optional().describe('The model; default: the model configured for the endpoint'),
   collection: collectionName.optional().describe('Recall from (and store into) this collection only; default: recall from every collection the key may read'),
-  container_tag: z.string().min(1).max(256).nullable().default(null).describe('Recall only memories with this container tag (e.g. an end-user id); a stored message gets it too'),
+  container_tag: z
+    .string()
+    .min(1)
+    .max(256)
+    .nullable()
+    .default(null)
+    .describe('Recall only memories with this container tag (e.g. an end-user id); a stored message gets it too'),
   memory_limit: z.number().int().min(0).max(50).default(5).describe('Memories to recall, 0 to 50 (0: none)'),
   store: z.boolean().default(true).describe('Queue the latest user message for remember (fact extraction). A read-only key must send false'),
   temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2'),
@@ -45,7 +54,7 @@ const memvault = z
     memories_used: z.array(memoryUsed).describe('The memories handed to the model, most relevant first'),
     stored: z.boolean().describe('Whether the latest user message was queued for remember'),
   })
-  .describe('What the proxy added (the name is the service\'s former short name)');
+  .describe("What the proxy added (the name is the service's former short name)");
 
 /** What an endpoint must answer for the proxy to pass it on: a chat completion. */
 export const chatCompletion = z.looseObject({

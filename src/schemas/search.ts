@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { category, metadataObject, timestamp } from './fields.ts';
 import { imageSchema } from './memory.ts';
 
-/** Request and response shapes of search (api.md 4.4), related and forget (api.md 4.3). */
+/** Request and response shapes of search, related and forget (docs/search.md). */
 export const searchQuery = z.string().min(1).max(10_000).describe('What to look for, in natural language (1 to 10000 characters)');
 
 export const searchFields = {
@@ -28,11 +28,15 @@ export const searchFields = {
   rewrite: z
     .boolean()
     .default(false)
-    .describe('Rewrite the query with the tenant LLM before retrieval, for both the vector and the text side (one LLM call). Without an LLM, over the spend cap or if the call fails, the plain query is used.'),
+    .describe(
+      'Rewrite the query with the tenant LLM before retrieval, for both the vector and the text side (one LLM call). Without an LLM, over the spend cap or if the call fails, the plain query is used.',
+    ),
   rerank: z
     .boolean()
     .default(false)
-    .describe('Re-rank the fused candidates with the tenant LLM (one LLM call, at most 50 candidates). Without an LLM, over the spend cap or if the call fails, the fused order is kept.'),
+    .describe(
+      'Re-rank the fused candidates with the tenant LLM (one LLM call, at most 50 candidates). Without an LLM, over the spend cap or if the call fails, the fused order is kept.',
+    ),
 };
 const searchInput = z.object(searchFields);
 export type SearchInput = z.output<typeof searchInput>;
@@ -43,12 +47,18 @@ export const searchResult = z
     text: z.string(),
     category: z.string(),
     importance: z.number(),
-    score: z.number().min(0).max(1).describe('Higher is better, 0 to 1: cosine similarity (vector), BM25 against a full match (text), or the reciprocal-rank fusion against rank 1 on both sides (hybrid: 1 is first for both vector and full-text, one side only is at most 0.5)'),
+    score: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        'Higher is better, 0 to 1: cosine similarity (vector), BM25 against a full match (text), or the reciprocal-rank fusion against rank 1 on both sides (hybrid: 1 is first for both vector and full-text, one side only is at most 0.5)',
+      ),
     source: z.string(),
     metadata: z.record(z.string(), z.unknown()),
     images: z.array(imageSchema),
     created_at: timestamp,
-    collection: z.string().optional().describe('The memory\'s collection (all-collection search only)'),
+    collection: z.string().optional().describe("The memory's collection (all-collection search only)"),
   })
   .openapi('SearchResult');
 export type SearchResult = z.infer<typeof searchResult>;
@@ -74,6 +84,4 @@ export const forgetFields = {
   limit: z.number().int().min(1).max(100).default(10).describe('At most this many memories are deleted, the most similar first (1 to 100)'),
 };
 
-export const forgetResponse = z
-  .object({ deleted: z.number().int(), ids: z.array(z.string()) })
-  .openapi('ForgetResponse');
+export const forgetResponse = z.object({ deleted: z.number().int(), ids: z.array(z.string()) }).openapi('ForgetResponse');

@@ -15,7 +15,11 @@ export const sentences = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 export const extractBySentence: FakeHandler = (call) => ({
   json: {

@@ -32,7 +32,10 @@ export async function startOAuthFake(opts: { googleAccessToken: string; googleRe
       const good = params.code === 'good-code';
       if (path === '/oauth.v2.access') {
         if (params.client_secret !== opts.clientSecret) return send(200, { ok: false, error: 'invalid_client_id' });
-        return send(200, good ? { ok: true, access_token: 'xoxb-from-oauth', token_type: 'bot', team: { id: 'T1', name: 'Acme' } } : { ok: false, error: 'invalid_code' });
+        return send(
+          200,
+          good ? { ok: true, access_token: 'xoxb-from-oauth', token_type: 'bot', team: { id: 'T1', name: 'Acme' } } : { ok: false, error: 'invalid_code' },
+        );
       }
       if (path === '/v1/oauth/token') {
         if (!good) return send(400, { error: 'invalid_grant', error_description: 'Invalid code.' });
@@ -40,7 +43,8 @@ export async function startOAuthFake(opts: { googleAccessToken: string; googleRe
       }
       if (path === '/token') {
         if (params.grant_type === 'refresh_token') {
-          if (params.refresh_token !== GOOGLE_REFRESH_TOKEN) return send(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
+          if (params.refresh_token !== GOOGLE_REFRESH_TOKEN)
+            return send(400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
           return send(200, { access_token: opts.googleRenewedToken, expires_in: 3599, token_type: 'Bearer' });
         }
         if (!good) return send(400, { error: 'invalid_grant', error_description: 'Malformed auth code.' });

@@ -134,7 +134,11 @@ function chatCall(req: IncomingMessage, raw: Buffer): FakeCall {
 
 /** The client's multipart body, read with the Web `Request` parser as a real server would. */
 async function transcriptionCall(req: IncomingMessage, raw: Buffer): Promise<FakeCall> {
-  const form = await new Request('http://fake.invalid/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+  const form = await new Request('http://fake.invalid/', {
+    method: 'POST',
+    headers: { 'content-type': req.headers['content-type'] ?? '' },
+    body: new Uint8Array(raw),
+  }).formData();
   const file = form.get('file');
   if (!(file instanceof File)) throw new Error('the transcription request has no file part');
   const data = Buffer.from(await file.arrayBuffer());

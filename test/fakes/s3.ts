@@ -81,7 +81,9 @@ const accessDenied = (resource: string) =>
 
 /** The answer to a multi-object delete: each key deleted, or refused as S3 reports it (200, an error per key). */
 function deleteResult(keys: string[], denied: boolean) {
-  const entries = keys.map((k) => (denied ? `<Error><Key>${k}</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error>` : `<Deleted><Key>${k}</Key></Deleted>`));
+  const entries = keys.map((k) =>
+    denied ? `<Error><Key>${k}</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error>` : `<Deleted><Key>${k}</Key></Deleted>`,
+  );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${entries.join('')}</DeleteResult>`;
 }
 
@@ -98,7 +100,11 @@ export async function startDenyingS3(deny: 'read' | 'delete') {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method === 'POST' && url.searchParams.has('delete')) {
-        const keys = [...Buffer.concat(chunks).toString().matchAll(/<Key>(.*?)<\/Key>/g)].map((m) => m[1]!);
+        const keys = [
+          ...Buffer.concat(chunks)
+            .toString()
+            .matchAll(/<Key>(.*?)<\/Key>/g),
+        ].map((m) => m[1]!);
         if (deny !== 'delete') for (const k of keys) objects.delete(`${path}/${k}`);
         res.writeHead(200, { 'content-type': 'application/xml' }).end(deleteResult(keys, deny === 'delete'));
         return;

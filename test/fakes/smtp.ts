@@ -10,7 +10,10 @@ export interface ReceivedMail {
 
 /** Undoes quoted-printable (soft line breaks and =XX escapes). */
 const fromQuotedPrintable = (s: string) =>
-  Buffer.from(s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  Buffer.from(
+    s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+    'latin1',
+  ).toString('utf8');
 
 function parseMail(raw: string, to: string[]): ReceivedMail {
   const split = raw.indexOf('\r\n\r\n');
@@ -33,7 +36,12 @@ export async function startSmtp() {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        mails.push(parseMail(Buffer.concat(chunks).toString('utf8'), session.envelope.rcptTo.map((r) => r.address)));
+        mails.push(
+          parseMail(
+            Buffer.concat(chunks).toString('utf8'),
+            session.envelope.rcptTo.map((r) => r.address),
+          ),
+        );
         callback();
       });
     },

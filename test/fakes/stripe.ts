@@ -62,7 +62,8 @@ export async function startStripeFake(opts: { secretKey: string; prices: string[
       });
       const send = (status: number, body: unknown) =>
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') }).end(JSON.stringify(body));
-      const refuse = (status: number, type: string, message: string, extra: Record<string, string> = {}) => send(status, { error: { type, message, ...extra } });
+      const refuse = (status: number, type: string, message: string, extra: Record<string, string> = {}) =>
+        send(status, { error: { type, message, ...extra } });
       if (req.headers.authorization !== `Bearer ${opts.secretKey}`) {
         return refuse(401, 'invalid_request_error', `Invalid API Key provided: ${(req.headers.authorization ?? '').slice(7, 15)}****`);
       }

@@ -1,16 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-/** Debian's chromium (`.ci/run` installs it); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { findChromium } from './chromium.ts';
 
 /** Where the browser tests leave screenshots of the main views for a reviewer. */
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
+/** The Chromium vitest.config.ts found (it leaves these tests out when there is none). */
 export function launchBrowser(): Promise<Browser> {
+  const found = findChromium();
+  if (found.path === null) throw new Error(`The browser tests need a Chromium: ${found.why}`);
   // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  return chromium.launch({ executablePath: found.path, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }
 
 /** A page of the dashboard at desktop (1280) or phone (390) width. */

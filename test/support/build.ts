@@ -3,7 +3,7 @@ import { readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
-const SERVER = ['src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'worker'];
+const SERVER = ['host', 'src', 'procedures', 'rest-adapter', 'trpc', 'mcp'];
 const SOURCES = { 'build:js': SERVER, 'build:types': SERVER, 'build:web': ['web'] };
 const CONFIG = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 

@@ -6,7 +6,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type Pptx from 'pptxgenjs';
 
 /**
- * Real files built in memory, made by the libraries people's tools use, so extraction is tested
+ * Real files built in memory, made by the libraries people's tools use, so reading them is tested
  * on the bytes it meets in production rather than on hand-written fixtures.
  */
 
@@ -27,7 +27,10 @@ export async function pdf(lines: string[]): Promise<Buffer> {
 
 /** Starts like a PDF (so it is sniffed as one) but its body is garbage no parser can read. */
 export function corruptPdf(): Buffer {
-  return Buffer.concat([Buffer.from('%PDF-1.7\n%\xE2\xE3\xCF\xD3\n', 'latin1'), Buffer.from('1 0 obj << /Type /Catalog /Pages 9 0 R >>\nthis is not a pdf\n'.repeat(20))]);
+  return Buffer.concat([
+    Buffer.from('%PDF-1.7\n%\xE2\xE3\xCF\xD3\n', 'latin1'),
+    Buffer.from('1 0 obj << /Type /Catalog /Pages 9 0 R >>\nthis is not a pdf\n'.repeat(20)),
+  ]);
 }
 
 export async function docx(paragraphs: string[]): Promise<Buffer> {
@@ -101,6 +104,14 @@ export interface EmlAttachment {
 }
 
 /** An RFC 822 message as a mail client sends it: multipart/mixed when it has attachments. */
-export function eml(m: { from: string; to: string; subject: string; text?: string; html?: string; attachments?: EmlAttachment[]; messageId?: string }): Promise<Buffer> {
+export function eml(m: {
+  from: string;
+  to: string;
+  subject: string;
+  text?: string;
+  html?: string;
+  attachments?: EmlAttachment[];
+  messageId?: string;
+}): Promise<Buffer> {
   return new MailComposer({ ...m, date: new Date('2025-03-04T10:00:00Z') }).compile().build();
 }

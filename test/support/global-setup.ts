@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { buildIfStale } from './build.ts';
+import { browserTestPlan } from './chromium.ts';
 import { startServer, type TestServer } from './server.ts';
 
 let server: TestServer | undefined;
@@ -16,9 +17,15 @@ export async function setup(project: TestProject) {
 }
 
 export async function teardown() {
-  // vitest prints an error thrown here but would still exit 0; close() fails on broken contracts.
-  await server?.close().catch((err) => {
-    process.exitCode = 1;
-    throw err;
-  });
+  // Last, after vitest's summary: the browser test files vitest.config.ts left out of this run, and how to run them.
+  const { notice } = browserTestPlan();
+  try {
+    // vitest prints an error thrown here but would still exit 0; close() fails on broken contracts.
+    await server?.close().catch((err) => {
+      process.exitCode = 1;
+      throw err;
+    });
+  } finally {
+    if (notice) process.stdout.write(notice);
+  }
 }

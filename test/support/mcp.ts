@@ -14,7 +14,10 @@ export type ToolResult = { structuredContent?: Record<string, any>; isError?: bo
 export async function exercise(client: Client) {
   const tools = (await client.listTools()).tools.map((t) => t.name);
   for (const name of ['get_memory', 'list_collections', 'store_memory', 'search', 'fetch']) expect(tools).toContain(name);
-  const stored = (await client.callTool({ name: 'store_memory', arguments: { collection: 'mcp', text: 'Remember: standup is at 9:30', category: 'fact' } })) as ToolResult;
+  const stored = (await client.callTool({
+    name: 'store_memory',
+    arguments: { collection: 'mcp', text: 'Remember: standup is at 9:30', category: 'fact' },
+  })) as ToolResult;
   expect(stored.isError).toBeFalsy();
   const id = stored.structuredContent!.id as string;
   expect(stored.structuredContent).toMatchObject({ collection: 'mcp', category: 'fact' });
@@ -62,7 +65,12 @@ export function hostEnv(env: Record<string, string>): Record<string, string> {
 }
 
 /** Spawns `command args` as an MCP host does, from `cwd`, and connects the SDK stdio client to it. */
-export async function connectStdio(command: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ client: Client; stderr: () => string }> {
+export async function connectStdio(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({ command, args, env, cwd, stderr: 'pipe' });
   let stderr = '';
   transport.stderr!.on('data', (d) => (stderr += d));

@@ -18,6 +18,10 @@ export interface Fixture {
   otherKeyId: string;
   /** A connection (postgres: stored, never synced by the service) into `collection`. */
   connectionId: string;
+  /** A remember job into `collection`; made only for a sample that `needs` it. */
+  jobId: string;
+  /** An ingest batch (one text file) into `collection`; made only for a sample that `needs` it. */
+  batchId: string;
 }
 
 /** Collection access states of the grants matrix. */
@@ -25,6 +29,8 @@ export type AccessState = 'open' | 'granted-rw' | 'granted-read' | 'not-granted'
 
 export interface Sample {
   input(fx: Fixture): Record<string, unknown>;
+  /** The records of the fixture this sample names that are made for it alone (a remember call, a drop). */
+  needs?: Array<'jobId' | 'batchId'>;
   /**
    * The REST status when access is allowed, if not the procedure's success status: an allowed
    * call may still find nothing to act on in some states (no grant to remove in an open collection).
@@ -33,7 +39,7 @@ export interface Sample {
 }
 
 /** A small text file as tRPC and JSON callers send it (REST multipart callers send the same as a part). */
-const textFile = { filename: 'tides.txt', content_type: 'text/plain', data: Buffer.from('Tide tables for the harbour.').toString('base64') };
+export const textFile = { filename: 'tides.txt', content_type: 'text/plain', data: Buffer.from('Tide tables for the harbour.').toString('base64') };
 
 export const samples: Record<string, Sample> = {
   'collections.get': { input: (fx) => ({ name: fx.collection }) },
@@ -59,7 +65,10 @@ export const samples: Record<string, Sample> = {
   'drop.presign': { input: (fx) => ({ collection: fx.collection, uploads: [{ filename: 'tides.txt', content_type: 'text/plain', size: 28 }] }) },
   // Nothing was uploaded at the key: the call is allowed and rejects the file alone.
   'drop.complete': {
-    input: (fx) => ({ collection: fx.collection, files: [{ key: `${fx.tenantId}/${fx.collection}/0196a1b2-0000-7000-8000-000000000000/tides.txt`, filename: 'tides.txt', mime: 'text/plain', size: 28 }] }),
+    input: (fx) => ({
+      collection: fx.collection,
+      files: [{ key: `${fx.tenantId}/${fx.collection}/0196a1b2-0000-7000-8000-000000000000/tides.txt`, filename: 'tides.txt', mime: 'text/plain', size: 28 }],
+    }),
   },
   'memories.forget': { input: (fx) => ({ collection: fx.collection, query: 'tide tables', min_score: 1 }) },
   'search.collection': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },
@@ -85,6 +94,10 @@ export const samples: Record<string, Sample> = {
   // store (a write) is the default. The shared server has no LLM: an allowed call gets past the
   // grants to the endpoint's resolution (503), a refused one stops at the grants (403).
   'proxy.chatCompletions': { input: (fx) => ({ collection: fx.collection, messages: [{ role: 'user', content: 'tide tables?' }] }), allowedStatus: () => 503 },
+  'graph.extractJob': { input: (fx) => ({ job_id: fx.jobId }), needs: ['jobId'] },
+  // The job is queued, running or done, never failed: an allowed call gets past the grants to that answer.
+  'graph.retryJob': { input: (fx) => ({ job_id: fx.jobId }), needs: ['jobId'], allowedStatus: () => 409 },
+  'ingest.batch': { input: (fx) => ({ batch_id: fx.batchId }), needs: ['batchId'] },
   'grants.delete': {
     // The caller removes its own grant; an open collection has none to remove.
     input: (fx) => ({ name: fx.collection, agent_key_id: fx.agentKeyId }),

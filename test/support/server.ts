@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { pino } from 'pino';
-import { closeApp, createApp, startWorker } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { App } from '../../src/context.ts';
-import { buildServer } from '../../src/server.ts';
+import { closeApp, createApp, startWorker } from '../../host/app.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import type { App } from '../../src/core/context.ts';
+import { buildServer } from '../../host/server.ts';
 import { createTenant } from '../../src/services/access/tenants.ts';
 
 export interface TestServer {
@@ -66,7 +66,12 @@ export async function startServer(env: Record<string, string> = {}, opts: { work
   const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   if (opts.worker !== false) await startWorker(app);
-  const { api_key } = await createTenant(app, { name: 'operator', email: `operator-${randomBytes(4).toString('hex')}@test.local`, is_admin: true, tier: 'enterprise' });
+  const { api_key } = await createTenant(app, {
+    name: 'operator',
+    email: `operator-${randomBytes(4).toString('hex')}@test.local`,
+    is_admin: true,
+    tier: 'enterprise',
+  });
   const port = (server.server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,

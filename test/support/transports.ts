@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { catalogue } from '../../procedures/index.ts';
-import { isRead, type AnyProcedure } from '../../src/procedure.ts';
+import { isRead, type AnyProcedure } from '../../src/pipeline/procedure.ts';
+import { restShape } from '../../rest-adapter/shape.ts';
 import type { AppRouter } from '../../trpc/router.ts';
 import { call, type Res } from './client.ts';
 
@@ -12,8 +13,8 @@ import { call, type Res } from './client.ts';
  */
 
 /**
- * REST: path parameters, then query string (GET/DELETE, or `queryFields`), then `headerFields`
- * as headers, then the JSON or multipart body (the `rawBody` field's text as the body itself).
+ * REST, as the procedure's REST shape says: path parameters, query string, headers, then the JSON
+ * or multipart body (one field's value, or its text, as the body itself where the shape says so).
  */
 export function restCall(url: string, key: string, proc: AnyProcedure, input: Record<string, unknown>): Promise<Res> {
   const rest = { ...input };
@@ -22,25 +23,26 @@ export function restCall(url: string, key: string, proc: AnyProcedure, input: Re
     delete rest[name];
     return encodeURIComponent(String(value));
   });
-  const { method, bodyField, queryFields = [], headerFields = {}, rawBody } = proc.rest;
+  const { method } = proc.rest;
+  const shape = restShape(proc);
   const headers: Record<string, string> = {};
-  for (const [field, header] of Object.entries(headerFields)) {
+  for (const [field, header] of shape.headers) {
     const value = rest[field];
     delete rest[field];
     // A value no HTTP header can carry (NUL, a line break) is left out: no client could send it.
     if (typeof value === 'string' && /^[\t\x20-\x7e]*$/.test(value)) headers[header] = value;
   }
+  const { body } = shape;
   const query = new URLSearchParams();
-  const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(rest) : queryFields.filter((f) => f in rest);
-  for (const f of inQuery) {
+  // Without a body, whatever is left (unknown fields too) can only go in the query string.
+  for (const f of body ? shape.query.filter((f) => f in rest) : Object.keys(rest)) {
     query.set(f, String(rest[f]));
     delete rest[f];
   }
   const target = path + (query.size ? `?${query}` : '');
-  if (proc.rest.multipart) return postForm(url, key, target, rest);
-  if (rawBody) return call(url, method, target, { key, headers, rawBody: String(rest[rawBody] ?? '') });
-  const body = method === 'GET' || method === 'DELETE' ? undefined : bodyField ? rest[bodyField] : rest;
-  return call(url, method, target, { key, headers, body });
+  if (body?.as === 'multipart') return postForm(url, key, target, rest);
+  if (body?.as === 'text') return call(url, method, target, { key, headers, rawBody: String(rest[body.field] ?? '') });
+  return call(url, method, target, { key, headers, body: body?.as === 'field' ? rest[body.field] : body && rest });
 }
 
 /** A file in the JSON form tRPC and MCP callers send. */
@@ -80,7 +82,9 @@ export function trpcClient(url: string, key: string) {
 export async function trpcCall(client: ReturnType<typeof trpcClient>, proc: AnyProcedure, input: Record<string, unknown>): Promise<'ok' | number> {
   const [group, verb] = trpcPath(proc);
   // The path is only known at run time; the client proxy resolves it the same way as a typed call.
-  const fn = (client as unknown as Record<string, Record<string, { query(i: unknown): Promise<unknown>; mutate(i: unknown): Promise<unknown> }>>)[group]![verb]!;
+  const fn = (client as unknown as Record<string, Record<string, { query(i: unknown): Promise<unknown>; mutate(i: unknown): Promise<unknown> }>>)[group]![
+    verb
+  ]!;
   try {
     await (isRead(proc) ? fn.query(input) : fn.mutate(input));
     return 'ok';
@@ -92,9 +96,7 @@ export async function trpcCall(client: ReturnType<typeof trpcClient>, proc: AnyP
 
 export async function mcpClient(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'orgmem-tests', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
-  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   return client;
 }
 

@@ -1,4 +1,15 @@
-/** The dashboard talks to the service through its public REST API, as any client would. */
+/**
+ * How the dashboard talks to the service, as any client would: the typed tRPC client for every
+ * JSON call, REST for what tRPC as mounted cannot carry (below). Types come from the server's
+ * router (a type-only import, erased from the build), never restated here.
+ */
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../../trpc/router.ts';
+
+/** What each procedure takes and answers: `ApiOutput['memories']['get']`. */
+export type ApiInput = inferRouterInputs<AppRouter>;
+export type ApiOutput = inferRouterOutputs<AppRouter>;
 
 const KEY = 'orgmem.apiKey';
 
@@ -6,7 +17,18 @@ const KEY = 'orgmem.apiKey';
 export const storedKey = () => sessionStorage.getItem(KEY);
 export const storeKey = (key: string | null) => (key ? sessionStorage.setItem(KEY, key) : sessionStorage.removeItem(KEY));
 
-/** An error answer: `detail` is the service's own message, shown as it is. */
+const bearer = (key: string | null): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
+
+// One request per call, as REST made them: a batch would answer only when its slowest call does
+// (the health page's counts would wait for the LLM's summary).
+const client = (key: () => string | null) => createTRPCClient<AppRouter>({ links: [httpLink({ url: '/trpc', headers: () => bearer(key()) })] });
+
+/** The typed client, with the signed-in key: `rpc.memories.get.query({ collection, id })`. */
+export const rpc = client(storedKey);
+/** The same with another key: signing in checks a key before keeping it. */
+export const rpcWithKey = (key: string) => client(() => key);
+
+/** An error answer: `detail` is the service's own message, shown as it is; `status` 0 when the service was not reached. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -16,19 +38,35 @@ export class ApiError extends Error {
   }
 }
 
+const UNREACHABLE = 'The service cannot be reached';
+
+/** Any error a call throws as an ApiError: tRPC's carries the status and the same `detail` as REST. */
+export function apiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof TRPCClientError) {
+    const data = (err as TRPCClientError<AppRouter>).data;
+    // No error shape: the request failed, or something other than the service answered.
+    return data ? new ApiError(data.httpStatus, data.detail) : new ApiError(0, UNREACHABLE);
+  }
+  return new ApiError(0, String(err));
+}
+
 export interface ApiOptions {
   body?: unknown;
   /** multipart/form-data (file uploads). */
   form?: FormData;
-  /** Another key than the signed-in one (signing in). */
-  key?: string;
 }
 
-/** Calls `/v1/...` with the signed-in key; answers the JSON body, or throws ApiError with its `detail`. */
+/**
+ * Calls `/v1/...` with the signed-in key; answers the JSON body, or throws ApiError with its
+ * `detail`. Only for what tRPC cannot carry: file uploads (multipart streams each file from disk,
+ * where tRPC would send them as base64 inside one JSON body, a third larger, built whole in the
+ * tab and capped at the server's 8 MB JSON limit while a file may be 10 MB) and search (a tRPC
+ * query travels in the URL, which Node caps at 16 kB: a 10,000-character query does not fit).
+ * `T` is a type derived from the router.
+ */
 export async function api<T = unknown>(method: string, path: string, opts: ApiOptions = {}): Promise<T> {
-  const headers: Record<string, string> = {};
-  const key = opts.key ?? storedKey();
-  if (key) headers.authorization = `Bearer ${key}`;
+  const headers = bearer(storedKey());
   let body: BodyInit | undefined;
   if (opts.form) body = opts.form;
   else if (opts.body !== undefined) {
@@ -39,7 +77,7 @@ export async function api<T = unknown>(method: string, path: string, opts: ApiOp
   try {
     res = await fetch(path, { method, headers, body });
   } catch {
-    throw new ApiError(0, 'The service cannot be reached');
+    throw new ApiError(0, UNREACHABLE);
   }
   const text = await res.text();
   let json: unknown = null;
@@ -54,6 +92,9 @@ export async function api<T = unknown>(method: string, path: string, opts: ApiOp
   }
   return json as T;
 }
+
+/** A search request's body over REST: the collection searched is in the path (or none: all of them). */
+export type SearchBody = Omit<ApiInput['search']['collection'], 'collection'>;
 
 /** Encodes a path segment (collection names, ids). */
 export const seg = (s: string) => encodeURIComponent(s);

@@ -4,6 +4,7 @@ import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { Layout } from './components/Layout.tsx';
 // The page a sign-in lands on is in the first chunk: waiting for a lazy one there costs most of a second.
 import { Collections } from './pages/Collections.tsx';
+import { NotFound } from './pages/NotFound.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { SessionProvider, useSession } from './session.tsx';
 import './styles.css';
@@ -63,8 +64,9 @@ createRoot(document.getElementById('root')!).render(
               <Route path="/settings" element={<Settings />} />
               <Route path="/usage" element={<Usage />} />
               <Route path="/operator" element={<Operator />} />
+              {/* Any other address: signed in, the navigation and a way home; signed out, the sign-in page. */}
+              <Route path="*" element={<NotFound />} />
             </Route>
-            <Route path="*" element={<p className="pad">No such page. <a href="/collections">Collections</a></p>} />
           </Routes>
         </Suspense>
       </BrowserRouter>

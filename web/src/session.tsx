@@ -1,13 +1,15 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { api, storedKey, storeKey } from './api.ts';
-import type { Me } from './types.ts';
+import { rpcWithKey, storedKey, storeKey, type ApiOutput } from './api.ts';
+
+/** The signed-in tenant and the key the dashboard signed in with. */
+type Me = ApiOutput['admin']['me'];
 
 interface Session {
   /** The signed-in tenant and key; null before sign-in. */
   me: Me | null;
   /** A read-only key sees no write controls. */
   canWrite: boolean;
-  /** Checks the key against the service (GET /v1/memory/admin/me) and keeps it for this tab. */
+  /** Checks the key against the service (admin.me) and keeps it for this tab. */
   signIn(key: string): Promise<void>;
   signOut(): void;
 }
@@ -19,7 +21,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [checked, setChecked] = useState(!storedKey());
 
   const signIn = useCallback(async (key: string) => {
-    const tenant = await api<Me>('GET', '/v1/memory/admin/me', { key });
+    const tenant = await rpcWithKey(key).admin.me.query();
     storeKey(key);
     setMe(tenant);
   }, []);

@@ -1,8 +1,8 @@
-import { newId } from '../../ids.ts';
+import { newId } from '../../core/ids.ts';
 
 /**
  * Where uploaded files live: a local directory or an S3 bucket (the platform's, or a tenant's own
- * bucket, api.md 4.9). Keys are `{tenant_id}/{collection}/{uuid}/{filename}` (decisions.md).
+ * bucket, docs/files.md). Keys are `{tenant_id}/{collection}/{uuid}/{filename}`.
  */
 export interface BlobStore {
   put(key: string, body: Buffer, contentType: string): Promise<void>;

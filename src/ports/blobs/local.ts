@@ -223,7 +223,12 @@ export class LocalBlobStore implements BlobStore {
   async presign(op: 'get' | 'put', key: string, opts: { expiresInSeconds: number; contentType?: string; origin: string }): Promise<string> {
     this.pathOf(key);
     const expires = Math.floor(Date.now() / 1000) + opts.expiresInSeconds;
-    return signBlobUrl(this.signingKey, opts.origin, { op, key, expires, type: op === 'put' && opts.contentType !== undefined ? typeOf(opts.contentType) : undefined });
+    return signBlobUrl(this.signingKey, opts.origin, {
+      op,
+      key,
+      expires,
+      type: op === 'put' && opts.contentType !== undefined ? typeOf(opts.contentType) : undefined,
+    });
   }
 
   /** Why a presigned URL does not allow its operation, or null when it does. */

@@ -33,8 +33,7 @@ export interface S3Options {
 // DeleteObjects takes at most 1000 keys a call, as ListObjectsV2 answers at most 1000 a page.
 const BATCH = 1000;
 
-const isNotFound = (err: unknown) =>
-  err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound');
+const isNotFound = (err: unknown) => err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound');
 
 /** A bucket through the AWS SDK; the same store serves the platform's bucket and a tenant's own. */
 export function s3BlobStore(opts: S3Options): BlobStore {
@@ -122,8 +121,7 @@ export function s3BlobStore(opts: S3Options): BlobStore {
       }
     },
     presign(op, key, { expiresInSeconds, contentType }) {
-      const command =
-        op === 'get' ? new GetObjectCommand({ Bucket, Key: key }) : new PutObjectCommand({ Bucket, Key: key, ContentType: contentType });
+      const command = op === 'get' ? new GetObjectCommand({ Bucket, Key: key }) : new PutObjectCommand({ Bucket, Key: key, ContentType: contentType });
       return getSignedUrl(client, command, { expiresIn: expiresInSeconds });
     },
     async close() {

@@ -23,7 +23,9 @@ export const BLOB_ROUTE_PREFIX = '/v1/blobs/';
 export const blobUrlSigningKey = (masterKey: Buffer): Buffer => createHmac('sha256', masterKey).update('orgmem blob urls').digest();
 
 const mac = (signingKey: Buffer, u: SignedBlobUrl) =>
-  createHmac('sha256', signingKey).update([u.op, u.key, String(u.expires), u.type ?? ''].join('\n')).digest();
+  createHmac('sha256', signingKey)
+    .update([u.op, u.key, String(u.expires), u.type ?? ''].join('\n'))
+    .digest();
 
 /** The key as a URL path: each segment percent-encoded, the slashes kept. */
 export const blobPath = (key: string) => BLOB_ROUTE_PREFIX + key.split('/').map(encodeURIComponent).join('/');
@@ -39,7 +41,7 @@ export function signBlobUrl(signingKey: Buffer, origin: string, u: SignedBlobUrl
 export function checkBlobSignature(signingKey: Buffer, u: SignedBlobUrl, sig: string, nowSeconds = Date.now() / 1000): string | null {
   const expected = mac(signingKey, u);
   const given = /^[0-9a-f]{64}$/.test(sig) ? Buffer.from(sig, 'hex') : Buffer.alloc(0);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'The link\'s signature is not valid';
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "The link's signature is not valid";
   if (!Number.isFinite(u.expires) || u.expires < nowSeconds) return 'The link has expired';
   return null;
 }

@@ -36,7 +36,8 @@ export function fromVectorLiteral(s: string): number[] {
 
 // postgres.js's own connection failures, Node's socket errors, and PostgreSQL's connection
 // exception class (08), shutdowns (57P01-57P03) and a dropped database (3D000).
-const UNREACHABLE = /^(CONNECT_TIMEOUT|CONNECTION_(CLOSED|ENDED|DESTROYED)|ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|08...|57P0[123]|3D000)$/;
+const UNREACHABLE =
+  /^(CONNECT_TIMEOUT|CONNECTION_(CLOSED|ENDED|DESTROYED)|ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|08...|57P0[123]|3D000)$/;
 
 /** Whether a database error means the server cannot be reached or used now, rather than a bad statement. */
 export const isUnreachable = (err: unknown): boolean => UNREACHABLE.test(String((err as { code?: unknown } | null)?.code ?? ''));

@@ -1,8 +1,21 @@
 import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Another live process holds the directory (`orgmem mcp` then looks for a server to go through). */
-export class DataDirInUseError extends Error {}
+/**
+ * Another live process holds the directory: `owner` is its pid. When that process is `orgmem
+ * serve`, `orgmem mcp` and the admin commands go through it (host/server-file.ts).
+ */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly owner: number,
+  ) {
+    super(
+      `The data directory ${dir} is in use by another orgmem process (pid ${owner}). ` +
+        'Stop that process, or point ORGMEM_DATA_DIR at another directory, or use PostgreSQL (DATABASE_URL) to share one database between processes.',
+    );
+  }
+}
 
 /**
  * PGlite has no server to arbitrate between processes, and two processes writing one data
@@ -26,12 +39,7 @@ export function acquireDirLock(dir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(readFileSync(path, 'utf8'));
-      if (owner && owner !== process.pid && isAlive(owner)) {
-        throw new DataDirInUseError(
-          `The data directory ${dir} is in use by another orgmem process (pid ${owner}). ` +
-            'Stop that process, or point ORGMEM_DATA_DIR at another directory, or use PostgreSQL (DATABASE_URL) to share one database between processes.',
-        );
-      }
+      if (owner && owner !== process.pid && isAlive(owner)) throw new DataDirInUseError(dir, owner);
       unlinkSync(path);
     }
   }

@@ -1,8 +1,12 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Db, Queryable, Row, Tx } from './db.ts';
 import { acquireDirLock } from './dir-lock.ts';
+
+/** Whether `dataDir` holds an embedded database (one openPglite made), rather than none yet. */
+export const hasEmbeddedData = (dataDir: string) => existsSync(join(dataDir, 'pgdata', 'PG_VERSION'));
 
 /** Embedded PostgreSQL (WASM) in a data directory, or in memory for `memory://`. */
 export async function openPglite(dataDir: string): Promise<Db> {
@@ -14,7 +18,7 @@ export async function openPglite(dataDir: string): Promise<Db> {
   }
   let pg: PGlite;
   try {
-    pg = await PGlite.create(inMemory ? dataDir : `${dataDir}/pgdata`, { extensions: { vector } });
+    pg = await PGlite.create(inMemory ? dataDir : join(dataDir, 'pgdata'), { extensions: { vector } });
   } catch (err) {
     release();
     throw err;

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.ts';
+import type { Config } from '../../core/config.ts';
 import type { Embedder } from './embedder.ts';
 import { hashEmbedder } from './hash.ts';
 import { localUseEmbedder } from './local-use.ts';

@@ -58,7 +58,14 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
         pollInterval: 2000,
         events,
       });
-      liveness = await watchWorkerLiveness(pgPool, () => [...poolIds], heartbeatSeconds, (job) => abandonTask(ctx, tasks, job, log), logger, log);
+      liveness = await watchWorkerLiveness(
+        pgPool,
+        () => [...poolIds],
+        heartbeatSeconds,
+        (job) => abandonTask(ctx, tasks, job, log),
+        logger,
+        log,
+      );
     },
     async lagMs() {
       // What a worker could take now (graphile-worker's own get_job condition): available (not

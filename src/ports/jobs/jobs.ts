@@ -10,7 +10,7 @@ export interface JobMeta {
 
 /**
  * A kind of background job: the task identifier the queue stores, the zod schema of its payload
- * and how often it is tried. Declared by the service that enqueues it; a task of `worker/` adds
+ * and how often it is tried. Declared by the service that enqueues it; a task of `host/tasks.ts` adds
  * the code that runs it.
  */
 export interface JobDef<S extends z.ZodType = z.ZodType> {
@@ -75,8 +75,10 @@ export interface JobQueue<C = unknown> {
    * that can never run.
    */
   enqueue<S extends z.ZodType>(q: Queryable, job: JobDef<S>, payload: z.input<S>, opts?: EnqueueOptions): Promise<void>;
-  /** Starts executing tasks and the crontab in this process; `ctx` is handed to every task. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  /**
+   * Starts executing tasks and the crontab in this process; `ctx` is handed to every task. The
+   * list holds tasks of every payload type, so their payload parameter is erased (`any`).
+   */
   start(ctx: C, tasks: TaskDef<any, C>[], crontab: CronDef[]): Promise<void>;
   /**
    * How long, in ms, the oldest job that is due and not taken has waited (0 when none): a queue

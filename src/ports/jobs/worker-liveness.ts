@@ -61,7 +61,11 @@ export async function watchWorkerLiveness(
       );
       for (const job of lastTries) await onAbandoned(job);
       await utils.forceUnlockWorkers(dead);
-      if (lastTries.length) await utils.permanentlyFailJobs(lastTries.map((j) => j.id), ABANDONED);
+      if (lastTries.length)
+        await utils.permanentlyFailJobs(
+          lastTries.map((j) => j.id),
+          ABANDONED,
+        );
       log.warn({ workers: dead }, 'released the jobs of workers that stopped beating');
     }
     // A dead worker's row is no longer needed: its remaining jobs are judged by their lock age.
@@ -84,9 +88,9 @@ export async function watchWorkerLiveness(
       clearTimeout(timer);
       await current;
       // A clean stop has finished or handed back its jobs; its beats would only linger.
-      await pgPool.query('delete from worker_heartbeats where worker_id = any($1::text[])', [ownLockIds()]).catch((err) =>
-        log.warn({ err }, 'worker heartbeat cleanup failed'),
-      );
+      await pgPool
+        .query('delete from worker_heartbeats where worker_id = any($1::text[])', [ownLockIds()])
+        .catch((err) => log.warn({ err }, 'worker heartbeat cleanup failed'));
       await utils.release();
     },
   };

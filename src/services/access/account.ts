@@ -1,5 +1,5 @@
-import type { AuthedCtx } from '../../context.ts';
-import { badRequest } from '../../errors.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { badRequest } from '../../core/errors.ts';
 import { deleteTenantFiles } from '../storage/file-cleanup.ts';
 import { eraseOwnDatabaseData } from '../tenant-db/erase.ts';
 

@@ -1,11 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Agent, App, AuthedCtx } from '../../context.ts';
-import { unauthorized } from '../../errors.ts';
+import type { Agent, App, AuthedCtx } from '../../core/context.ts';
+import { unauthorized } from '../../core/errors.ts';
 import type { Tenant } from '../../schemas/access.ts';
 import { hashKey, type KeyRow } from './keys.ts';
 import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
 import { tenantView, type TenantRow } from './tenants.ts';
-import { tenantApp } from '../tenant-db/tenant-app.ts';
 
 type AuthRow = KeyRow & TenantRow & { key_id: string; database_sealed: string | null; rl_count?: number; rl_reset?: number };
 
@@ -72,30 +71,43 @@ export async function authenticate(app: App, header: string | undefined): Promis
 }
 
 /**
- * The context an agent acts in without a request (a job it started), so what it writes carries
- * that agent in created_by; null once the tenant or the key is gone.
+ * Who a call without a request acts as: an agent (an API key of the tenant), or the tenant through
+ * one of its own services (mail to its drop address, a connection), named by a label and, for a
+ * connection, its id: what a service writes has `created_by: {id: null or that id, label}`.
  */
-export async function actAs(app: App, tenantId: string, agentId: string, requestId: string): Promise<AuthedCtx | null> {
-  const [row] = await app.platform.query<TenantRow & { key_label: string; key_read_only: boolean }>(
-    `select t.*, k.label as key_label, k.read_only as key_read_only
-       from tenants t join api_keys k on k.tenant_id = t.id and k.id = $2 where t.id = $1`,
-    [tenantId, agentId],
-  );
-  if (!row) return null;
-  return {
-    app: await tenantApp(app, tenantId),
-    requestId,
-    tenant: tenantView(row, app.config.tiers),
-    agent: { id: agentId, label: row.key_label, read_only: row.key_read_only },
-  };
-}
+export type Actor = { agent_id: string } | { service: string; id?: string };
 
 /**
- * A tenant acting without a key (mail sent to its drop address): its agent has an empty id, so
- * what it writes has `created_by: {id: null, label}`.
+ * An agent's key, or the key that replaced it by rotation (rotation moves the grants there, so
+ * the agent's work goes on as it), with the tenant.
  */
-export async function actAsService(app: App, tenantId: string, label: string, requestId: string): Promise<AuthedCtx | null> {
-  const [row] = await app.platform.query<TenantRow>('select * from tenants where id = $1', [tenantId]);
+const AGENT = `with recursive chain as (
+    select k.id, k.label, k.read_only, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
+    union all
+    select k.id, k.label, k.read_only, k.revoked_at, k.replaced_by, c.depth + 1
+      from chain c join api_keys k on k.tenant_id = $1 and k.id = c.replaced_by where c.depth < 1000
+  )
+  select t.*, c.id as key_id, c.label as key_label, c.read_only as key_read_only, c.revoked_at is not null as key_revoked
+    from tenants t join chain c on true where t.id = $1 order by c.depth desc limit 1`;
+
+/**
+ * The context of a call without a request (a job, mail, an OAuth callback) of a tenant, in `app`
+ * (the tenant's), so what it writes carries its actor in created_by; `revoked`: the agent's key
+ * was revoked (and not rotated). Null once the tenant or the key is gone. Only the grants'
+ * resolver calls it (`actFor`, grants.ts), which decides whether the actor may still act.
+ */
+export async function actAs(app: App, tenantId: string, actor: Actor, requestId: string): Promise<{ ctx: AuthedCtx; revoked: boolean } | null> {
+  if ('service' in actor) {
+    const [row] = await app.platform.query<TenantRow>('select * from tenants where id = $1', [tenantId]);
+    if (!row) return null;
+    const agent = { id: actor.id ?? '', label: actor.service, read_only: false };
+    return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: false };
+  }
+  const [row] = await app.platform.query<TenantRow & { key_id: string; key_label: string; key_read_only: boolean; key_revoked: boolean }>(AGENT, [
+    tenantId,
+    actor.agent_id,
+  ]);
   if (!row) return null;
-  return { app: await tenantApp(app, tenantId), requestId, tenant: tenantView(row, app.config.tiers), agent: { id: '', label, read_only: false } };
+  const agent = { id: row.key_id, label: row.key_label, read_only: row.key_read_only };
+  return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: row.key_revoked };
 }

@@ -1,25 +1,141 @@
-import type { AuthedCtx } from '../../context.ts';
-import { badRequest, forbidden, notFound } from '../../errors.ts';
-import { isUuid } from '../../ids.ts';
+import type { z } from 'zod';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../core/errors.ts';
+import { isUuid } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { controlQueryable } from '../tenant-db/tenant-app.ts';
+import type { JobDef } from '../../ports/jobs/jobs.ts';
+import { actAs, type Actor } from './authenticate.ts';
+import { controlQueryable, tenantApp } from '../tenant-db/tenant-app.ts';
+
+/*
+ * The one place collection grants are decided. A collection is open until its first grant; then
+ * only granted keys may read (can_read) or write (can_write) it. Every call that touches a
+ * collection declares which, as a rule: a procedure in its `collection` (resolved by `invoke`),
+ * a job or an entry without a request (mail, an OAuth callback) in its `Acting` (resolved by the
+ * job runner or the entry with `actFor`). List and search code that spans collections filters
+ * with `readableCollectionSql`.
+ */
+
+export type Permission = 'read' | 'write';
 
 /**
- * The one place collection grants are decided. A collection is open until its first grant;
- * then only granted keys may read (can_read) or write (can_write) it. Called by `invoke` for
- * every procedure that names a collection, and by list/search code that spans collections.
+ * Which collections a call touches and the permission it needs on them. The collection is the
+ * value of an input field (checked when given: an all-collection search narrowed to one), the
+ * collection of a record the input names (`of`: a connection, a batch, a job; 404 when the tenant
+ * has no such record), or the collections the input names (`collections`: an import, the chat
+ * proxy's store). A `partial` rule does not refuse the call: it goes on without the collections
+ * refused, which its handler leaves alone (an import skips their items and reports them).
  */
-export async function assertCollectionAccess(ctx: AuthedCtx, collection: string, permission: 'read' | 'write'): Promise<void> {
-  const [row] = await ctx.app.db.query<{ restricted: boolean; can_read: boolean | null; can_write: boolean | null }>(
-    `select exists (select 1 from collection_grants where tenant_id = $1 and collection = $2) as restricted,
-            g.can_read, g.can_write
-       from (select 1) one
-       left join collection_grants g on g.tenant_id = $1 and g.collection = $2 and g.agent_key_id = $3`,
-    [ctx.tenant.id, collection, ctx.agent.id],
+export type GrantRule<I = any> = { permission: Permission } & (
+  { field: keyof I & string } | { of: (ctx: AuthedCtx, input: I) => Promise<string> } | { collections: (input: I) => string[]; partial?: boolean }
+);
+
+/** A call's rules: one, or one per collection it touches in its own way (a move writes two). */
+export type GrantRules<I = any> = GrantRule<I> | GrantRule<I>[];
+
+/** What a call may touch once its rules are resolved: the collections they named and did not refuse. */
+export interface Grants {
+  /** False for a collection a partial rule refused, and for one no rule named (what a rule misses is refused). */
+  allows(collection: string): boolean;
+}
+
+/** The grants of a call that names no collection. */
+export const NO_GRANTS: Grants = { allows: () => false };
+
+const isPartial = (rule: GrantRule) => 'collections' in rule && !!rule.partial;
+
+/** The permissions a call can be answered 403 for (a partial rule refuses no call), for its documented errors. */
+export const refusablePermissions = (rules: GrantRules): Permission[] =>
+  [...new Set([rules].flat().flatMap((r) => (isPartial(r) ? [] : [r.permission])))].sort();
+
+/** Of `collections`, those restricted and not granted `permission` to the agent, in the order given. */
+async function refusedOf(ctx: AuthedCtx, collections: string[], permission: Permission): Promise<string[]> {
+  if (!collections.length) return [];
+  const rows = await ctx.app.db.query<{ name: string }>(
+    `select c.name from unnest($2::text[]) with ordinality as c(name, n)
+      where exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name)
+        and not exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name and g.agent_key_id = $3
+                          and ${permission === 'read' ? 'g.can_read' : 'g.can_write'})
+      order by c.n`,
+    [ctx.tenant.id, [...new Set(collections)], ctx.agent.id],
   );
-  if (!row?.restricted) return;
-  const allowed = permission === 'read' ? row.can_read : row.can_write;
-  if (!allowed) throw forbidden(`This API key is not granted ${permission} access to collection "${collection}"`);
+  return rows.map((r) => r.name);
+}
+
+/**
+ * The resolver: each rule's collections checked for its permission (read for a call that only
+ * reads), as `who` names the agent in a refusal; a service identity (`who` null) is named by no
+ * grant and refused by none.
+ */
+async function decide<I>(ctx: AuthedCtx, rules: GrantRules<I>, input: I, reads: boolean, who: string | null): Promise<Grants> {
+  const allowed = new Set<string>();
+  for (const rule of [rules].flat()) {
+    const permission = reads ? 'read' : rule.permission;
+    const named =
+      'field' in rule
+        ? [input[rule.field] as string | undefined].filter((c) => c !== undefined)
+        : 'of' in rule
+          ? [await rule.of(ctx, input)]
+          : rule.collections(input);
+    const refused = who === null ? [] : await refusedOf(ctx, named, permission);
+    if (refused.length && !isPartial(rule)) throw forbidden(`${who} is not granted ${permission} access to collection "${refused[0]}"`);
+    for (const name of named) if (!refused.includes(name)) allowed.add(name);
+  }
+  return { allows: (collection) => allowed.has(collection) };
+}
+
+/**
+ * The grants of a call through `invoke`: its procedure's rules on its input, for the calling key.
+ * A call that only reads (a dry run, see `readWhen`) needs read wherever its rules say write.
+ */
+export const resolveGrants = <I>(ctx: AuthedCtx, rules: GrantRules<I>, input: I, reads: boolean) => decide(ctx, rules, input, reads, 'This API key');
+
+/** Who a call without a request acts as, and the collection it touches. */
+export interface Subject {
+  actor: Actor;
+  collection: string;
+}
+
+/**
+ * What a job or an entry without a request (mail, an OAuth callback) declares: whom it acts as
+ * and the grant it needs, both read from its payload (and the record the payload names).
+ */
+export interface Acting<P> {
+  /** The actor and the collection; none when the record is gone and nothing is left to do. `app` is the tenant's. */
+  subject: (app: App, payload: P) => Promise<Subject | undefined>;
+  grant: GrantRule<Subject>;
+}
+
+/** A job that acts for its tenant: the job runner resolves its `acts` before its code runs (host/tasks.ts). */
+export type ActingJob<S extends z.ZodType> = JobDef<S> & { acts: Acting<z.output<S>> };
+
+export const actingJob = <S extends z.ZodType>(job: JobDef<S>, acts: Acting<z.output<S>>): ActingJob<S> => ({ ...job, acts });
+
+/**
+ * Resolves an `Acting` for a payload of a tenant: the context to run in, or why the actor may no
+ * longer act (an agent whose key was revoked, or who is not granted the collection any more: the
+ * caller records it where the tenant sees it), or null when the record or the tenant is gone.
+ */
+export async function actFor<P extends { tenant_id: string }>(
+  app: App,
+  acting: Acting<P>,
+  payload: P,
+  requestId: string,
+): Promise<{ ctx: AuthedCtx } | { refused: string } | null> {
+  const data = await tenantApp(app, payload.tenant_id);
+  const subject = await acting.subject(data, payload);
+  const acted = subject && (await actAs(data, payload.tenant_id, subject.actor, requestId));
+  if (!subject || !acted) return null;
+  // An agent is named by its key's label in a refusal; a service (mail, a connection) is refused by no grant.
+  const agent = 'agent_id' in subject.actor ? `The API key "${acted.ctx.agent.label}"` : null;
+  if (agent && acted.revoked) return { refused: `${agent} has been revoked` };
+  try {
+    await decide(acted.ctx, acting.grant, subject, false, agent);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'FORBIDDEN') return { refused: err.detail };
+    throw err;
+  }
+  return { ctx: acted.ctx };
 }
 
 /**
@@ -77,18 +193,14 @@ async function changeGrants<T>(ctx: AuthedCtx, collection: string, change: (tx: 
  * Adds or changes an agent's grant; the first grant restricts the collection. The key must be
  * an active key of the tenant (a revoked key is no agent).
  */
-export async function putGrant(
-  ctx: AuthedCtx,
-  collection: string,
-  input: { agent_key_id: string; can_read: boolean; can_write: boolean },
-): Promise<GrantView> {
+export async function putGrant(ctx: AuthedCtx, collection: string, input: { agent_key_id: string; can_read: boolean; can_write: boolean }): Promise<GrantView> {
   const keyId = input.agent_key_id;
   return changeGrants(ctx, collection, async (tx) => {
     const [key] = isUuid(keyId)
-      ? await controlQueryable(ctx.app, tx).query<{ label: string }>(
-          'select label from api_keys where tenant_id = $1 and id = $2 and revoked_at is null',
-          [ctx.tenant.id, keyId],
-        )
+      ? await controlQueryable(ctx.app, tx).query<{ label: string }>('select label from api_keys where tenant_id = $1 and id = $2 and revoked_at is null', [
+          ctx.tenant.id,
+          keyId,
+        ])
       : [];
     if (!key) throw notFound(`API key ${keyId} not found among the tenant's active keys`);
     const [row] = await tx.query<Omit<GrantView, 'label'>>(

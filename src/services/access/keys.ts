@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Agent, App, AuthedCtx } from '../../context.ts';
-import { badRequest, notFound, unauthorized } from '../../errors.ts';
-import { iso, isUuid, newId } from '../../ids.ts';
+import type { Agent, App, AuthedCtx } from '../../core/context.ts';
+import { badRequest, notFound, unauthorized } from '../../core/errors.ts';
+import { iso, isUuid, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { dataQueryable } from '../tenant-db/tenant-app.ts';
 
@@ -11,10 +11,14 @@ export const hashKey = (key: string) => createHash('sha256').update(key).digest(
 export async function insertKey(q: Queryable, tenantId: string, label: string, readOnly: boolean) {
   const apiKey = `mv_${randomBytes(32).toString('base64url')}`;
   const id = newId();
-  const [row] = await q.query<KeyRow>(
-    `insert into api_keys (tenant_id, id, key_hash, prefix, label, read_only) values ($1, $2, $3, $4, $5, $6) returning *`,
-    [tenantId, id, hashKey(apiKey), apiKey.slice(0, 9), label, readOnly],
-  );
+  const [row] = await q.query<KeyRow>(`insert into api_keys (tenant_id, id, key_hash, prefix, label, read_only) values ($1, $2, $3, $4, $5, $6) returning *`, [
+    tenantId,
+    id,
+    hashKey(apiKey),
+    apiKey.slice(0, 9),
+    label,
+    readOnly,
+  ]);
   return { row: row!, apiKey };
 }
 
@@ -74,13 +78,18 @@ export async function rotateKey(app: App, tenantId: string, agent: Agent) {
     // Only the request that actually revokes the calling key may issue its successor: parallel
     // rotations with one key wait on its row, then find it revoked and get the 401 any revoked
     // key gets, so a thief racing the owner's rotation ends up without a key.
-    const revoked = await tx.query(
-      'update api_keys set revoked_at = now() where tenant_id = $1 and id = $2 and revoked_at is null returning id',
-      [tenantId, agent.id],
-    );
+    const revoked = await tx.query('update api_keys set revoked_at = now() where tenant_id = $1 and id = $2 and revoked_at is null returning id', [
+      tenantId,
+      agent.id,
+    ]);
     if (!revoked.length) throw unauthorized('Invalid or revoked API key');
     const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.read_only);
-    await dataQueryable(app, tx).query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [tenantId, agent.id, row.id]);
+    await tx.query('update api_keys set replaced_by = $3 where tenant_id = $1 and id = $2', [tenantId, agent.id, row.id]);
+    await dataQueryable(app, tx).query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [
+      tenantId,
+      agent.id,
+      row.id,
+    ]);
     return { id: row.id, api_key: apiKey };
   });
 }

@@ -1,5 +1,5 @@
-import type { App } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import type { App } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 
 /** One hit on a fixed-window counter: the count in the current window and when it ends. */

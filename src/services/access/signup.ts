@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { App, PublicCtx } from '../../context.ts';
-import { notFound } from '../../errors.ts';
+import type { App, PublicCtx } from '../../core/context.ts';
+import { notFound } from '../../core/errors.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Tenant } from '../../schemas/access.ts';
 import { appendAudit } from '../events/audit.ts';
@@ -32,10 +32,12 @@ async function limitPublic(ctx: PublicCtx, email: string): Promise<void> {
 /** A one-time reveal link; only the token's hash is stored. */
 async function issueLink(app: App, q: Queryable, tenantId: string, purpose: 'signup' | 'recover'): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  await q.query(
-    `insert into reveal_tokens (tenant_id, token_hash, purpose, expires_at) values ($1, $2, $3, now() + make_interval(hours => $4::int))`,
-    [tenantId, sha256(token), purpose, TOKEN_TTL_HOURS],
-  );
+  await q.query(`insert into reveal_tokens (tenant_id, token_hash, purpose, expires_at) values ($1, $2, $3, now() + make_interval(hours => $4::int))`, [
+    tenantId,
+    sha256(token),
+    purpose,
+    TOKEN_TTL_HOURS,
+  ]);
   await appendAudit(q, tenantId, null, { action: `account.${purpose}`, target: 'reveal-link', detail: {} });
   return `${baseUrl(app)}/v1/memory/reveal/${token}`;
 }
@@ -102,7 +104,12 @@ export async function reveal(ctx: PublicCtx, token: string): Promise<{ api_key: 
     if (!link) throw notFound('This link is unknown, already used or expired');
     const { row: key, apiKey } = await insertKey(tx, link.tenant_id, link.purpose === 'signup' ? 'default' : 'recovered', false);
     const [tenant] = await tx.query<TenantRow>('select * from tenants where id = $1', [link.tenant_id]);
-    await appendAudit(tx, link.tenant_id, { id: key.id, label: key.label }, { action: 'account.reveal', target: `keys/${key.id}`, detail: { purpose: link.purpose } });
+    await appendAudit(
+      tx,
+      link.tenant_id,
+      { id: key.id, label: key.label },
+      { action: 'account.reveal', target: `keys/${key.id}`, detail: { purpose: link.purpose } },
+    );
     return { api_key: apiKey, tenant: tenantView(tenant!, ctx.app.config.tiers) };
   });
 }

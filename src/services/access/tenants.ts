@@ -1,7 +1,7 @@
-import type { TierLimits } from '../../config.ts';
-import type { App } from '../../context.ts';
-import { conflict } from '../../errors.ts';
-import { iso, newId } from '../../ids.ts';
+import type { TierLimits } from '../../core/config.ts';
+import type { App } from '../../core/context.ts';
+import { conflict, notFound } from '../../core/errors.ts';
+import { iso, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Tenant } from '../../schemas/access.ts';
 import { insertKey } from './keys.ts';
@@ -56,6 +56,36 @@ export async function createTenant(app: App, input: NewTenant): Promise<{ tenant
   });
 }
 
+interface TenantRef {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/**
+ * The one tenant `ref` names: its id, its email (any case) or its name. 404 for none; 409 when
+ * several match (names are not unique), listing them so that the caller can name one by email or id.
+ */
+async function tenantNamed(q: Queryable, ref: string): Promise<TenantRef> {
+  const tenants = await q.query<TenantRef>(
+    'select id, name, email from tenants where id::text = $1 or lower(email) = lower($1) or name = $1 order by created_at',
+    [ref],
+  );
+  if (!tenants.length) throw notFound(`No tenant has the name, email or id '${ref}'`);
+  if (tenants.length > 1) {
+    const list = tenants.map((t) => `  ${t.name} <${t.email}> ${t.id}`).join('\n');
+    throw conflict(`Several tenants match '${ref}'; name one by email or id:\n${list}`);
+  }
+  return tenants[0]!;
+}
+
+/** A new API key for the tenant `ref` names (tenantNamed); its other keys stay as they are. The key is in the answer only. */
+export async function createKeyFor(app: App, ref: string, label: string, readOnly: boolean) {
+  const tenant = await tenantNamed(app.platform, ref);
+  const { row, apiKey } = await insertKey(app.platform, tenant.id, label, readOnly);
+  return { tenant, id: row.id, label: row.label, read_only: row.read_only, created_at: iso(row.created_at)!, api_key: apiKey };
+}
+
 export async function countTenants(app: App): Promise<number> {
   const [row] = await app.platform.query<{ n: number }>('select count(*)::int as n from tenants');
   return row!.n;
@@ -67,9 +97,9 @@ export async function countTenants(app: App): Promise<number> {
  */
 export async function setTenantTier(q: Queryable, tenantId: string, tier: string): Promise<string | undefined> {
   // The joined row is read before the update: its tier is the one being replaced.
-  const [row] = await q.query<{ before: string }>(
-    'update tenants t set tier = $2 from tenants b where t.id = $1 and b.id = t.id returning b.tier as before',
-    [tenantId, tier],
-  );
+  const [row] = await q.query<{ before: string }>('update tenants t set tier = $2 from tenants b where t.id = $1 and b.id = t.id returning b.tier as before', [
+    tenantId,
+    tier,
+  ]);
   return row?.before;
 }

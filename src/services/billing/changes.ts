@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import { badRequest } from '../../errors.ts';
+import { badRequest } from '../../core/errors.ts';
 import { tierOfPrice, type StripeSettings } from './stripe.ts';
 
 /** The Stripe events billing acts on; any other is answered 200 and left alone. */
-export const BILLING_EVENTS = [
-  'checkout.session.completed',
-  'customer.subscription.created',
-  'customer.subscription.updated',
-  'customer.subscription.deleted',
-];
+export const BILLING_EVENTS = ['checkout.session.completed', 'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted'];
 
 /** What one event asks of a tenant's billing. */
 export type BillingChange =
@@ -72,11 +67,16 @@ export function billingChange(type: string, object: unknown, settings: StripeSet
   if (type === 'checkout.session.completed') {
     const session = read(checkoutSession, object, 'a Checkout Session');
     if (session.mode !== 'subscription') return { ignored: `a ${session.mode} checkout, not a subscription` };
-    const ids = { tenantId: session.client_reference_id ?? session.metadata.tenant_id ?? null, customer: session.customer, subscription: session.subscription, ended: false };
+    const ids = {
+      tenantId: session.client_reference_id ?? session.metadata.tenant_id ?? null,
+      customer: session.customer,
+      subscription: session.subscription,
+      ended: false,
+    };
     const tier = session.metadata.tier;
     // Delayed payment methods complete the checkout before the money arrives: the subscription's events move the tier then.
-    if (session.payment_status === 'unpaid') return { ...ids, why: 'the payment is still pending; the subscription\'s events move the tier' };
-    if (!tier || !settings.prices[tier]) return { ...ids, why: 'the session names no paid tier; the subscription\'s events move the tier' };
+    if (session.payment_status === 'unpaid') return { ...ids, why: "the payment is still pending; the subscription's events move the tier" };
+    if (!tier || !settings.prices[tier]) return { ...ids, why: "the session names no paid tier; the subscription's events move the tier" };
     return { ...ids, tier };
   }
   const sub = read(subscription, object, 'a Subscription');

@@ -1,5 +1,5 @@
-import type { AuthedCtx } from '../../context.ts';
-import { AppError, badRequest, conflict } from '../../errors.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { AppError, badRequest, conflict } from '../../core/errors.ts';
 import { billingAccount } from './accounts.ts';
 import { callStripe, stripeClient, stripeSettings } from './stripe.ts';
 
@@ -27,7 +27,9 @@ export async function createCheckout(ctx: AuthedCtx, input: { tier: string; succ
   const account = await billingAccount(ctx.app.platform, ctx.tenant.id);
   // A second subscription would bill twice: changing plan is the portal's job.
   if (account?.stripe_subscription_id) {
-    throw conflict(`This tenant already has a subscription (${account.stripe_subscription_id}): change or cancel it in the billing portal (POST /v1/memory/stripe/portal)`);
+    throw conflict(
+      `This tenant already has a subscription (${account.stripe_subscription_id}): change or cancel it in the billing portal (POST /v1/memory/stripe/portal)`,
+    );
   }
   const metadata = { tenant_id: ctx.tenant.id, tier: input.tier };
   const session = await callStripe('the checkout session', () =>

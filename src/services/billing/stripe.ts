@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
-import type { App } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import type { App } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
 
 export interface StripeSettings {
   secretKey: string;
@@ -49,8 +49,7 @@ export function stripeClient(app: App): Stripe {
 }
 
 /** The paid tier a price stands for (ORGMEM_STRIPE_PRICES read backwards). */
-export const tierOfPrice = (settings: StripeSettings, price: string): string | undefined =>
-  Object.entries(settings.prices).find(([, p]) => p === price)?.[0];
+export const tierOfPrice = (settings: StripeSettings, price: string): string | undefined => Object.entries(settings.prices).find(([, p]) => p === price)?.[0];
 
 /** A call to Stripe; its refusal or a network failure is a 502 with Stripe's own message. */
 export async function callStripe<T>(what: string, call: () => Promise<T>): Promise<T> {

@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { z } from 'zod';
-import type { PublicCtx } from '../../context.ts';
-import { badRequest } from '../../errors.ts';
-import { isUuid } from '../../ids.ts';
+import type { PublicCtx } from '../../core/context.ts';
+import { badRequest } from '../../core/errors.ts';
+import { isUuid } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { setTenantTier } from '../access/tenants.ts';
 import { appendAudit } from '../events/audit.ts';
@@ -11,7 +11,12 @@ import { BILLING_EVENTS, billingChange, type BillingChange } from './changes.ts'
 import { stripeSettings } from './stripe.ts';
 
 // The envelope of every event; what its object holds depends on the type (changes.ts).
-const stripeEvent = z.object({ id: z.string().min(1), type: z.string(), created: z.number().int().min(0).max(8.64e12), data: z.object({ object: z.unknown() }) });
+const stripeEvent = z.object({
+  id: z.string().min(1),
+  type: z.string(),
+  created: z.number().int().min(0).max(8.64e12),
+  data: z.object({ object: z.unknown() }),
+});
 
 /** How old a signature's timestamp may be (Stripe's own default): an older delivery is refused as a replay. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -63,7 +68,7 @@ async function apply(tx: Queryable, change: BillingChange, event: { id: string; 
   // Stripe does not deliver in order: a retry of an old event must not undo a newer one.
   if (account.last_event_at && account.last_event_at.getTime() > event.at.getTime()) return 'ignored: older than the last event applied to this tenant';
   if (change.ended && account.stripe_subscription_id && change.subscription !== account.stripe_subscription_id) {
-    return 'ignored: a subscription other than the tenant\'s current one ended';
+    return "ignored: a subscription other than the tenant's current one ended";
   }
   await saveBillingAccount(tx, tenantId, {
     customer: change.customer ?? account.stripe_customer_id,
@@ -73,7 +78,11 @@ async function apply(tx: Queryable, change: BillingChange, event: { id: string; 
   if (!change.tier) return `customer and subscription stored; the tier stays: ${change.why}`;
   const before = await setTenantTier(tx, tenantId, change.tier);
   if (before !== change.tier) {
-    await appendAudit(tx, tenantId, null, { action: 'billing.webhook', target: 'tier', detail: { from: before, to: change.tier, event: event.id, type: event.type } });
+    await appendAudit(tx, tenantId, null, {
+      action: 'billing.webhook',
+      target: 'tier',
+      detail: { from: before, to: change.tier, event: event.id, type: event.type },
+    });
   }
   return `tier ${change.tier}`;
 }

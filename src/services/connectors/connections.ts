@@ -1,14 +1,13 @@
-import type { ZodType } from 'zod';
-import type { AuthedCtx } from '../../context.ts';
-import { AppError, badRequest, notFound } from '../../errors.ts';
-import { iso, isUuid, newId } from '../../ids.ts';
+import { z, type ZodType } from 'zod';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { AppError, badRequest, notFound } from '../../core/errors.ts';
+import { iso, isUuid, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { assertPublicTarget } from '../../ports/public-target.ts';
-import type { ConnectionCreate, ConnectionView } from '../../schemas/connectors.ts';
+import type { ConnectionCreate, ConnectionView, ProviderView } from '../../schemas/connectors.ts';
+import { providers, providerSpec, type OAuthProvider, type Provider } from '../../schemas/providers/index.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { ensureCollection } from '../memory/collections.ts';
-import type { Provider } from './providers/connector.ts';
-import { connectors } from './providers/index.ts';
 
 export interface ConnectionRow {
   tenant_id: string;
@@ -47,6 +46,23 @@ export function toConnectionView(row: ConnectionRow): ConnectionView {
   };
 }
 
+/** What the registry says of each provider, made once: its fields as JSON Schema, as a form (the dashboard's) reads them. */
+const described = providers.map((p) => ({
+  provider: p.name,
+  label: p.label,
+  synced: p.sync.by === 'service',
+  credentials: z.toJSONSchema(p.credentials, { io: 'input' }),
+  config: z.toJSONSchema(p.config, { io: 'input' }),
+}));
+
+/** The providers a connection can read, and whether each one's OAuth app is configured on this server. */
+export function listProviders(app: App): ProviderView[] {
+  return described.map((d) => ({
+    ...d,
+    oauth: !providerSpec(d.provider).oauth ? 'none' : app.config.connectors.oauth[d.provider as OAuthProvider] ? 'available' : 'not_configured',
+  }));
+}
+
 /** A provider's schema applied to one field of the request: its failures are 422s under that field's path. */
 export function checkField<T>(schema: ZodType<T>, value: unknown, field: 'credentials' | 'config', provider: string): T {
   const parsed = schema.safeParse(value);
@@ -57,13 +73,17 @@ export function checkField<T>(schema: ZodType<T>, value: unknown, field: 'creden
 
 /** The credentials and config a provider needs, in the shape its schemas give them; 422 naming the field otherwise. */
 export async function checkConnectionFields(ctx: AuthedCtx, provider: Provider, credentials: unknown, config: unknown) {
-  const connector = connectors[provider];
-  const checked = { credentials: checkField(connector.credentials, credentials, 'credentials', provider), config: checkField(connector.config, config, 'config', provider) };
-  // Confluence is called at an address the tenant chose: the rule of every such address (webhooks, LLM endpoints).
-  const baseUrl = (checked.config as { base_url?: string }).base_url;
-  if (provider === 'confluence' && baseUrl && ctx.app.config.production && !ctx.app.config.webhooks.allowPrivate) {
-    await assertPublicTarget(new URL(baseUrl)).catch((err: Error) => {
-      throw badRequest(`The confluence base_url is not allowed: ${err.message}`);
+  const spec = providerSpec(provider);
+  const checked = {
+    credentials: checkField(spec.credentials, credentials, 'credentials', provider),
+    config: checkField(spec.config, config, 'config', provider),
+  };
+  // A provider on the tenant's own site is called at an address the tenant chose: the rule of every such address (webhooks, LLM endpoints).
+  const field = spec.sync.by === 'service' && 'configField' in spec.sync.api ? spec.sync.api.configField : null;
+  const site = field && (checked.config as Record<string, unknown>)[field];
+  if (typeof site === 'string' && ctx.app.config.production && !ctx.app.config.webhooks.allowPrivate) {
+    await assertPublicTarget(new URL(site)).catch((err: Error) => {
+      throw badRequest(`The ${provider} ${field} is not allowed: ${err.message}`);
     });
   }
   return checked;
@@ -75,7 +95,16 @@ export async function insertConnection(q: Queryable, ctx: AuthedCtx, input: Conn
   const [row] = await q.query<ConnectionRow>(
     `insert into connections (tenant_id, id, provider, name, collection, container_tag, config, credentials)
      values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) returning *`,
-    [ctx.tenant.id, newId(), input.provider, input.name ?? null, input.collection, input.container_tag ?? null, input.config, ctx.app.secrets.encrypt(JSON.stringify(input.credentials))],
+    [
+      ctx.tenant.id,
+      newId(),
+      input.provider,
+      input.name ?? null,
+      input.collection,
+      input.container_tag ?? null,
+      input.config,
+      ctx.app.secrets.encrypt(JSON.stringify(input.credentials)),
+    ],
   );
   return toConnectionView(row!);
 }

@@ -1,28 +1,21 @@
-import type { OAuthApp } from '../../config.ts';
-import type { App, AuthedCtx, PublicCtx } from '../../context.ts';
-import { AppError, badRequest } from '../../errors.ts';
-import { actAs } from '../access/authenticate.ts';
-import { assertCollectionAccess } from '../access/grants.ts';
+import type { OAuthApp } from '../../core/config.ts';
+import type { App, AuthedCtx, PublicCtx } from '../../core/context.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
+import { actFor, type Acting } from '../access/grants.ts';
 import { inUnitOfWork } from '../../ports/db/unit-of-work.ts';
+import { providerSpec, type OAuthProvider } from '../../schemas/providers/index.ts';
+import type { OAuthAppSpec } from '../../schemas/providers/provider.ts';
 import { appendAudit } from '../events/audit.ts';
 import { checkField, insertConnection, type ConnectionRow } from './connections.ts';
 import { ProviderError, providerHttp } from './http.ts';
-import { connectors } from './providers/index.ts';
-
-export type OAuthProvider = 'notion' | 'slack' | 'gdrive' | 'gmail';
 
 /** How long a person has to approve the app at the provider. */
 const STATE_MINUTES = 15;
 /** An access token this close to its expiry is renewed before a sync starts. */
 const RENEW_BEFORE_MS = 5 * 60_000;
 
-/** Read-only scopes: the connection only ever reads. */
-const AUTHORIZE_PARAMS: Record<OAuthProvider, Record<string, string>> = {
-  slack: { scope: 'channels:history,channels:read,groups:history,groups:read' },
-  notion: { response_type: 'code', owner: 'user' },
-  gdrive: { response_type: 'code', scope: 'https://www.googleapis.com/auth/drive.readonly', access_type: 'offline', prompt: 'consent' },
-  gmail: { response_type: 'code', scope: 'https://www.googleapis.com/auth/gmail.readonly', access_type: 'offline', prompt: 'consent' },
-};
+/** The provider's OAuth app as its spec declares it (src/schemas/providers/) and the authorize parameters it adds. */
+const oauthSpec = (provider: OAuthProvider) => providerSpec(provider).oauth!;
 
 interface State {
   provider: OAuthProvider;
@@ -35,11 +28,21 @@ interface State {
   expires_at: number;
 }
 
+/**
+ * The callback acts as the agent that started the connection, which must still be allowed to
+ * write the collection: its key may have been revoked, or its grant removed, while the person was
+ * at the provider's consent page.
+ */
+const consent: Acting<State> = {
+  subject: async (_app, state) => ({ actor: { agent_id: state.agent_id }, collection: state.collection }),
+  grant: { field: 'collection', permission: 'write' },
+};
+
 function oauthApp(app: App, provider: OAuthProvider): OAuthApp {
   const configured = app.config.connectors.oauth[provider];
   if (!configured) {
-    const env = provider === 'gdrive' || provider === 'gmail' ? 'GOOGLE' : provider.toUpperCase();
-    throw new AppError('SERVICE_UNAVAILABLE', `OAuth for ${provider} is not configured on this server (the operator sets ORGMEM_${env}_CLIENT_ID and ORGMEM_${env}_CLIENT_SECRET)`);
+    const { clientId, clientSecret } = oauthSpec(provider).app;
+    throw new AppError('SERVICE_UNAVAILABLE', `OAuth for ${provider} is not configured on this server (the operator sets ${clientId} and ${clientSecret})`);
   }
   return configured;
 }
@@ -51,7 +54,11 @@ const redirectUri = (origin: string | undefined, provider: OAuthProvider) => `${
  * (AES-GCM: it cannot be read or changed without the master key) and carries the tenant, the
  * agent, the target collection, name and config, and its expiry.
  */
-export function oauthStart(ctx: AuthedCtx, provider: OAuthProvider, input: { collection: string; name?: string | null; container_tag?: string | null; config?: string }) {
+export function oauthStart(
+  ctx: AuthedCtx,
+  provider: OAuthProvider,
+  input: { collection: string; name?: string | null; container_tag?: string | null; config?: string },
+) {
   const app = oauthApp(ctx.app, provider);
   let rawConfig: unknown = {};
   if (input.config !== undefined) {
@@ -61,7 +68,7 @@ export function oauthStart(ctx: AuthedCtx, provider: OAuthProvider, input: { col
       throw new AppError('UNPROCESSABLE_CONTENT', 'Invalid request: config: must be a JSON object', [{ path: 'config', message: 'must be a JSON object' }]);
     }
   }
-  const config = checkField(connectors[provider].config, rawConfig, 'config', provider) as Record<string, unknown>;
+  const config = checkField(providerSpec(provider).config, rawConfig, 'config', provider) as Record<string, unknown>;
   const expiresAt = Date.now() + STATE_MINUTES * 60_000;
   const state: State = {
     provider,
@@ -74,7 +81,12 @@ export function oauthStart(ctx: AuthedCtx, provider: OAuthProvider, input: { col
     expires_at: expiresAt,
   };
   const url = new URL(app.authorizeUrl);
-  const params = { client_id: app.clientId, redirect_uri: redirectUri(ctx.origin, provider), state: ctx.app.secrets.encrypt(JSON.stringify(state)), ...AUTHORIZE_PARAMS[provider] };
+  const params = {
+    client_id: app.clientId,
+    redirect_uri: redirectUri(ctx.origin, provider),
+    state: ctx.app.secrets.encrypt(JSON.stringify(state)),
+    ...oauthSpec(provider).params,
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return { authorize_url: url.toString(), expires_at: new Date(expiresAt).toISOString() };
 }
@@ -99,17 +111,23 @@ interface TokenAnswer {
   expires_in?: number;
 }
 
-/** The code exchanged at the provider's token endpoint, as each documents it (Notion: JSON with Basic auth; Slack and Google: a form). */
+/** The code exchanged at the provider's token endpoint, as its app's spec says the provider documents it. */
 async function exchangeCode(app: OAuthApp, provider: OAuthProvider, code: string, redirect: string): Promise<Record<string, unknown>> {
   const http = providerHttp(provider);
   const answer =
-    provider === 'notion'
+    oauthSpec(provider).app.exchange === 'json-basic'
       ? await http.json<TokenAnswer>(app.tokenUrl, {
           headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
           body: { grant_type: 'authorization_code', code, redirect_uri: redirect },
         })
       : await http.json<TokenAnswer>(app.tokenUrl, {
-          body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: app.clientId, client_secret: app.clientSecret }),
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: redirect,
+            client_id: app.clientId,
+            client_secret: app.clientSecret,
+          }),
         });
   if (answer.ok === false || !answer.access_token) throw new ProviderError(`${provider} refused the code: ${answer.error ?? 'no access token in the answer'}`);
   return {
@@ -133,16 +151,27 @@ export async function oauthCallback(ctx: PublicCtx, provider: OAuthProvider, inp
     return { location: dashboard.toString() };
   };
   if (input.error || !input.code) return fail(input.error ?? 'no code was returned');
-  const agent = await actAs(ctx.app, state.tenant_id, state.agent_id, ctx.requestId);
-  if (!agent) return fail('the API key that started the connection is no longer valid');
+  const acted = await actFor(ctx.app, consent, state, ctx.requestId);
+  if (!acted) return fail('the API key that started the connection is no longer valid');
+  if ('refused' in acted) return fail(acted.refused);
+  const agent = acted.ctx;
   try {
-    await assertCollectionAccess(agent, state.collection, 'write');
     const credentials = await exchangeCode(oauthApp(ctx.app, provider), provider, input.code, redirectUri(ctx.origin, provider));
     // The connection (tenant data) commits with its audit entry (platform), as a call through invoke does.
     const connection = await inUnitOfWork(
       ctx.app.platform,
       'together',
-      () => agent.app.db.transaction((tx) => insertConnection(tx, agent, { provider, name: state.name, collection: state.collection, container_tag: state.container_tag, config: state.config, credentials })),
+      () =>
+        agent.app.db.transaction((tx) =>
+          insertConnection(tx, agent, {
+            provider,
+            name: state.name,
+            collection: state.collection,
+            container_tag: state.container_tag,
+            config: state.config,
+            credentials,
+          }),
+        ),
       (q, created) => {
         const id = (created as { id: string }).id;
         return appendAudit(q, state.tenant_id, agent.agent, { action: 'connections.oauthCallback', target: `connections/${id}`, detail: { provider, id } });
@@ -157,21 +186,33 @@ export async function oauthCallback(ctx: PublicCtx, provider: OAuthProvider, inp
 }
 
 /**
- * The connection's credentials for a sync. gdrive and gmail access tokens last an hour: one near
- * its expiry is renewed with the stored refresh token first, and the new one stored (sealed).
+ * The connection's credentials for a sync. The access tokens of an app that `renews` (Google's,
+ * for gdrive and gmail) last an hour: one near its expiry is renewed with the stored refresh
+ * token first, and the new one stored (sealed).
  */
 export async function freshCredentials(app: App, conn: ConnectionRow): Promise<Record<string, unknown>> {
   const creds = JSON.parse(app.secrets.decrypt(conn.credentials)) as Record<string, unknown>;
-  const google = conn.provider === 'gdrive' || conn.provider === 'gmail';
+  const appSpec: OAuthAppSpec | undefined = providerSpec(conn.provider).oauth?.app;
   const expiresAt = typeof creds.expires_at === 'string' ? Date.parse(creds.expires_at) : NaN;
-  if (!google || typeof creds.refresh_token !== 'string' || !(expiresAt - Date.now() < RENEW_BEFORE_MS)) return creds;
+  if (!appSpec?.renews || typeof creds.refresh_token !== 'string' || !(expiresAt - Date.now() < RENEW_BEFORE_MS)) return creds;
   const configured = app.config.connectors.oauth[conn.provider as OAuthProvider];
-  if (!configured) throw new ProviderError(`The access token has expired and cannot be renewed: the Google OAuth app is not configured on this server`);
-  const answer = await providerHttp('google').json<TokenAnswer>(configured.tokenUrl, {
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: creds.refresh_token, client_id: configured.clientId, client_secret: configured.clientSecret }),
+  if (!configured)
+    throw new ProviderError(`The access token has expired and cannot be renewed: the ${appSpec.name} OAuth app is not configured on this server`);
+  const answer = await providerHttp(appSpec.name.toLowerCase()).json<TokenAnswer>(configured.tokenUrl, {
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: creds.refresh_token,
+      client_id: configured.clientId,
+      client_secret: configured.clientSecret,
+    }),
   });
-  if (!answer.access_token) throw new ProviderError(`google did not renew the access token: ${answer.error ?? 'no access token in the answer'}`);
+  if (!answer.access_token)
+    throw new ProviderError(`${appSpec.name.toLowerCase()} did not renew the access token: ${answer.error ?? 'no access token in the answer'}`);
   const renewed = { ...creds, token: answer.access_token, expires_at: new Date(Date.now() + (answer.expires_in ?? 3600) * 1000).toISOString() };
-  await app.db.query('update connections set credentials = $3, updated_at = now() where tenant_id = $1 and id = $2', [conn.tenant_id, conn.id, app.secrets.encrypt(JSON.stringify(renewed))]);
+  await app.db.query('update connections set credentials = $3, updated_at = now() where tenant_id = $1 and id = $2', [
+    conn.tenant_id,
+    conn.id,
+    app.secrets.encrypt(JSON.stringify(renewed)),
+  ]);
   return renewed;
 }

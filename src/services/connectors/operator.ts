@@ -1,5 +1,5 @@
-import type { App } from '../../context.ts';
-import { iso } from '../../ids.ts';
+import type { App } from '../../core/context.ts';
+import { iso } from '../../core/ids.ts';
 import type { ConnectionRow } from './connections.ts';
 
 /** The operator's view of syncs across tenants: per provider, runs and failed runs in the last hours, and the latest run. */
@@ -16,5 +16,7 @@ export async function connectorHealth(app: App, hours: number) {
 
 /** How many connections are in each status, across tenants. */
 export async function connectionStatusCounts(app: App) {
-  return app.platform.query<{ status: ConnectionRow['status']; n: number }>('select status, count(*)::int as n from connections group by status order by status');
+  return app.platform.query<{ status: ConnectionRow['status']; n: number }>(
+    'select status, count(*)::int as n from connections group by status order by status',
+  );
 }

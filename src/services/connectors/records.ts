@@ -1,4 +1,4 @@
-import type { AuthedCtx } from '../../context.ts';
+import type { AuthedCtx } from '../../core/context.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import type { Memory } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
@@ -11,7 +11,7 @@ import { noteBulkWrite } from '../memory/table-stats.ts';
 import type { ConnectionRow } from './connections.ts';
 import type { ConnectorRecord } from './providers/connector.ts';
 
-/** The memory text limit (api.md 8): a longer record keeps its beginning, and says so in its metadata. */
+/** The memory text limit: a longer record keeps its beginning, and says so in its metadata. */
 const MAX_TEXT = 10_000;
 
 /** The largest of two cursors (one provider's cursors sort as strings). */
@@ -64,16 +64,27 @@ export async function storeRecords(ctx: AuthedCtx, conn: ConnectionRow, records:
     .map((r) => ({ record: r, memory: toMemory(conn, r), known: known.get(storable(r.id)) }))
     .filter((c) => !c.known || c.known.text !== c.memory.text || c.known.updated_at !== c.record.updated_at);
   if (!changed.length) return { changed: 0, cursor };
-  const embeddings = await embedAll(ctx, changed.map((c) => c.memory.text));
+  const embeddings = await embedAll(
+    ctx,
+    changed.map((c) => c.memory.text),
+  );
   const fresh = changed.flatMap((c, i) => (c.known ? [] : [{ ...c, embedding: embeddings[i]! }]));
   const seen = changed.flatMap((c, i) => (c.known ? [{ ...c, memoryId: c.known.memory_id, embedding: embeddings[i]! }] : []));
   await ctx.app.db.transaction(async (tx) => {
-    const created = await insertMemories(tx, ctx, conn.collection, fresh.map((c) => c.memory), fresh.map((c) => c.embedding));
+    const created = await insertMemories(
+      tx,
+      ctx,
+      conn.collection,
+      fresh.map((c) => c.memory),
+      fresh.map((c) => c.embedding),
+    );
     if (created.length) {
-      await tx.query(
-        'insert into connection_records (tenant_id, connection_id, record_id, memory_id) select $1, $2, unnest($3::text[]), unnest($4::uuid[])',
-        [conn.tenant_id, conn.id, fresh.map((c) => c.memory.metadata.record_id), created.map((m) => m.id)],
-      );
+      await tx.query('insert into connection_records (tenant_id, connection_id, record_id, memory_id) select $1, $2, unnest($3::text[]), unnest($4::uuid[])', [
+        conn.tenant_id,
+        conn.id,
+        fresh.map((c) => c.memory.metadata.record_id),
+        created.map((m) => m.id),
+      ]);
     }
     // A memory moved to another collection since is updated where it now is.
     const updated = new Map<string, Memory[]>();

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { App, AuthedCtx } from '../../context.ts';
-import { badRequest, conflict } from '../../errors.ts';
-import { newId } from '../../ids.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
-import { actAsService } from '../access/authenticate.ts';
-import { extractText } from '../files/extract.ts';
+import type { Provider } from '../../schemas/providers/index.ts';
+import { actFor, actingJob } from '../access/grants.ts';
+import { readText } from '../files/read-text.ts';
 import { findConnection, type ConnectionRow } from './connections.ts';
 import { providerHttp } from './http.ts';
 import { freshCredentials } from './oauth.ts';
+import type { Connector } from './providers/connector.ts';
 import { connectors } from './providers/index.ts';
 import { laterCursor, storeRecords } from './records.ts';
 
-/** Failed syncs in a row that pause a connection (api.md 8). */
+/** Failed syncs in a row that pause a connection. */
 export const PAUSE_AFTER = 5;
 /**
  * How long a sync holds its connection without storing a page: it renews the lease after every
@@ -20,8 +22,18 @@ export const PAUSE_AFTER = 5;
  */
 const LEASE_MINUTES = 30;
 
-/** One scheduled sync. A failed sync is recorded on the connection and retried by the next schedule, not by the queue. */
-export const connectorSyncJob = defineJob('connector_sync', z.object({ tenant_id: z.uuid(), connection_id: z.uuid() }), { maxAttempts: 1 });
+/**
+ * One scheduled sync, run as the connection (what it stores has the connection as created_by) and
+ * writing its collection. A failed sync is recorded on the connection and retried by the next
+ * schedule, not by the queue.
+ */
+export const connectorSyncJob = actingJob(defineJob('connector_sync', z.object({ tenant_id: z.uuid(), connection_id: z.uuid() }), { maxAttempts: 1 }), {
+  subject: async (app, { tenant_id, connection_id }) => {
+    const [conn] = await app.db.query<ConnectionRow>('select * from connections where tenant_id = $1 and id = $2', [tenant_id, connection_id]);
+    return conn && { actor: { service: `${conn.provider} connection${conn.name ? ` "${conn.name}"` : ''}`, id: conn.id }, collection: conn.collection };
+  },
+  grant: { field: 'collection', permission: 'write' },
+});
 
 export interface SyncResult {
   synced: number;
@@ -30,13 +42,24 @@ export interface SyncResult {
   last_error: string | null;
 }
 
+/** The connector of a provider the service syncs; undefined for one the tenant runs itself. */
+const connectorOf = (provider: Provider): Connector | undefined => (connectors as Partial<Record<Provider, Connector>>)[provider];
+
+/** Where a sync calls the provider: the URL the operator set for it, or the tenant's own site its config names. */
+function apiUrlOf(app: App, connector: Connector, config: Record<string, unknown>): string {
+  const { api } = connector.sync;
+  const url = 'env' in api ? app.config.connectors.apiUrls[connector.name] : config[api.configField];
+  if (typeof url !== 'string') throw new Error(`No API URL for ${connector.name}`);
+  return url.replace(/\/+$/, '');
+}
+
 /**
  * Takes the connection's lease: one sync per connection at a time, on both databases and whoever
  * starts it (the scheduler's job or a manual sync). A scheduled sync leaves a paused connection alone.
  */
 async function claim(app: App, tenantId: string, id: string, scheduled: boolean): Promise<ConnectionRow | null> {
   const conn = await findConnection(app.db, tenantId, id);
-  if (!connectors[conn.provider].pages) throw badRequest(`A ${conn.provider} connection is run by the tenant; the service stores it but does not sync it`);
+  if (!connectorOf(conn.provider)) throw badRequest(`A ${conn.provider} connection is run by the tenant; the service stores it but does not sync it`);
   const [row] = await app.db.query<ConnectionRow>(
     `update connections set sync_started_at = now()
       where tenant_id = $1 and id = $2 and not ($3 and status = 'paused')
@@ -48,41 +71,35 @@ async function claim(app: App, tenantId: string, id: string, scheduled: boolean)
   return row ?? null;
 }
 
-/** The connection's records written as its own agent: created_by is the connection. */
-async function actAsConnection(app: App, conn: ConnectionRow): Promise<AuthedCtx | null> {
-  const ctx = await actAsService(app, conn.tenant_id, '', randomUUID());
-  const label = `${conn.provider} connection${conn.name ? ` "${conn.name}"` : ''}`;
-  return ctx && { ...ctx, agent: { id: conn.id, label, read_only: false } };
-}
-
 /**
  * Syncs a connection: the provider's records changed after its cursor, page by page, each page
  * stored before the next is fetched; the cursor moves only once every page is stored. A failure
  * sets `error` (and `paused` on the fifth in a row) with the provider's message, records the run,
  * and touches no other connection; what was stored before it stays, and the next sync reads it again
- * from the old cursor without duplicating it. Null: a scheduled sync that found the connection
- * busy, paused or gone.
+ * from the old cursor without duplicating it. `ctx` acts as the connection (`connectorSyncJob.acts`).
+ * Null: a scheduled sync that found the connection busy, paused or gone.
  */
-export async function syncConnection(app: App, tenantId: string, id: string, scheduled = false): Promise<SyncResult | null> {
+export async function syncConnection(ctx: AuthedCtx, id: string, scheduled = false): Promise<SyncResult | null> {
+  const { app } = ctx;
+  const tenantId = ctx.tenant.id;
   const conn = await claim(app, tenantId, id, scheduled);
   if (!conn) return null;
-  const ctx = await actAsConnection(app, conn);
-  if (!ctx) return null;
-  const connector = connectors[conn.provider];
+  const connector = connectorOf(conn.provider)!;
   let synced = 0;
   let cursor = conn.cursor;
   let error: string | null = null;
   try {
     const credentials = await freshCredentials(app, conn);
-    const config = connector.config.parse(conn.config) as { base_url?: string };
-    const apiUrl = conn.provider === 'confluence' ? config.base_url! : app.config.connectors.apiUrls[conn.provider as keyof typeof app.config.connectors.apiUrls];
-    const pages = connector.pages!({
+    const config = connector.config.parse(conn.config);
+    const pages = connector.pages({
       credentials: connector.credentials.parse(credentials),
       config,
       cursor: conn.cursor,
-      apiUrl: apiUrl.replace(/\/+$/, ''),
+      apiUrl: apiUrlOf(app, connector, config as Record<string, unknown>),
       http: providerHttp(conn.provider),
-      readFile: async (file) => (await extractText(file.data, { filename: file.filename, contentType: file.contentType }, null, 'Audio and video from a connector are not transcribed')).text,
+      readFile: async (file) =>
+        (await readText(file.data, { filename: file.filename, contentType: file.contentType }, null, 'Audio and video from a connector are not transcribed'))
+          .text,
     });
     for await (const page of pages) {
       const stored = await storeRecords(ctx, conn, page);
@@ -110,12 +127,23 @@ export async function syncConnection(app: App, tenantId: string, id: string, sch
        select $1, $2, $3, $4, $5, $6 where exists (select 1 from connections where tenant_id = $1 and id = $3)`,
       [tenantId, newId(), id, error === null ? 'success' : 'error', synced, error],
     );
-    return row ? { synced, cursor: row.cursor, status: row.status, last_error: row.last_error } : { synced, cursor, status: error ? 'error' : 'active', last_error: error };
+    return row
+      ? { synced, cursor: row.cursor, status: row.status, last_error: row.last_error }
+      : { synced, cursor, status: error ? 'error' : 'active', last_error: error };
   });
 }
 
+/** A sync asked for now (connections.sync, whose caller's grant invoke checked): it runs as the connection, as a scheduled one does. */
+export async function syncNow(app: App, tenantId: string, id: string): Promise<SyncResult> {
+  const acted = await actFor(app, connectorSyncJob.acts, { tenant_id: tenantId, connection_id: id }, randomUUID());
+  if (!acted) throw notFound(`Connection ${id} not found`);
+  // A connection is a service identity, which grants do not name: it is never refused.
+  if ('refused' in acted) throw forbidden(acted.refused);
+  return (await syncConnection(acted.ctx, id))!;
+}
+
 /** Providers the service syncs itself (all but the tenant-run ones). */
-const synced = Object.values(connectors).flatMap((c) => (c.pages ? [c.provider] : []));
+const synced = Object.keys(connectors);
 
 /**
  * The scheduler's minute: every connection that is not paused (active, or in error and so retried

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { App, AuthedCtx } from '../../context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-/** 24 characters of 36: about 124 bits, so a drop address cannot be guessed (decisions.md: at least 20). */
+/** 24 characters of 36: about 124 bits, so a drop address cannot be guessed. */
 const TOKEN_CHARS = 24;
 
 /** A random token of lowercase letters and digits: bytes of 252 and over are skipped so each character is uniform. */

@@ -1,9 +1,9 @@
 import { convert } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import type { App, AuthedCtx } from '../../context.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
 import { MAX_FILES, type FileUpload } from '../../schemas/files.ts';
-import { actAsService } from '../access/authenticate.ts';
+import { actFor, type Acting } from '../access/grants.ts';
 import { chunkText } from '../files/chunk.ts';
 import { dropLater } from '../files/drop.ts';
 import { insertMemories } from '../memory/memories.ts';
@@ -21,7 +21,7 @@ export interface InboundMail {
   raw: Buffer;
 }
 
-/** Memory text limit (api.md 8): the header lines and the body share it. */
+/** Memory text limit: the header lines and the body share it. */
 const MAX_TEXT = 10_000;
 /** RFC 5322's line limit: a longer subject or From is cut, so the body keeps most of the text. */
 const MAX_HEADER = 998;
@@ -88,7 +88,7 @@ function bodyText(parsed: ParsedMail): string {
 }
 
 /**
- * The memory of one message (decisions.md): `Subject: …\nFrom: …\n\n<body>`, the body cut at a
+ * The memory of one message (docs/contract.md, "Email drop"): `Subject: …\nFrom: …\n\n<body>`, the body cut at a
  * boundary so the whole fits 10,000 characters (metadata `truncated: true` then).
  */
 function mailMemory(parsed: ParsedMail, envelopeFrom: string, receivedAt: Date) {
@@ -141,7 +141,10 @@ async function alreadyStored(ctx: AuthedCtx, collection: string, messageId: unkn
 async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, envelopeFrom: string) {
   const memory = mailMemory(parsed, envelopeFrom, new Date());
   if (await alreadyStored(ctx, collection, memory.metadata.message_id)) {
-    return ctx.app.log.info({ tenant: ctx.tenant.id, collection, message_id: memory.metadata.message_id, requestId: ctx.requestId }, 'inbound mail already stored');
+    return ctx.app.log.info(
+      { tenant: ctx.tenant.id, collection, message_id: memory.metadata.message_id, requestId: ctx.requestId },
+      'inbound mail already stored',
+    );
   }
   const [embedding] = await ctx.app.embedder.embed([memory.text]);
   const files = attachmentFiles(parsed);
@@ -151,7 +154,13 @@ async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, env
   const batch = files.length ? await dropLater(ctx, collection, files.slice(0, MAX_FILES), 'email') : null;
   if (batch) memory.metadata.batch_id = batch.batch_id;
   const [stored] = await ctx.app.db.transaction((tx) =>
-    insertMemories(tx, ctx, collection, [{ text: memory.text, importance: 0.5, category: 'email', source: 'email', metadata: memory.metadata, container_tag: null }], [embedding!]),
+    insertMemories(
+      tx,
+      ctx,
+      collection,
+      [{ text: memory.text, importance: 0.5, category: 'email', source: 'email', metadata: memory.metadata, container_tag: null }],
+      [embedding!],
+    ),
   );
   ctx.app.log.info(
     {
@@ -164,6 +173,15 @@ async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, env
     'inbound mail stored',
   );
 }
+
+/**
+ * Mail is stored by the tenant's "email" service identity (created_by `{id: null, label: "email"}`)
+ * into its drop address's collection.
+ */
+const delivery: Acting<{ tenant_id: string; collection: string }> = {
+  subject: async (_app, target) => ({ actor: { service: 'email' }, collection: target.collection }),
+  grant: { field: 'collection', permission: 'write' },
+};
 
 /**
  * Delivers a message to every tenant whose current drop address is among the envelope
@@ -188,8 +206,13 @@ export async function receiveMail(app: App, mail: InboundMail, requestId: string
   const log = { to: mail.to, from: sender, envelope_from: mail.from, message_id: parsed.messageId, requestId };
   if (!targets.length) return app.log.info({ ...log, reason: 'unknown address' }, 'inbound mail dropped');
   for (const target of targets) {
-    const ctx = await actAsService(app, target.tenant_id, 'email', requestId);
-    if (!ctx) continue;
+    const acted = await actFor(app, delivery, target, requestId);
+    if (!acted) continue;
+    if ('refused' in acted) {
+      app.log.info({ ...log, tenant: target.tenant_id, reason: acted.refused }, 'inbound mail dropped');
+      continue;
+    }
+    const { ctx } = acted;
     if (!sender || !(await senderAllowed(app.platform, ctx.tenant, sender))) {
       app.log.info({ ...log, tenant: ctx.tenant.id, reason: 'sender not allowed' }, 'inbound mail dropped');
       continue;

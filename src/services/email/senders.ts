@@ -1,4 +1,4 @@
-import type { AuthedCtx } from '../../context.ts';
+import type { AuthedCtx } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 
 export interface SenderEntry {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { App } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import type { App } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
 import { receiveMail } from './inbound.ts';
 
 /** Recipients of one message at most; all of them are drop addresses, so more is never legitimate. */

@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 
 /**
  * The server's embedder lent to another process (the internal embed endpoint): one vector per

@@ -1,5 +1,5 @@
-import type { Agent } from '../../context.ts';
-import { iso, newId } from '../../ids.ts';
+import type { Agent } from '../../core/context.ts';
+import { iso, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 
 export interface AuditEntry {
@@ -48,7 +48,7 @@ export async function listAudit(q: Queryable, tenantId: string, days: number, li
 }
 
 /**
- * Another tenant's log as an operator may see it (api.md 4.11: aggregates only): how often each
+ * Another tenant's log as an operator may see it (aggregates only): how often each
  * action happened per UTC day, newest day first; no actor, target or detail.
  */
 export async function summarizeAudit(q: Queryable, tenantId: string, days: number, limit: number) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { App } from '../../context.ts';
-import { newId } from '../../ids.ts';
+import type { App } from '../../core/context.ts';
+import { newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 import type { Memory } from '../../schemas/memory.ts';
@@ -11,11 +11,9 @@ export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.dele
 export type EventMemory = Memory | { id: string };
 
 /** One event to the tenant's webhook. Best effort: a few tries with backoff, then it is dropped. */
-export const webhookJob = defineJob(
-  'webhook_deliver',
-  z.object({ tenant_id: z.uuid(), event: z.object({ id: z.string(), type: z.string() }).loose() }),
-  { maxAttempts: 3 },
-);
+export const webhookJob = defineJob('webhook_deliver', z.object({ tenant_id: z.uuid(), event: z.object({ id: z.string(), type: z.string() }).loose() }), {
+  maxAttempts: 3,
+});
 
 /**
  * Emits one webhook event per memory (bulk included), as delivery jobs enqueued in the

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { App, AuthedCtx } from '../../context.ts';
-import { badRequest, notFound } from '../../errors.ts';
-import { iso } from '../../ids.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { badRequest, notFound } from '../../core/errors.ts';
+import { iso } from '../../core/ids.ts';
 import { assertPublicTarget, PrivateTargetError } from '../../ports/public-target.ts';
 import { postWebhook } from './webhook-http.ts';
 
@@ -27,12 +27,10 @@ export async function putWebhook(ctx: AuthedCtx, url: string): Promise<{ url: st
   return { url, secret };
 }
 
-export async function getWebhook(ctx: AuthedCtx): Promise<{ url: string; created_at: string }> {
-  const [row] = await ctx.app.platform.query<{ url: string; created_at: Date }>('select url, created_at from webhooks where tenant_id = $1', [
-    ctx.tenant.id,
-  ]);
-  if (!row) throw notFound('No webhook is configured');
-  return { url: row.url, created_at: iso(row.created_at)! };
+/** The webhook, or nulls when none is set: having none is a state to show, not a missing resource. */
+export async function getWebhook(ctx: AuthedCtx): Promise<{ url: string | null; created_at: string | null }> {
+  const [row] = await ctx.app.platform.query<{ url: string; created_at: Date }>('select url, created_at from webhooks where tenant_id = $1', [ctx.tenant.id]);
+  return { url: row?.url ?? null, created_at: iso(row?.created_at) };
 }
 
 export async function deleteWebhook(ctx: AuthedCtx): Promise<void> {
@@ -48,9 +46,7 @@ export const signature = (secret: string, raw: string) => `sha256=${createHmac('
  * none left means nothing to do). A non-2xx answer or a timeout throws, so the job retries.
  */
 export async function deliverEvent(app: App, tenantId: string, event: { id: string; type: string }): Promise<void> {
-  const [hook] = await app.platform.query<{ url: string; secret_sealed: string }>('select url, secret_sealed from webhooks where tenant_id = $1', [
-    tenantId,
-  ]);
+  const [hook] = await app.platform.query<{ url: string; secret_sealed: string }>('select url, secret_sealed from webhooks where tenant_id = $1', [tenantId]);
   if (!hook) return;
   const raw = JSON.stringify(event);
   let status: number;

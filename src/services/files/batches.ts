@@ -1,14 +1,26 @@
 import { z } from 'zod';
-import type { AuthedCtx } from '../../context.ts';
-import { notFound } from '../../errors.ts';
-import { iso, isUuid, newId } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { notFound } from '../../core/errors.ts';
+import { iso, isUuid, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
-import { assertCollectionAccess } from '../access/grants.ts';
+import { actingJob } from '../access/grants.ts';
 import { ensureCollection } from '../memory/collections.ts';
 
-/** One stored file of a batch, turned into memories by the worker. Tries: 3, backing off. */
-export const ingestJob = defineJob('ingest_file', z.object({ tenant_id: z.uuid(), batch_id: z.uuid(), key: z.string() }), { maxAttempts: 3 });
+/**
+ * One stored file of a batch, turned into memories by the worker as the batch's agent (the key
+ * that dropped it, or mail's service identity), writing the batch's collection. Tries: 3, backing off.
+ */
+export const ingestJob = actingJob(defineJob('ingest_file', z.object({ tenant_id: z.uuid(), batch_id: z.uuid(), key: z.string() }), { maxAttempts: 3 }), {
+  subject: async (app, { tenant_id, batch_id }) => {
+    const [batch] = await app.db.query<{ collection: string; agent_id: string | null; agent_label: string }>(
+      'select collection, agent_id, agent_label from ingest_batches where tenant_id = $1 and id = $2',
+      [tenant_id, batch_id],
+    );
+    return batch && { actor: batch.agent_id ? { agent_id: batch.agent_id } : { service: batch.agent_label }, collection: batch.collection };
+  },
+  grant: { field: 'collection', permission: 'write' },
+});
 
 export type FileState = 'queued' | 'processing' | 'done' | 'failed';
 
@@ -27,15 +39,23 @@ export interface BatchFile {
 export async function createBatch(q: Queryable, ctx: AuthedCtx, collection: string, files: BatchFile[], source: string): Promise<string> {
   const batchId = newId();
   await ensureCollection(q, ctx.tenant.id, collection);
-  await q.query(
-    `insert into ingest_batches (tenant_id, id, collection, agent_id, agent_label, source) values ($1, $2, $3, nullif($4, '')::uuid, $5, $6)`,
-    [ctx.tenant.id, batchId, collection, ctx.agent.id, ctx.agent.label, source],
-  );
+  await q.query(`insert into ingest_batches (tenant_id, id, collection, agent_id, agent_label, source) values ($1, $2, $3, nullif($4, '')::uuid, $5, $6)`, [
+    ctx.tenant.id,
+    batchId,
+    collection,
+    ctx.agent.id,
+    ctx.agent.label,
+    source,
+  ]);
   for (const f of files) {
-    await q.query(
-      `insert into ingest_files (tenant_id, batch_id, key, filename, content_type, size) values ($1, $2, $3, $4, $5, $6)`,
-      [ctx.tenant.id, batchId, f.key, f.filename, f.content_type, f.size],
-    );
+    await q.query(`insert into ingest_files (tenant_id, batch_id, key, filename, content_type, size) values ($1, $2, $3, $4, $5, $6)`, [
+      ctx.tenant.id,
+      batchId,
+      f.key,
+      f.filename,
+      f.content_type,
+      f.size,
+    ]);
     await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key });
   }
   return batchId;
@@ -50,6 +70,18 @@ interface FileRow {
   error: string | null;
 }
 
+/**
+ * The collection of a batch of the tenant (404 otherwise): its files' memories are the
+ * collection's content, so the batch is governed by the collection's grants.
+ */
+export async function collectionOfBatch(ctx: AuthedCtx, input: { batch_id: string }): Promise<string> {
+  const [batch] = isUuid(input.batch_id)
+    ? await ctx.app.db.query<{ collection: string }>('select collection from ingest_batches where tenant_id = $1 and id = $2', [ctx.tenant.id, input.batch_id])
+    : [];
+  if (!batch) throw notFound(`Ingest batch ${input.batch_id} not found`);
+  return batch.collection;
+}
+
 export async function getBatch(ctx: AuthedCtx, batchId: string) {
   const [batch] = isUuid(batchId)
     ? await ctx.app.db.query<{ id: string; collection: string; created_at: Date }>(
@@ -58,8 +90,6 @@ export async function getBatch(ctx: AuthedCtx, batchId: string) {
       )
     : [];
   if (!batch) throw notFound(`Ingest batch ${batchId} not found`);
-  // Its files' memories are the collection's content: readable exactly when the collection is.
-  await assertCollectionAccess(ctx, batch.collection, 'read');
   const files = await ctx.app.db.query<FileRow>(
     `select key, filename, state, chunks, memory_ids, error from ingest_files where tenant_id = $1 and batch_id = $2 order by filename, key`,
     [ctx.tenant.id, batchId],

@@ -40,7 +40,7 @@ function split(text: string, level: number, max: number): string[] {
 /** A single token longer than a chunk, cut in slices of at most `max` without splitting a surrogate pair. */
 function cutWord(word: string, max: number): string[] {
   const slices: string[] = [];
-  for (let start = 0; start < word.length; ) {
+  for (let start = 0; start < word.length;) {
     let end = Math.min(start + max, word.length);
     if (end < word.length && end - start > 1 && /[\uD800-\uDBFF]/.test(word[end - 1]!)) end--;
     slices.push(word.slice(start, end));

@@ -1,10 +1,10 @@
-import type { AuthedCtx } from '../../context.ts';
+import type { AuthedCtx } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Memory } from '../../schemas/memory.ts';
 import { resolveLlm } from '../llm/tenant-llm.ts';
 import { insertMemories, type NewMemory } from '../memory/memories.ts';
 import { chunkText } from './chunk.ts';
-import { extractText, type Extracted, type MediaReader } from './extract.ts';
+import { readText, type FileText, type MediaReader } from './read-text.ts';
 
 /** Characters per chunk: a few paragraphs, small enough for a focused embedding. */
 const CHUNK_CHARS = 2000;
@@ -31,9 +31,9 @@ export async function mediaReaderFor(ctx: AuthedCtx): Promise<{ media: MediaRead
   };
 }
 
-export async function readFile(ctx: AuthedCtx, file: Omit<StoredFile, 'key'>): Promise<Extracted> {
+export async function readFile(ctx: AuthedCtx, file: Omit<StoredFile, 'key'>): Promise<FileText> {
   const { media, noMediaReason } = await mediaReaderFor(ctx);
-  return extractText(file.data, { filename: file.filename, contentType: file.content_type }, media, noMediaReason);
+  return readText(file.data, { filename: file.filename, contentType: file.content_type }, media, noMediaReason);
 }
 
 export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[][]> {

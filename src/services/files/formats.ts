@@ -1,7 +1,7 @@
 /**
  * One reader per document format, each returning the raw text its library gives; the libraries
  * are imported on first use so the server's start-up does not load them. Their errors are left
- * as they are: extract.ts turns them into the reason shown for the file.
+ * as they are: read-text.ts turns them into the reason shown for the file.
  */
 
 export async function readPdf(data: Buffer): Promise<string> {
@@ -48,7 +48,7 @@ export async function readHtml(html: string): Promise<string> {
   });
 }
 
-/** decisions.md's text of a received mail: `Subject: …\nFrom: …\n\n<plain-text body>`. */
+/** The text of a received mail (docs/contract.md, "Email drop"): `Subject: …\nFrom: …\n\n<plain-text body>`. */
 export async function readEmail(data: Buffer): Promise<string> {
   const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(data, { skipImageLinks: true });
@@ -63,7 +63,10 @@ export async function readEmail(data: Buffer): Promise<string> {
 export function decodeText(data: Buffer): string | null {
   // Buffer keeps lone surrogates (TextDecoder would store U+FFFD in their place) for the cleaning to drop.
   if (data[0] === 0xff && data[1] === 0xfe) return data.subarray(2).toString('utf16le');
-  if (data[0] === 0xfe && data[1] === 0xff) return Buffer.from(data.subarray(2, data.length - (data.length % 2))).swap16().toString('utf16le');
+  if (data[0] === 0xfe && data[1] === 0xff)
+    return Buffer.from(data.subarray(2, data.length - (data.length % 2)))
+      .swap16()
+      .toString('utf16le');
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(data);
     // Valid UTF-8 by chance (short binary records) still shows as a wall of control characters.

@@ -28,7 +28,12 @@ export function ocrImage(image: Buffer): Promise<string> {
     const { data } = await (await ocrWorker()).recognize(image, {}, { blocks: true, text: false });
     const paragraphs = (data.blocks ?? []).flatMap((b) => b.paragraphs);
     return paragraphs
-      .map((p) => p.lines.filter((l) => l.confidence >= MIN_LINE_CONFIDENCE).map((l) => l.text.trim()).join('\n'))
+      .map((p) =>
+        p.lines
+          .filter((l) => l.confidence >= MIN_LINE_CONFIDENCE)
+          .map((l) => l.text.trim())
+          .join('\n'),
+      )
       .filter(Boolean)
       .join('\n\n');
   });

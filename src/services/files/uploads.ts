@@ -1,5 +1,5 @@
-import type { AuthedCtx } from '../../context.ts';
-import { AppError, badRequest, notFound } from '../../errors.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { AppError, badRequest, notFound } from '../../core/errors.ts';
 import { MAX_FILE_BYTES, type FileUpload } from '../../schemas/files.ts';
 import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
@@ -8,8 +8,8 @@ import { findMemory, insertMemories } from '../memory/memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
-import { tooLarge, storeUploads, URL_SECONDS, type FileFailure } from './drop.ts';
-import { ExtractionError } from './extract.ts';
+import { noFileStored, shownFailure, tooLarge, storeUploads, URL_SECONDS, type FileFailure } from './drop.ts';
+import { UnreadableFileError } from './read-text.ts';
 import { chunkText } from './chunk.ts';
 import { embedAll, readFile, type StoredFile } from './file-memories.ts';
 
@@ -38,8 +38,8 @@ async function readForEntry(ctx: AuthedCtx, file: StoredFile) {
     const { text, kind } = await readFile(ctx, file);
     return { text, caption: captionOf(kind, text), problem: null };
   } catch (err) {
-    if (!(err instanceof ExtractionError)) throw err;
-    return { text: '', caption: null, problem: `${file.filename}: ${err.message}` };
+    if (!(err instanceof UnreadableFileError)) throw err;
+    return { text: '', caption: null, problem: err.message };
   }
 }
 
@@ -47,14 +47,31 @@ async function readForEntry(ctx: AuthedCtx, file: StoredFile) {
  * One memory with the files attached. Without `text`, its text is what the files hold (their
  * texts joined, cut at 10,000 characters); when no file has any, the upload is refused.
  */
-export async function uploadMemory(ctx: AuthedCtx, collection: string, fields: Omit<MemoryCreate, 'text'> & { text?: string }, files: FileUpload[]): Promise<Memory> {
+export async function uploadMemory(
+  ctx: AuthedCtx,
+  collection: string,
+  fields: Omit<MemoryCreate, 'text'> & { text?: string },
+  files: FileUpload[],
+): Promise<Memory> {
   if (!files.length) throw badRequest('Send at least one file (multipart field "files")');
   const stored = await storeAll(ctx, collection, files);
   const read = await Promise.all(stored.map((f) => readForEntry(ctx, f)));
-  const text = fields.text ?? chunkText(read.map((r) => r.text).filter(Boolean).join('\n\n'), MEMORY_CHARS)[0];
+  const text =
+    fields.text ??
+    chunkText(
+      read
+        .map((r) => r.text)
+        .filter(Boolean)
+        .join('\n\n'),
+      MEMORY_CHARS,
+    )[0];
   if (!text) {
     await (await storeFor(ctx.app, ctx.tenant.id)).delete(stored.map((f) => f.key));
-    throw badRequest(`No text was given and none could be read from the files (${read.map((r) => r.problem).filter(Boolean).join('; ')})`);
+    throw badRequest(
+      `No text was given and none could be read from the files (${read
+        .flatMap((r, i) => (r.problem ? [`${stored[i]!.filename}: ${r.problem}`] : []))
+        .join('; ')})`,
+    );
   }
   const images = stored.map((f, i) => imageEntry(f, i, read[i]!.caption));
   const [embedding] = await embedAll(ctx, [text]);
@@ -63,7 +80,10 @@ export async function uploadMemory(ctx: AuthedCtx, collection: string, fields: O
   return withFileUrls(ctx, await findMemory(ctx.app.db, ctx, collection, memory!.id));
 }
 
-/** Each file becomes one memory with the file attached; a file that cannot be stored or read fails alone. */
+/**
+ * Each file becomes one memory with the file attached; a file that cannot be stored or read fails
+ * alone. When none can, the answer is a 422 (noFileStored) and nothing is kept.
+ */
 export async function uploadFolder(ctx: AuthedCtx, collection: string, files: FileUpload[]) {
   const { stored, failed } = await storeUploads(ctx, collection, files);
   const made: Array<{ file: StoredFile; text: string; caption: string | null }> = [];
@@ -71,11 +91,15 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
   for (const file of stored) {
     const r = await readForEntry(ctx, file);
     if (r.text) made.push({ file, text: chunkText(r.text, MEMORY_CHARS)[0]!, caption: r.caption });
-    else problems.push({ filename: file.filename, detail: r.problem ?? 'No text found' });
+    else problems.push({ index: file.index, filename: file.filename, detail: r.problem ?? 'No text found' });
   }
   const unread = stored.filter((f) => !made.some((m) => m.file === f)).map((f) => f.key);
   if (unread.length) await (await storeFor(ctx.app, ctx.tenant.id)).delete(unread);
-  const embeddings = await embedAll(ctx, made.map((m) => m.text));
+  if (!made.length) throw noFileStored(problems);
+  const embeddings = await embedAll(
+    ctx,
+    made.map((m) => m.text),
+  );
   const memories = await ctx.app.db.transaction((tx) =>
     insertMemories(
       tx,
@@ -96,7 +120,7 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
   return {
     created: memories.length,
     memories: memories.map((m, i) => ({ id: m.id, filename: made[i]!.file.filename })),
-    failed: problems,
+    failed: problems.map(shownFailure),
   };
 }
 

@@ -1,6 +1,6 @@
-import type { AuthedCtx } from '../../context.ts';
-import { notFound } from '../../errors.ts';
-import { iso } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { notFound } from '../../core/errors.ts';
+import { iso } from '../../core/ids.ts';
 import { profile, summarize } from '../llm/calls.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { LIVE } from '../memory/memory-view.ts';
@@ -10,7 +10,6 @@ import { extractiveSummary } from './extractive.ts';
 const MAX_CHARS_PER_MEMORY = 1_000;
 const MAX_INPUT_CHARS = 24_000;
 const PROFILE_MAX_FACTS = 200;
-
 
 interface Digest<I, T> {
   kind: 'summary' | 'profile';

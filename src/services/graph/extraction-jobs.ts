@@ -1,17 +1,27 @@
 import { z } from 'zod';
-import type { App, AuthedCtx } from '../../context.ts';
-import { conflict, notFound } from '../../errors.ts';
-import { iso, isUuid } from '../../ids.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { conflict, notFound } from '../../core/errors.ts';
+import { iso, isUuid } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 import type { FactOutcome } from '../../schemas/graph.ts';
-import { assertCollectionAccess } from '../access/grants.ts';
+import { actingJob } from '../access/grants.ts';
 
 /**
- * The background half of remember. Its identifier predates the job definitions and is kept:
- * queued jobs store it, so a new name would strand the jobs queued before an upgrade.
+ * The background half of remember, run as the agent that called remember and writing the job's
+ * collection. Its identifier predates the job definitions and is kept: queued jobs store it, so a
+ * new name would strand the jobs queued before an upgrade.
  */
-export const extractionJob = defineJob('extract_facts', z.object({ tenant_id: z.uuid(), job_id: z.uuid() }), { maxAttempts: 3 });
+export const extractionJob = actingJob(defineJob('extract_facts', z.object({ tenant_id: z.uuid(), job_id: z.uuid() }), { maxAttempts: 3 }), {
+  subject: async (app, { tenant_id, job_id }) => {
+    const [job] = await app.db.query<Pick<JobRow, 'collection' | 'agent_id'>>(
+      'select collection, agent_id from extraction_jobs where tenant_id = $1 and id = $2',
+      [tenant_id, job_id],
+    );
+    return job && { actor: { agent_id: job.agent_id }, collection: job.collection };
+  },
+  grant: { field: 'collection', permission: 'write' },
+});
 
 type JobState = 'queued' | 'processing' | 'done' | 'failed';
 
@@ -55,13 +65,20 @@ export const setState = (app: App, tenantId: string, jobId: string, state: JobSt
     [tenantId, jobId, state, fields.attempts ?? null, fields.error ?? null],
   );
 
-export async function getJob(ctx: AuthedCtx, jobId: string) {
-  const [row] = isUuid(jobId)
-    ? await ctx.app.db.query<JobRow>('select * from extraction_jobs where tenant_id = $1 and id = $2', [ctx.tenant.id, jobId])
-    : [];
+const findJob = async (ctx: AuthedCtx, jobId: string) => {
+  const [row] = isUuid(jobId) ? await ctx.app.db.query<JobRow>('select * from extraction_jobs where tenant_id = $1 and id = $2', [ctx.tenant.id, jobId]) : [];
   if (!row) throw notFound(`Extraction job ${jobId} not found`);
-  // The facts are the collection's content: the job is readable exactly when the collection is.
-  await assertCollectionAccess(ctx, row.collection, 'read');
+  return row;
+};
+
+/**
+ * The collection of a job of the tenant (404 otherwise): its facts are the collection's content,
+ * so the job is governed by the collection's grants.
+ */
+export const collectionOfJob = async (ctx: AuthedCtx, input: { job_id: string }) => (await findJob(ctx, input.job_id)).collection;
+
+export async function getJob(ctx: AuthedCtx, jobId: string) {
+  const row = await findJob(ctx, jobId);
   return {
     job_id: row.id,
     collection: row.collection,
@@ -83,7 +100,6 @@ export async function getJob(ctx: AuthedCtx, jobId: string) {
  */
 export async function retryJob(ctx: AuthedCtx, jobId: string) {
   const job = await getJob(ctx, jobId);
-  await assertCollectionAccess(ctx, job.collection, 'write');
   const [retried] = await ctx.app.db.transaction(async (tx) => {
     const rows = await tx.query<{ updated_at: Date }>(
       `update extraction_jobs set state = 'queued', attempts = 0, error = null, updated_at = now()

@@ -1,7 +1,6 @@
-import type { App } from '../../context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import type { JobMeta } from '../../ports/jobs/jobs.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
-import { actAs } from '../access/authenticate.ts';
 import { LlmOutputError } from '../llm/tenant-llm.ts';
 import { setState, type JobRow } from './extraction-jobs.ts';
 import { extractAndStore, type RawMemory } from './remember.ts';
@@ -17,18 +16,20 @@ const reasonOf = (err: unknown) =>
 /**
  * One try of a remember extraction job: queued -> processing -> done, or back to queued (with
  * the error) while tries remain, and failed after the last one. The raw memory is never touched
- * by a failure. The job runs as the agent that called remember.
+ * by a failure. `ctx` is the agent that called remember, resolved with its grant by the job
+ * runner (`extractionJob.acts`).
  */
-export async function runExtraction(app: App, tenantId: string, jobId: string, { attempt, maxAttempts }: JobMeta): Promise<void> {
+export async function runExtraction(ctx: AuthedCtx, jobId: string, { attempt, maxAttempts }: JobMeta): Promise<void> {
+  const { app } = ctx;
+  const tenantId = ctx.tenant.id;
   const [job] = await app.db.query<JobRow>('select * from extraction_jobs where tenant_id = $1 and id = $2', [tenantId, jobId]);
   if (!job || job.state === 'done' || job.state === 'failed') return;
   await setState(app, tenantId, jobId, 'processing', { attempts: attempt });
-  const [raw] = await app.db.query<RawMemory>(
-    'select id, text, importance, container_tag from memories where tenant_id = $1 and id = $2',
-    [tenantId, job.memory_id],
-  );
-  const ctx = await actAs(app, tenantId, job.agent_id, `job:${jobId}`);
-  if (!raw || !ctx) {
+  const [raw] = await app.db.query<RawMemory>('select id, text, importance, container_tag from memories where tenant_id = $1 and id = $2', [
+    tenantId,
+    job.memory_id,
+  ]);
+  if (!raw) {
     await setState(app, tenantId, jobId, 'failed', { error: 'The memory was deleted before its facts were extracted' });
     return;
   }
@@ -43,7 +44,7 @@ export async function runExtraction(app: App, tenantId: string, jobId: string, {
   }
 }
 
-/** A job whose last try a crash cut short fails with that reason, unless it was settled before. */
+/** A job given up without a try that settled it (its last try cut short by a crash, or its agent refused by the grants) fails with the reason, unless it was settled before. */
 export async function abandonExtraction(app: App, tenantId: string, jobId: string, reason: string): Promise<void> {
   await app.db.query(
     `update extraction_jobs set state = 'failed', error = $3, updated_at = now()

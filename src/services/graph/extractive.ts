@@ -22,7 +22,10 @@ const terms = (text: string) =>
   );
 
 const firstSentence = (text: string) => {
-  const s = text.trim().split(/(?<=[.!?])\s+|\n+/)[0]!.trim();
+  const s = text
+    .trim()
+    .split(/(?<=[.!?])\s+|\n+/)[0]!
+    .trim();
   const cut = s.length > 300 ? `${s.slice(0, 297)}...` : s;
   return /[.!?]$/.test(cut) ? cut : `${cut}.`;
 };

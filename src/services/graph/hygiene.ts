@@ -1,20 +1,16 @@
-import type { AuthedCtx } from '../../context.ts';
+import type { AuthedCtx } from '../../core/context.ts';
 import { getCollection } from '../memory/collections.ts';
 import { archiveMemories, consolidateDuplicates } from '../memory/lifecycle.ts';
 import { LIVE, MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 
-// api.md 8: dedup considers the most recent 500 memories.
+// Dedup considers the most recent 500 memories (docs/contract.md, "Limits").
 const DEDUP_SCAN = 500;
 // One archive-stale call touches at most this many memories (the oldest first); call again for more.
 export const ARCHIVE_STALE_MAX = 10_000;
 
-
 /** Keeper order: pinned, then highest importance, then newest. */
 const keeperFirst = (a: MemoryRow, b: MemoryRow) =>
-  Number(b.pinned) - Number(a.pinned) ||
-  b.importance - a.importance ||
-  b.created_at.getTime() - a.created_at.getTime() ||
-  (a.id < b.id ? 1 : -1);
+  Number(b.pinned) - Number(a.pinned) || b.importance - a.importance || b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : -1);
 
 /**
  * Duplicate clusters among the most recent live memories. Each memory, in keeper order, that is

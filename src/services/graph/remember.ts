@@ -1,6 +1,6 @@
-import type { App, AuthedCtx } from '../../context.ts';
-import { AppError } from '../../errors.ts';
-import { iso, newId } from '../../ids.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
+import { iso, newId } from '../../core/ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import type { FactOutcome, Relation } from '../../schemas/graph.ts';
@@ -99,7 +99,13 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
       metadata: { remembered_from: raw.id },
       expires_at: f.expires_at,
     }));
-    const stored = await insertMemories(tx, ctx, collection, items, fresh.map(({ i }) => embeddings[i]!));
+    const stored = await insertMemories(
+      tx,
+      ctx,
+      collection,
+      items,
+      fresh.map(({ i }) => embeddings[i]!),
+    );
     const storedAt = new Map(fresh.map(({ i }, k) => [i, stored[k]!]));
     const outcomes: FactOutcome[] = [];
     for (const [i, f] of facts.entries()) {
@@ -139,7 +145,8 @@ async function llmFacts(app: App, llm: TenantLlm, content: string): Promise<Extr
   const reply = await app.metrics.time('llm_extract', () => llm.call(extractFacts, content, { note: `The current time is ${new Date().toISOString()}.` }));
   return reply.facts.map((f) => {
     const at = f.expires_at === null ? NaN : Date.parse(f.expires_at);
-    if (f.expires_at !== null && Number.isNaN(at)) app.log.warn({ call: extractFacts.name, expires_at: f.expires_at }, 'LLM expires_at is not a date; kept the fact without it');
+    if (f.expires_at !== null && Number.isNaN(at))
+      app.log.warn({ call: extractFacts.name, expires_at: f.expires_at }, 'LLM expires_at is not a date; kept the fact without it');
     return { ...f, expires_at: Number.isNaN(at) ? null : iso(new Date(at)) };
   });
 }

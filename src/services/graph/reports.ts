@@ -1,5 +1,5 @@
-import type { AuthedCtx } from '../../context.ts';
-import { iso } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { iso } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { getCollection } from '../memory/collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
@@ -25,7 +25,7 @@ export async function contradictions(ctx: AuthedCtx, collection: string, limit: 
     .map((s) => ({ current: memoryView(byId.get(s.superseded_by)!), superseded: memoryView(s), superseded_at: iso(s.superseded_at)! }));
 }
 
-/** The counts of decisions.md "Small rules" (collection health), as the API names them. */
+/** The counts of collection health (docs/graph.md, "Reports and hygiene"), as the API names them. */
 export interface HealthCounts {
   total: number;
   current: number;

@@ -3,7 +3,7 @@ import { factType } from '../../schemas/graph.ts';
 import { defineCall } from './tenant-llm.ts';
 
 /**
- * The structured LLM calls of decisions.md ("LLM calls"): name, instructions and reply shape.
+ * The structured LLM calls (docs/llm-calls.md): name, instructions and reply shape.
  * User messages that carry several items are JSON, which models read reliably.
  */
 export const extractFacts = defineCall(

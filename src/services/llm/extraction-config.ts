@@ -1,6 +1,6 @@
-import type { App, AuthedCtx } from '../../context.ts';
-import { badRequest } from '../../errors.ts';
-import { iso } from '../../ids.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { badRequest } from '../../core/errors.ts';
+import { iso } from '../../core/ids.ts';
 import { chat, LlmUnavailableError, type LlmEndpoint } from '../../ports/llm/llm.ts';
 import { assertPublicTarget } from '../../ports/public-target.ts';
 import { recorded } from './usage.ts';
@@ -67,7 +67,14 @@ export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfi
   }
   try {
     const opts = { timeoutMs: Math.min(SELF_TEST_TIMEOUT_MS, ctx.app.config.llm.timeoutMs), maxRetries: 0 };
-    await recorded(ctx.app, ctx.tenant.id, 'tenant', 'self_test', endpoint, chat(endpoint, { messages: [{ role: 'user', content: 'Reply with OK.' }], maxTokens: 1 }, opts));
+    await recorded(
+      ctx.app,
+      ctx.tenant.id,
+      'tenant',
+      'self_test',
+      endpoint,
+      chat(endpoint, { messages: [{ role: 'user', content: 'Reply with OK.' }], maxTokens: 1 }, opts),
+    );
   } catch (err) {
     if (err instanceof LlmUnavailableError) throw badRequest(`The extraction endpoint failed its self-test: ${err.message}`);
     throw err;

@@ -1,4 +1,4 @@
-import type { App, AuthedCtx } from '../../context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import { operatorSpendThisMonth } from './usage.ts';
 
 const capOf = async (app: App, tenantId: string) =>

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { chat, complete, transcribe, type ChatRequest, type CompletionReply, type CompletionRequest, type LlmEndpoint } from '../../ports/llm/llm.ts';
 import { loadExtractionEndpoint } from './extraction-config.ts';
 import { isOverSpendCap } from './spend-cap.ts';
 import { llmOptions, recorded, type LlmSource } from './usage.ts';
 
-/** A named structured call of decisions.md's table: the reply is JSON of `reply`'s shape. */
+/** A named structured call (docs/llm-calls.md): the reply is JSON of `reply`'s shape. */
 export interface StructuredCall<T> {
   name: string;
   system: string;
@@ -158,7 +158,10 @@ function lenient(schema: z.ZodType, dropped: string[]): z.ZodType {
     const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [k, lenient(v, dropped)]));
     return z.object(shape);
   }
-  if (schema instanceof z.ZodNullable) return lenient(schema.unwrap() as z.ZodType, dropped).nullable().default(null);
+  if (schema instanceof z.ZodNullable)
+    return lenient(schema.unwrap() as z.ZodType, dropped)
+      .nullable()
+      .default(null);
   if (schema instanceof z.ZodArray) {
     const item = lenient(schema.element as z.ZodType, dropped);
     return z.array(z.unknown()).transform((items, ctx) => {

@@ -1,5 +1,5 @@
-import type { App } from '../../context.ts';
-import { newId } from '../../ids.ts';
+import type { App } from '../../core/context.ts';
+import { newId } from '../../core/ids.ts';
 import type { ChatOptions, LlmEndpoint, LlmUsage } from '../../ports/llm/llm.ts';
 
 /** Who pays: the tenant's own endpoint ('tenant') is never capped; the other two are the operator's. */
@@ -12,7 +12,14 @@ export const llmOptions = (app: App): ChatOptions => ({ timeoutMs: app.config.ll
  * One call to an endpoint (a chat, a caller's completion, a transcription), its usage written
  * down under `purpose` whether or not its content turns out usable, so the spend cap sees it.
  */
-export async function recorded<R extends LlmUsage>(app: App, tenantId: string, source: LlmSource, purpose: string, endpoint: LlmEndpoint, call: Promise<R>): Promise<R> {
+export async function recorded<R extends LlmUsage>(
+  app: App,
+  tenantId: string,
+  source: LlmSource,
+  purpose: string,
+  endpoint: LlmEndpoint,
+  call: Promise<R>,
+): Promise<R> {
   const reply = await call;
   await recordUsage(app, tenantId, source, purpose, endpoint, reply);
   return reply;

@@ -1,6 +1,6 @@
-import type { AuthedCtx } from '../../context.ts';
-import { conflict, notFound } from '../../errors.ts';
-import { iso } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { conflict, notFound } from '../../core/errors.ts';
+import { iso } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
@@ -40,26 +40,27 @@ export async function ensureCollection(q: Queryable, tenantId: string, name: str
 }
 
 /**
- * Every write to a collection's memories goes through here: it keeps the collection's memory
- * count and bumps the version that search caches key on (creating the collection if needed).
- * The update locks the collection's row until commit, so writers call it last, after their
- * index work: concurrent bulk inserts into one collection then only queue for the commit.
+ * Every write to a collection's memories goes through here, once per statement (a bulk insert
+ * of any size calls it once): it keeps the collection's memory count, bumps the version that
+ * search caches key on and moves `updated_at` (creating the collection if needed), in the write's
+ * transaction. The update locks the collection's row until commit, so writers call it last,
+ * after their index work: concurrent bulk inserts into one collection then only queue for the commit.
  */
 export async function touchCollection(q: Queryable, tenantId: string, name: string, countDelta: number): Promise<void> {
   await q.query(
     `insert into collections (tenant_id, name, memory_count, version) values ($1, $2, greatest($3::int, 0), 1)
      on conflict (tenant_id, name) do update
-       set memory_count = collections.memory_count + $3::int, version = collections.version + 1`,
+       set memory_count = collections.memory_count + $3::int, version = collections.version + 1, updated_at = now()`,
     [tenantId, name, countDelta],
   );
 }
 
 export async function listCollections(ctx: AuthedCtx) {
   // Restricted collections the agent may not read are left out of its listing.
-  const rows = await ctx.app.db.query<CollectionRow>(
-    `${SELECT} where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`,
-    [ctx.tenant.id, ctx.agent.id],
-  );
+  const rows = await ctx.app.db.query<CollectionRow>(`${SELECT} where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`, [
+    ctx.tenant.id,
+    ctx.agent.id,
+  ]);
   return rows.map(view);
 }
 
@@ -69,10 +70,7 @@ export async function getCollection(q: Queryable, tenantId: string, name: string
   return view(row);
 }
 
-export async function createCollection(
-  ctx: AuthedCtx,
-  input: { name: string; description?: string | null; metadata?: Record<string, unknown> },
-) {
+export async function createCollection(ctx: AuthedCtx, input: { name: string; description?: string | null; metadata?: Record<string, unknown> }) {
   const rows = await ctx.app.db.query(
     `insert into collections (tenant_id, name, description, metadata) values ($1, $2, $3, $4::jsonb)
      on conflict (tenant_id, name) do nothing returning name`,
@@ -82,10 +80,7 @@ export async function createCollection(
   return getCollection(ctx.app.db, ctx.tenant.id, input.name);
 }
 
-export async function updateCollection(
-  ctx: AuthedCtx,
-  input: { name: string; description?: string | null; metadata?: Record<string, unknown> },
-) {
+export async function updateCollection(ctx: AuthedCtx, input: { name: string; description?: string | null; metadata?: Record<string, unknown> }) {
   const rows = await ctx.app.db.query(
     `update collections set description = case when $3 then $4 else description end,
                             metadata = coalesce($5::jsonb, metadata), updated_at = now()
@@ -109,10 +104,10 @@ export async function deleteCollection(ctx: AuthedCtx, name: string): Promise<vo
       `select images, metadata from memories where tenant_id = $1 and collection = $2 and (images <> '[]'::jsonb or metadata ? 'key')`,
       [ctx.tenant.id, name],
     );
-    const rows = await tx.query<{ memory_count: number }>(
-      'delete from collections where tenant_id = $1 and name = $2 returning memory_count::int',
-      [ctx.tenant.id, name],
-    );
+    const rows = await tx.query<{ memory_count: number }>('delete from collections where tenant_id = $1 and name = $2 returning memory_count::int', [
+      ctx.tenant.id,
+      name,
+    ]);
     if (!rows.length) throw notFound(`Collection "${name}" not found`);
     await noteBulkWrite(tx, ctx.app, rows[0]!.memory_count);
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, files);

@@ -1,5 +1,5 @@
-import type { AuthedCtx } from '../../context.ts';
-import { Download } from '../../download.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { Download } from '../../core/download.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { listCollections } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';

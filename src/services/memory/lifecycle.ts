@@ -1,4 +1,4 @@
-import type { App, AuthedCtx } from '../../context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
@@ -60,17 +60,19 @@ export async function consolidateDuplicates(
       );
       files.push(...rows);
       const ids = rows.map((r) => r.id);
-      await tx.query('update memories set superseded_by = $2 where tenant_id = $1 and superseded_by = any($3::uuid[])', [
-        ctx.tenant.id,
-        keeperId,
-        ids,
-      ]);
+      await tx.query('update memories set superseded_by = $2 where tenant_id = $1 and superseded_by = any($3::uuid[])', [ctx.tenant.id, keeperId, ids]);
       deleted.push(...ids);
     }
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, files);
     if (deleted.length) await touchCollection(tx, ctx.tenant.id, collection, -deleted.length);
     await noteBulkWrite(tx, ctx.app, deleted.length);
-    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, deleted.map((id) => ({ id })));
+    await emitMemoryEvents(
+      tx,
+      ctx,
+      'memory.deleted',
+      collection,
+      deleted.map((id) => ({ id })),
+    );
     return deleted;
   });
 }
@@ -117,7 +119,13 @@ export async function deleteMemories(ctx: AuthedCtx, collection: string, ids: st
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, rows);
     if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length);
     await noteBulkWrite(tx, ctx.app, rows.length);
-    await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, rows.map(({ id }) => ({ id })));
+    await emitMemoryEvents(
+      tx,
+      ctx,
+      'memory.deleted',
+      collection,
+      rows.map(({ id }) => ({ id })),
+    );
     return new Set(rows.map((r) => r.id));
   });
   return ids.filter((id) => deleted.has(id));

@@ -1,6 +1,6 @@
-import type { AuthedCtx } from '../../context.ts';
-import { badRequest, notFound } from '../../errors.ts';
-import { isUuid, newId } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { badRequest, notFound } from '../../core/errors.ts';
+import { isUuid, newId } from '../../core/ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
 import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
@@ -21,22 +21,29 @@ export interface NewMemory extends MemoryCreate {
  * Inserts memories with their embeddings in the caller's transaction. The embeddings are
  * computed by the caller before the transaction opens, so no transaction waits on a model.
  */
-export async function insertMemories(
-  q: Queryable,
-  ctx: AuthedCtx,
-  collection: string,
-  items: NewMemory[],
-  embeddings: number[][],
-): Promise<Memory[]> {
+export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<Memory[]> {
   if (!items.length) return [];
   await ensureCollection(q, ctx.tenant.id, collection);
   const cols = 16;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
     values.push(
-      ctx.tenant.id, newId(), collection, m.text, m.importance, m.category, m.source, m.metadata,
-      m.container_tag, ctx.agent.id, ctx.agent.label, toVectorLiteral(embeddings[i]!), m.expires_at ?? null,
-      m.pinned ?? false, m.archived ?? false, m.images ?? [],
+      ctx.tenant.id,
+      newId(),
+      collection,
+      m.text,
+      m.importance,
+      m.category,
+      m.source,
+      m.metadata,
+      m.container_tag,
+      ctx.agent.id,
+      ctx.agent.label,
+      toVectorLiteral(embeddings[i]!),
+      m.expires_at ?? null,
+      m.pinned ?? false,
+      m.archived ?? false,
+      m.images ?? [],
     );
     const p = (k: number) => `$${i * cols + k}`;
     return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb)`;
@@ -65,11 +72,7 @@ export async function createMemories(ctx: AuthedCtx, collection: string, items: 
 export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: string, id: string): Promise<MemoryRow> {
   const row = isUuid(id)
     ? (
-        await q.query<MemoryRow>(`select ${MEMORY_COLUMNS} from memories where tenant_id = $1 and id = $2 and collection = $3`, [
-          ctx.tenant.id,
-          id,
-          collection,
-        ])
+        await q.query<MemoryRow>(`select ${MEMORY_COLUMNS} from memories where tenant_id = $1 and id = $2 and collection = $3`, [ctx.tenant.id, id, collection])
       )[0]
     : undefined;
   if (!row) throw notFound(`Memory ${id} not found in collection "${collection}"`);
@@ -78,7 +81,16 @@ export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: strin
 
 export async function listMemories(
   ctx: AuthedCtx,
-  input: { collection: string; limit: number; offset: number; include_archived: boolean; category?: string; container_tag?: string; pinned?: boolean; archived?: boolean },
+  input: {
+    collection: string;
+    limit: number;
+    offset: number;
+    include_archived: boolean;
+    category?: string;
+    container_tag?: string;
+    pinned?: boolean;
+    archived?: boolean;
+  },
 ): Promise<Memory[]> {
   await getCollection(ctx.app.db, ctx.tenant.id, input.collection);
   const rows = await ctx.app.db.query<MemoryRow>(
@@ -88,7 +100,17 @@ export async function listMemories(
         and ($7::text is null or category = $7) and ($8::text is null or container_tag = $8)
         and ($9::boolean is null or pinned = $9)
       order by pinned desc, created_at desc, id desc limit $4 offset $5`,
-    [ctx.tenant.id, input.collection, input.include_archived, input.limit, input.offset, input.archived ?? null, input.category ?? null, input.container_tag ?? null, input.pinned ?? null],
+    [
+      ctx.tenant.id,
+      input.collection,
+      input.include_archived,
+      input.limit,
+      input.offset,
+      input.archived ?? null,
+      input.category ?? null,
+      input.container_tag ?? null,
+      input.pinned ?? null,
+    ],
   );
   return rows.map(memoryView);
 }
@@ -115,8 +137,18 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
          updated_at = now()
        where tenant_id = $1 and id = $2 and collection = $3
        returning ${MEMORY_COLUMNS}`,
-      [ctx.tenant.id, id, collection, patch.text ?? null, embedding, patch.importance ?? null, patch.category ?? null,
-        patch.metadata ?? null, patch.pinned ?? null, patch.archived ?? null],
+      [
+        ctx.tenant.id,
+        id,
+        collection,
+        patch.text ?? null,
+        embedding,
+        patch.importance ?? null,
+        patch.category ?? null,
+        patch.metadata ?? null,
+        patch.pinned ?? null,
+        patch.archived ?? null,
+      ],
     );
     await touchCollection(tx, ctx.tenant.id, collection, 0);
     const memory = memoryView(row!);

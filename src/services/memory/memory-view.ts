@@ -1,4 +1,4 @@
-import { iso } from '../../ids.ts';
+import { iso } from '../../core/ids.ts';
 import type { Memory } from '../../schemas/memory.ts';
 
 /** A memory as stored, and as the API shows it. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 

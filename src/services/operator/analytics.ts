@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { byDay, windowStart } from './window.ts';
 
 const TOP = 20;

@@ -1,7 +1,7 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { healthCounts } from '../graph/reports.ts';
 
-/** Collection health (decisions.md "Small rules") summed over every collection of every tenant: counts only. */
+/** Collection health (docs/graph.md, "Reports and hygiene") summed over every collection of every tenant: counts only. */
 export async function memoryHealth(app: App, staleDays: number) {
   const c = await healthCounts(app.platform, null, staleDays);
   const { total, current, archived, stale, expired, supersessions, needs_attention } = c;

@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { STORAGE_BYTES } from '../access/account.ts';
 import { windowStart } from './window.ts';
 
@@ -13,7 +13,10 @@ export async function usageReport(app: App, days: number, tenantId: string | nul
   const tenant = (col: string, n: number) => (tenantId ? `and ${col} = $${n}` : '');
   const params = tenantId ? [days, tenantId] : [days];
   const [[storage], llm] = await Promise.all([
-    app.platform.query<{ storage_bytes: number }>(`select ${STORAGE_BYTES} as storage_bytes from memories m where true ${tenant('m.tenant_id', 1)}`, tenantId ? [tenantId] : []),
+    app.platform.query<{ storage_bytes: number }>(
+      `select ${STORAGE_BYTES} as storage_bytes from memories m where true ${tenant('m.tenant_id', 1)}`,
+      tenantId ? [tenantId] : [],
+    ),
     app.platform.query<{ purpose: string; model: string; prompt_tokens: number; completion_tokens: number; cost_usd: number }>(
       `select purpose, model, sum(prompt_tokens)::float8 as prompt_tokens, sum(completion_tokens)::float8 as completion_tokens,
               sum(cost_usd)::float8 as cost_usd

@@ -1,19 +1,18 @@
 import { z } from 'zod';
-import type { AuthedCtx } from '../../context.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
 import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
 import { memoryText } from '../../schemas/fields.ts';
 import { chatCompletion, type ProxyMessage, type ProxyRequest } from '../../schemas/proxy.ts';
 import { searchFields } from '../../schemas/search.ts';
-import { assertCollectionAccess } from '../access/grants.ts';
 import { rememberQueued } from '../graph/remember.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { DEFAULT_IMPORT_COLLECTION } from '../memory/import.ts';
 import { search } from '../search/search.ts';
 import { recalledMemoriesMessage } from './recalled-memories.ts';
 
-/** Where a stored message goes when the call names no collection: the default collection, as for an import. */
-const STORE_COLLECTION = DEFAULT_IMPORT_COLLECTION;
+/** Where a stored message goes: the named collection, else the default one, as for an import. */
+export const storeCollection = (input: { collection?: string }) => input.collection ?? DEFAULT_IMPORT_COLLECTION;
 const searchInput = z.object(searchFields);
 const MAX_TEXT = memoryText.maxLength!;
 
@@ -28,9 +27,8 @@ const MAX_TEXT = memoryText.maxLength!;
 export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
   const { collection, container_tag, memory_limit, store, ...request } = input;
   if (request.stream) throw badRequest('stream: true is not supported: the proxy answers whole completions; send stream: false or leave it out');
-  // invoke checked the named collection for storing (write); recalling reads it too. Without a
-  // name, recall keeps to the readable collections and storing writes the default one.
-  if (store) await assertCollectionAccess(ctx, collection ?? STORE_COLLECTION, collection ? 'read' : 'write');
+  // invoke checked the grants (the procedure's rule): read on the named collection, write where
+  // a message is stored. Without a name, recall keeps to the readable collections.
   const llm = await tenantLlm(ctx);
 
   const said = latestUserText(request.messages);
@@ -39,7 +37,7 @@ export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
   const completion = await forward(llm, { ...request, messages });
 
   const stored = store && request.messages.at(-1)?.role === 'user' && !!said;
-  if (stored) await rememberQueued(ctx, collection ?? STORE_COLLECTION, { content: said.slice(0, MAX_TEXT), importance: 0.5, container_tag });
+  if (stored) await rememberQueued(ctx, storeCollection(input), { content: said.slice(0, MAX_TEXT), importance: 0.5, container_tag });
   return { ...completion, memvault: { memories_used: memories, stored } };
 }
 

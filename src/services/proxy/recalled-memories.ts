@@ -1,4 +1,4 @@
-import { recalledBlock } from '../../recalled.ts';
+import { recalledBlock } from '../../core/recalled.ts';
 
 /** The system message that hands recalled memories to a model, as data it is told never to obey. */
 export function recalledMemoriesMessage(memories: Array<{ text: string; collection: string }>): string {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import type { SearchResult } from '../../schemas/search.ts';
 import type { Filters, Scope } from './scope.ts';
 

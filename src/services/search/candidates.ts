@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { markBroad } from './cache.ts';
 import { exactBound, readsExactly } from './exact-cost.ts';
@@ -60,7 +60,14 @@ export interface VectorOptions {
  * then one to load the rows kept. When more match than the exact bound, the HNSW index answers
  * (graphNearest).
  */
-export async function vectorCandidates(app: App, scope: Scope, filters: Filters, vector: SearchVector, k: number, opts: VectorOptions = {}): Promise<CandidateRow[]> {
+export async function vectorCandidates(
+  app: App,
+  scope: Scope,
+  filters: Filters,
+  vector: SearchVector,
+  k: number,
+  opts: VectorOptions = {},
+): Promise<CandidateRow[]> {
   if (readsExactly(app, scope, filters, k, 'single')) {
     const scan = await scanExact(app.db, scope, filters, { ...opts, vector, k, bound: exactBound(app, scope, k, 'single') });
     if (!scan.broad) return (await loadRows(app.db, scope, [scan.nearest]))[0]!;
@@ -89,8 +96,7 @@ async function graphNearest(app: App, scope: Scope, filters: Filters, vector: Se
   const search = `select ${COLUMNS}, ${score} as score, m.embedding <=> ${q} as distance from memories m
     where ${cond} order by m.embedding <=> ${q} limit ${Number(k)}`;
   // relaxed_order may return neighbours slightly out of order.
-  const ordered = (rows: Array<CandidateRow & { distance: number }>) =>
-    rows.sort((a, b) => a.distance - b.distance).map((row) => scored(row, row.score));
+  const ordered = (rows: Array<CandidateRow & { distance: number }>) => rows.sort((a, b) => a.distance - b.distance).map((row) => scored(row, row.score));
   // The approximate scan stops after hnsw.max_scan_tuples, so a filter rare near the query (or
   // a scope whose memories are mostly archived or superseded) can leave it short although
   // matches exist: then every match is ranked exactly.

@@ -1,9 +1,9 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { isBroad } from './cache.ts';
 import { narrows, type Filters, type Scope } from './scope.ts';
 
 /**
- * Exact read or indexes: the cost model (issue 16). A search either reads every memory its scope
+ * Exact read or indexes: the cost model (docs/search.md). A search either reads every memory its scope
  * and filters select, once, and ranks both sides from that read (scan.ts), or walks the HNSW
  * graph and the full-text index. The read costs per row; the walk costs a fixed amount (the graph
  * at ef_search, the full-text side) plus, when the scope is a small share of the table, the extra

@@ -22,7 +22,5 @@ export function reciprocalRankFusion(lists: CandidateRow[][]): CandidateRow[] {
       fused.set(row.id, entry);
     });
   }
-  return [...fused.values()]
-    .sort((a, b) => b.sum - a.sum || a.order - b.order)
-    .map(({ row, sum }) => scored(row, sum / best));
+  return [...fused.values()].sort((a, b) => b.sum - a.sum || a.order - b.order).map(({ row, sum }) => scored(row, sum / best));
 }

@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { rerank, rewriteQuery } from '../llm/calls.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 

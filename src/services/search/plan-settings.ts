@@ -1,6 +1,6 @@
 /**
  * The planner settings search needs, applied without statements or round trips of their own
- * (issue 16: a hybrid search paid BEGIN, a settings statement and COMMIT per side). Custom plans
+ * (a hybrid search paid BEGIN, a settings statement and COMMIT per side; docs/search.md, "Round trips"). Custom plans
  * for every statement are the database port's connection setting (src/ports/db/postgres.ts).
  */
 

@@ -1,4 +1,4 @@
-import type { AuthedCtx } from '../../context.ts';
+import type { AuthedCtx } from '../../core/context.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import type { SearchResponse } from '../../schemas/search.ts';
 import { deleteMemories } from '../memory/lifecycle.ts';
@@ -21,12 +21,15 @@ export async function related(ctx: AuthedCtx, input: { collection: string; id: s
   const key = answerKey({ tenantId: ctx.tenant.id, kind: 'related', scope: scope.versions, request: input });
   const hit = getAnswer(ctx.app, key);
   if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: round2(performance.now() - started), cached: true };
-  const [target] = await ctx.app.db.query<{ embedding: string }>(
-    'select embedding::text as embedding from memories where tenant_id = $1 and id = $2',
-    [ctx.tenant.id, input.id],
-  );
+  const [target] = await ctx.app.db.query<{ embedding: string }>('select embedding::text as embedding from memories where tenant_id = $1 and id = $2', [
+    ctx.tenant.id,
+    input.id,
+  ]);
   const rows = await vectorCandidates(ctx.app, scope, NO_FILTERS, { literal: target!.embedding }, candidateCount(input.limit), { excludeId: input.id });
-  const results = rows.filter((r) => r.score >= input.min_score).slice(0, input.limit).map((r) => toResult(r, false));
+  const results = rows
+    .filter((r) => r.score >= input.min_score)
+    .slice(0, input.limit)
+    .map((r) => toResult(r, false));
   putAnswer(ctx.app, key, { results }, expiryTtl(rows));
   return { results, query_embedding_ms: 0, search_ms: round2(performance.now() - started), cached: false };
 }
@@ -36,10 +39,17 @@ export async function related(ctx: AuthedCtx, input: { collection: string; id: s
  * similar to the query, the most similar first. Erasure reaches every copy, so archived,
  * superseded and expired memories count too.
  */
-export async function forget(ctx: AuthedCtx, input: { collection: string; query: string; min_score: number; limit: number }): Promise<{ deleted: number; ids: string[] }> {
+export async function forget(
+  ctx: AuthedCtx,
+  input: { collection: string; query: string; min_score: number; limit: number },
+): Promise<{ deleted: number; ids: string[] }> {
   const scope = await resolveScope(ctx, input.collection);
   const { vector } = await embedQuery(ctx.app, input.query);
   const rows = await vectorCandidates(ctx.app, scope, NO_FILTERS, { literal: toVectorLiteral(vector) }, input.limit, { anyState: true });
-  const ids = await deleteMemories(ctx, input.collection, rows.filter((r) => r.score >= input.min_score).map((r) => r.id));
+  const ids = await deleteMemories(
+    ctx,
+    input.collection,
+    rows.filter((r) => r.score >= input.min_score).map((r) => r.id),
+  );
   return { deleted: ids.length, ids };
 }

@@ -52,7 +52,9 @@ export async function scanExact(db: Queryable, scope: Scope, filters: Filters, r
   }
   if (req.lexemes?.length) {
     columns.push(`case when m.tsv @@ search_tsquery(${p(req.lexemes)}::text[])::tsquery then m.tsv end as tsv`);
-    parts.push(`select 't', id, null, null, tsvector_to_array(tsv) from (select id, tsv from f where tsv is not null order by id desc limit ${Number(req.limit)}) t`);
+    parts.push(
+      `select 't', id, null, null, tsvector_to_array(tsv) from (select id, tsv from f where tsv is not null order by id desc limit ${Number(req.limit)}) t`,
+    );
   }
   const cond = where(scope, filters, params, req);
   const limit = req.bound === undefined ? '' : ` limit ${req.bound + 1}`;

@@ -16,7 +16,7 @@ export const NO_FILTERS: Filters = { category: null, metadata_filter: null, cont
 /** Whether a filter (beyond currentness and archiving) narrows the scope's memories. */
 export const narrows = (f: Filters) => f.category !== null || f.container_tag !== null || f.metadata_filter !== null;
 
-/** Superseded and expired memories never appear in search (api.md section 3). */
+/** Superseded and expired memories never appear in search. */
 const CURRENT = `m.superseded_by is null and m.expired_at is null and (m.expires_at is null or m.expires_at > now())`;
 
 /**
@@ -50,4 +50,3 @@ export function where(scope: Scope, filters: Filters, params: unknown[], opts: {
   if (opts.excludeId) conds.push(`m.id <> ${p(opts.excludeId)}`);
   return conds.join(' and ');
 }
-

@@ -1,6 +1,6 @@
-import type { AuthedCtx } from '../../context.ts';
-import { notFound } from '../../errors.ts';
-import { iso } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { notFound } from '../../core/errors.ts';
+import { iso } from '../../core/ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import { readableCollectionSql } from '../access/grants.ts';
@@ -58,7 +58,7 @@ export async function resolveScope(ctx: AuthedCtx, collection: string | null, le
   };
 }
 
-/** Shapes a candidate as api.md 4.4 shows it; `collection` only on all-collection search. */
+/** Shapes a candidate as a search result; `collection` only on all-collection search. */
 export function toResult(row: CandidateRow, withCollection: boolean): SearchResult {
   return {
     id: row.id,
@@ -173,11 +173,7 @@ async function reranked(ctx: AuthedCtx, query: string, candidates: CandidateRow[
  * `collection` null searches every collection the caller may read; `nameCollections` puts each
  * result's collection in it (the all-collection endpoint, even when narrowed to one).
  */
-export async function search(
-  ctx: AuthedCtx,
-  input: SearchInput,
-  target: { collection: string | null; nameCollections: boolean },
-): Promise<SearchResponse> {
+export async function search(ctx: AuthedCtx, input: SearchInput, target: { collection: string | null; nameCollections: boolean }): Promise<SearchResponse> {
   const { collection, nameCollections } = target;
   const started = performance.now();
   // The lexemes come with the scope unless the query is to be rewritten first (or not matched on).
@@ -198,7 +194,8 @@ export async function search(
   // The `search` stage of the operator's metrics: retrieval itself, without the cache, embedding or LLM steps.
   const { vectorRows, textRows } = scope.collections.length
     ? await ctx.app.metrics.time('search', async () => {
-        const weights = input.mode === 'vector' ? new Map<string, number>() : plainLexemes ? lexemeWeights(scope.lexemes) : await queryLexemes(ctx.app.db, query);
+        const weights =
+          input.mode === 'vector' ? new Map<string, number>() : plainLexemes ? lexemeWeights(scope.lexemes) : await queryLexemes(ctx.app.db, query);
         return retrieve(ctx, scope, input, weights, queryVector);
       })
     : { vectorRows: [], textRows: [] };

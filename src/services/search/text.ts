@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { rankBm25, type Bm25Doc } from './bm25.ts';
 import { markBroad } from './cache.ts';
@@ -12,7 +12,7 @@ import { narrows, where, type Filters, type Scope } from './scope.ts';
  * Ranking them costs per match too (their lexemes travel back and are ranked here), so a scope
  * of more memories than the cap, which may match more than SAMPLE, is sampled whatever its size:
  * with the full cap up to 10,000 memories, hybrid search of a 10k collection took 39 ms through
- * the indexes against 13 ms at 20k (issue 16). A scope within the cap is ranked exactly.
+ * the indexes against 13 ms at 20k. A scope within the cap is ranked exactly.
  */
 const SAMPLE = 250;
 /** A broad filter's sample reads at most this many rows per match wanted (text.ts, rankText). */
@@ -77,11 +77,15 @@ export async function rankText(app: App, scope: Scope, filters: Filters, weights
     // filter's, so the sample is never exhaustive. Words too rare to fill a quarter of it, or
     // the `need`ed candidates, go to the GIN index, quick for rare words, which finds them all.
     const read = Math.min(SAMPLE_READ * limit, exactMax(app, scope, need, 'single'));
-    const sample = await query((cond) => `with f as materialized (select m.id, m.tsv from memories m where ${cond} limit ${read})
-       select id, tsvector_to_array(tsv) as lexemes from f where ${match} limit ${Number(limit)}`);
+    const sample = await query(
+      (cond) => `with f as materialized (select m.id, m.tsv from memories m where ${cond} limit ${read})
+       select id, tsvector_to_array(tsv) as lexemes from f where ${match} limit ${Number(limit)}`,
+    );
     if (sample.length >= Math.max(need, limit / 4)) return { ranked: rankBm25(sample, weights, scope.memoryCount), exhaustive: false };
   }
-  const matches = await query((cond) => `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`);
+  const matches = await query(
+    (cond) => `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`,
+  );
   return rankMatches(matches, weights, scope, limit);
 }
 

@@ -1,10 +1,10 @@
-import type { App } from '../../context.ts';
-import { iso, newId } from '../../ids.ts';
+import type { App } from '../../core/context.ts';
+import { iso, newId } from '../../core/ids.ts';
 import { queueStalled } from './pipeline.ts';
 
 /*
  * The public status page's self-check, recorded every minute by the `status_check` task
- * (worker/tasks.ts) and shown by GET /v1/status. A check has three components:
+ * (host/tasks.ts) and shown by GET /v1/status. A check has three components:
  *
  * - database: a round trip (`select 1`);
  * - queue: the lag of the job queue, how long the oldest job that is due and not taken has
@@ -163,7 +163,10 @@ function publicCheck(r: CheckRow) {
     latency_ms: round(r.latency_ms),
     components: {
       database: { ok: r.database_ok, latency_ms: round(r.latency_ms) },
-      queue: r.queue_ok === null ? null : { ok: r.queue_ok, latency_ms: round(r.queue_latency_ms ?? 0), lag_ms: r.queue_lag_ms === null ? null : round(r.queue_lag_ms) },
+      queue:
+        r.queue_ok === null
+          ? null
+          : { ok: r.queue_ok, latency_ms: round(r.queue_latency_ms ?? 0), lag_ms: r.queue_lag_ms === null ? null : round(r.queue_lag_ms) },
       blobs: r.blobs_ok === null ? null : { ok: r.blobs_ok, latency_ms: round(r.blobs_latency_ms ?? 0) },
     },
   };

@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 
 /** The cookieless beacon's record: a path and a referrer, no IP, no cookie, no tenant. */
 export async function recordPageview(app: App, path: string, referrer: string | null): Promise<void> {

@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 
 /**
  * Minutes without progress after which queued or processing work counts as stuck: far beyond a

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { isTenantKey } from '../../ports/blobs/blobs.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
@@ -72,7 +72,7 @@ export async function deleteTenantFiles(app: App, tenantId: string): Promise<voi
   const prefix = `${tenantId}/`;
   const store = await storeFor(app, tenantId);
   if (store !== app.blobs) {
-    await store.deletePrefix(prefix).catch((err: Error) => app.log.warn({ tenant: tenantId, err }, 'files in the tenant\'s own bucket not deleted'));
+    await store.deletePrefix(prefix).catch((err: Error) => app.log.warn({ tenant: tenantId, err }, "files in the tenant's own bucket not deleted"));
   }
   const n = await app.blobs.deletePrefix(prefix);
   if (n) app.log.info({ tenant: tenantId, files: n }, 'account files deleted');

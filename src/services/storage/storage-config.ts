@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { AuthedCtx } from '../../context.ts';
-import { badRequest } from '../../errors.ts';
-import { iso, newId } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { badRequest } from '../../core/errors.ts';
+import { iso, newId } from '../../core/ids.ts';
 import type { BlobStore } from '../../ports/blobs/blobs.ts';
 import { assertPublicTarget } from '../../ports/public-target.ts';
 import { forgetTenantStore, loadStorageConfig, tenantBucketStore, type TenantBucket } from './tenant-store.ts';
@@ -77,8 +77,15 @@ export async function putStorageConfig(ctx: AuthedCtx, input: StorageConfigInput
      on conflict (tenant_id) do update set backend = excluded.backend, endpoint_url = excluded.endpoint_url, bucket = excluded.bucket,
        region = excluded.region, access_key_sealed = excluded.access_key_sealed, secret_key_sealed = excluded.secret_key_sealed,
        updated_at = now()`,
-    [ctx.tenant.id, input.backend, bucket.endpoint_url, bucket.bucket, bucket.region, ctx.app.secrets.encrypt(bucket.access_key),
-      ctx.app.secrets.encrypt(bucket.secret_key)],
+    [
+      ctx.tenant.id,
+      input.backend,
+      bucket.endpoint_url,
+      bucket.bucket,
+      bucket.region,
+      ctx.app.secrets.encrypt(bucket.access_key),
+      ctx.app.secrets.encrypt(bucket.secret_key),
+    ],
   );
   forgetTenantStore(ctx.app, ctx.tenant.id);
   return getStorageConfig(ctx);

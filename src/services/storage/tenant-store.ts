@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import type { BlobStore } from '../../ports/blobs/blobs.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { s3BlobStore } from '../../ports/blobs/s3.ts';

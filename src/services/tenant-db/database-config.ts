@@ -1,6 +1,6 @@
-import type { AuthedCtx } from '../../context.ts';
-import { badRequest } from '../../errors.ts';
-import { iso } from '../../ids.ts';
+import type { AuthedCtx } from '../../core/context.ts';
+import { badRequest } from '../../core/errors.ts';
+import { iso } from '../../core/ids.ts';
 import { assertPublicTarget } from '../../ports/public-target.ts';
 import { openDatabaseApp } from './pools.ts';
 import { UnusableDatabaseError } from './schema.ts';
@@ -21,19 +21,33 @@ export function maskConnectionString(url: string): string {
   return u.toString();
 }
 
+/** Why a tenant database is not available on a server that runs on its embedded database (GET says it, PUT and DELETE refuse with it). */
+const UNAVAILABLE = 'A tenant database needs the service to run on a PostgreSQL server (DATABASE_URL); the embedded database cannot hand data to another one';
+
 function needsServer(ctx: AuthedCtx) {
-  if (!ctx.app.config.databaseUrl) {
-    throw badRequest('A tenant database needs the service to run on a PostgreSQL server (DATABASE_URL); the embedded database cannot hand data to another one');
-  }
+  if (!ctx.app.config.databaseUrl) throw badRequest(UNAVAILABLE);
 }
 
+/** The config in effect; on the embedded database there is none to have, which GET says instead of refusing. */
 export async function getDatabaseConfig(ctx: AuthedCtx) {
-  needsServer(ctx);
+  if (!ctx.app.config.databaseUrl) {
+    return {
+      available: false,
+      unavailable_reason: UNAVAILABLE,
+      configured: false,
+      database: 'platform' as const,
+      connection_string: null,
+      created_at: null,
+      updated_at: null,
+    };
+  }
   const [row] = await ctx.app.platform.query<{ sealed: string; created_at: Date; updated_at: Date }>(
     'select connection_string_sealed as sealed, created_at, updated_at from database_configs where tenant_id = $1',
     [ctx.tenant.id],
   );
   return {
+    available: true,
+    unavailable_reason: null,
     configured: !!row,
     database: row ? ('own' as const) : ('platform' as const),
     connection_string: row ? maskConnectionString(ctx.app.secrets.decrypt(row.sealed)) : null,

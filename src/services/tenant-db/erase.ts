@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import { DATA_TABLES } from './schema.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { openPostgres } from '../../ports/db/postgres.ts';
 import { withUnitsOfWork } from '../../ports/db/unit-of-work.ts';

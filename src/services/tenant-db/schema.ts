@@ -1,5 +1,5 @@
 import type { Db } from '../../ports/db/db.ts';
-import { migrate } from '../../migrate.ts';
+import { migrate } from '../../maintenance/migrate.ts';
 
 /**
  * The tables whose rows a tenant's own database holds; every other table (tenants, keys,
@@ -36,7 +36,9 @@ export async function migrateTenantDb(db: Db, embeddingDim: number): Promise<voi
   if (!vector) throw new UnusableDatabaseError('the pgvector extension is not available on this server (install pgvector 0.8 there)');
   // pgvector is not a trusted extension: only a superuser can create it.
   if (!vector.installed && !vector.superuser) {
-    throw new UnusableDatabaseError('pgvector is not installed in this database and this role cannot install it: run `create extension vector` there as a superuser first');
+    throw new UnusableDatabaseError(
+      'pgvector is not installed in this database and this role cannot install it: run `create extension vector` there as a superuser first',
+    );
   }
   // A platform database (this service's own, or another orgmem's) has tenants; a tenant's own
   // never does. Checked before anything is changed: its foreign keys must stay.

@@ -1,4 +1,4 @@
-import type { App } from '../../context.ts';
+import type { App } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { databaseApp } from './pools.ts';
 

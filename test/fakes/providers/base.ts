@@ -68,7 +68,13 @@ export async function startProviderFake(spec: FakeSpec): Promise<ProviderFake> {
     put(r) {
       const updated = (last = Math.max(Date.now(), last + 1000));
       const existing = r.id ? fake.records.findIndex((x) => x.id === r.id) : -1;
-      const record: FakeRecord = { id: r.id ?? (spec.newId ? spec.newId(++n) : `rec-${++n}`), title: r.title, body: r.body, author: r.author ?? 'Ana Lima', updated };
+      const record: FakeRecord = {
+        id: r.id ?? (spec.newId ? spec.newId(++n) : `rec-${++n}`),
+        title: r.title,
+        body: r.body,
+        author: r.author ?? 'Ana Lima',
+        updated,
+      };
       if (existing >= 0) fake.records.splice(existing, 1);
       fake.records.push(record);
       return record;
@@ -83,7 +89,12 @@ export async function startProviderFake(spec: FakeSpec): Promise<ProviderFake> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const request: FakeRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', fake.url), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request: FakeRequest = {
+        method: req.method ?? 'GET',
+        url: new URL(req.url ?? '/', fake.url),
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       fake.requests.push(request);
       const failure = failures.shift();
       if (failure === 429) return void res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"message":"rate limited"}');

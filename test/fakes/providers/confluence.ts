@@ -25,7 +25,8 @@ const storage = (body: string) =>
 // The search's cursor is opaque to clients; this one holds the sort key of a page's last result.
 const encode = (r: FakeRecord) => Buffer.from(JSON.stringify([r.updated, r.id])).toString('base64url');
 const decode = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [number, string];
-const newerFirst = (a: { updated: number; id: string }, b: { updated: number; id: string }) => b.updated - a.updated || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const newerFirst = (a: { updated: number; id: string }, b: { updated: number; id: string }) =>
+  b.updated - a.updated || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /** The CQL the connector sends: type=page [and space="K"] [and lastmodified >= "yyyy-MM-dd HH:mm"] order by lastmodified desc. */
 function parseCql(cql: string): { space: string | null; since: number | null } | null {
@@ -45,7 +46,8 @@ export async function startConfluenceFake(opts: { pageSize?: number } = {}): Pro
     newId: (n) => String(65_000 + n),
     connection: (url) => ({ credentials: { email: CONFLUENCE_FAKE_EMAIL, api_token: CONFLUENCE_FAKE_TOKEN }, config: { base_url: url } }),
     route(req, fake) {
-      if (req.method !== 'GET' || req.url.pathname !== '/wiki/rest/api/content/search') return { status: 404, json: { statusCode: 404, message: 'null for uri: ' + req.url.pathname } };
+      if (req.method !== 'GET' || req.url.pathname !== '/wiki/rest/api/content/search')
+        return { status: 404, json: { statusCode: 404, message: 'null for uri: ' + req.url.pathname } };
       if (req.headers.authorization !== basic) return { status: 401, json: UNAUTHORIZED };
       const params = req.url.searchParams;
       const cql = params.get('cql') ?? '';
@@ -71,20 +73,42 @@ export async function startConfluenceFake(opts: { pageSize?: number } = {}): Pro
         title: r.title,
         ...(expand.includes('space') ? { space: { id: 98_305, key: CONFLUENCE_FAKE_SPACE, name: 'Engineering', type: 'global' } } : {}),
         ...(expand.includes('version')
-          ? { version: { by: { type: 'known', accountId: '5b10ac8d82e05b22cc7d4ef5', displayName: r.author }, when: new Date(r.updated).toISOString(), number: versions.get(r.id) ?? 1, minorEdit: false } }
+          ? {
+              version: {
+                by: { type: 'known', accountId: '5b10ac8d82e05b22cc7d4ef5', displayName: r.author },
+                when: new Date(r.updated).toISOString(),
+                number: versions.get(r.id) ?? 1,
+                minorEdit: false,
+              },
+            }
           : {}),
         ...(expand.includes('body.storage') ? { body: { storage: { value: storage(r.body), representation: 'storage' } } } : {}),
-        _links: { webui: `/spaces/${CONFLUENCE_FAKE_SPACE}/pages/${r.id}/${encodeURIComponent(r.title).replace(/%20/g, '+')}`, self: `${base}/rest/api/content/${r.id}` },
+        _links: {
+          webui: `/spaces/${CONFLUENCE_FAKE_SPACE}/pages/${r.id}/${encodeURIComponent(r.title).replace(/%20/g, '+')}`,
+          self: `${base}/rest/api/content/${r.id}`,
+        },
       }));
       const last = page.at(-1);
-      const next = new URLSearchParams({ next: 'true', cursor: last ? encode(last) : '', expand: params.get('expand') ?? '', limit: String(limit), start: String(start + page.length), cql });
+      const next = new URLSearchParams({
+        next: 'true',
+        cursor: last ? encode(last) : '',
+        expand: params.get('expand') ?? '',
+        limit: String(limit),
+        start: String(start + page.length),
+        cql,
+      });
       return {
         json: {
           results,
           start,
           limit,
           size: results.length,
-          _links: { base, context: '/wiki', self: `${base}/rest/api/content/search?cql=${encodeURIComponent(cql)}`, ...(rows.length > page.length ? { next: `/rest/api/content/search?${next}` } : {}) },
+          _links: {
+            base,
+            context: '/wiki',
+            self: `${base}/rest/api/content/search?cql=${encodeURIComponent(cql)}`,
+            ...(rows.length > page.length ? { next: `/rest/api/content/search?${next}` } : {}),
+          },
         },
       };
     },

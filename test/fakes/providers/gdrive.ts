@@ -11,7 +11,7 @@ import { googleError, UNAUTHENTICATED } from './google.ts';
 export const GDRIVE_TOKEN = 'ya29.fake-drive-access-token';
 
 export interface GdriveFake extends ProviderFake {
-  /** A file's mimeType by id (default: a Google Doc). application/octet-stream serves bytes no extraction reads. */
+  /** A file's mimeType by id (default: a Google Doc). application/octet-stream serves bytes no reader reads. */
   mimeTypes: Map<string, string>;
   /** A file's parent folder by id (default 'root'). */
   parents: Map<string, string>;
@@ -60,7 +60,11 @@ function select(value: unknown, spec: string | null): unknown {
   if (spec === null || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => select(v, spec));
   const fields = parseFields(spec);
-  return Object.fromEntries(Object.entries(value).filter(([k]) => fields.has(k)).map(([k, v]) => [k, select(v, fields.get(k)!)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => fields.has(k))
+      .map(([k, v]) => [k, select(v, fields.get(k)!)]),
+  );
 }
 
 const email = (name: string) => `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;
@@ -71,7 +75,8 @@ export async function startGdriveFake(opts: { pageSize?: number } = {}): Promise
   const restricted = new Set<string>();
   const mime = (r: FakeRecord) => mimeTypes.get(r.id) ?? DOC;
   // A file nothing reads: control bytes, as in a binary record format.
-  const content = (r: FakeRecord) => (mime(r) === 'application/octet-stream' ? Buffer.from(Array.from({ length: 64 }, (_, i) => i % 32)) : Buffer.from(r.body, 'utf8'));
+  const content = (r: FakeRecord) =>
+    mime(r) === 'application/octet-stream' ? Buffer.from(Array.from({ length: 64 }, (_, i) => i % 32)) : Buffer.from(r.body, 'utf8');
 
   function file(r: FakeRecord) {
     const user = { kind: 'drive#user', displayName: r.author, emailAddress: email(r.author), me: false, permissionId: `perm-${email(r.author)}` };
@@ -121,13 +126,19 @@ export async function startGdriveFake(opts: { pageSize?: number } = {}): Promise
       const offset = p.get('pageToken') ? Number(Buffer.from(p.get('pageToken')!, 'base64url').toString()) : 0;
       const page = files.slice(offset, offset + size);
       const more = offset + size < files.length;
-      const answer = { kind: 'drive#fileList', incompleteSearch: false, files: page, ...(more ? { nextPageToken: Buffer.from(String(offset + size)).toString('base64url') } : {}) };
+      const answer = {
+        kind: 'drive#fileList',
+        incompleteSearch: false,
+        files: page,
+        ...(more ? { nextPageToken: Buffer.from(String(offset + size)).toString('base64url') } : {}),
+      };
       return { json: select(answer, p.get('fields') ?? DEFAULT_FIELDS) };
     }
     const m = /^\/drive\/v3\/files\/([^/]+)(\/export)?$/.exec(req.url.pathname);
     const record = m && fake.records.find((r) => r.id === decodeURIComponent(m[1]!));
     if (!m) return { status: 404, body: 'Not Found' };
-    if (!record) return googleError(404, `File not found: ${decodeURIComponent(m[1]!)}.`, 'notFound', 'NOT_FOUND', { location: 'fileId', locationType: 'parameter' });
+    if (!record)
+      return googleError(404, `File not found: ${decodeURIComponent(m[1]!)}.`, 'notFound', 'NOT_FOUND', { location: 'fileId', locationType: 'parameter' });
     const type = mime(record);
     if (m[2]) {
       const exports = EXPORTS[type];
@@ -139,7 +150,13 @@ export async function startGdriveFake(opts: { pageSize?: number } = {}): Promise
     }
     if (p.get('alt') !== 'media') return { json: select(file(record), p.get('fields') ?? 'kind,id,name,mimeType') };
     if (type.startsWith('application/vnd.google-apps.')) {
-      return googleError(403, 'Only files with binary content can be downloaded. Use Export with Docs Editors files.', 'fileNotDownloadable', 'PERMISSION_DENIED', { location: 'alt', locationType: 'parameter' });
+      return googleError(
+        403,
+        'Only files with binary content can be downloaded. Use Export with Docs Editors files.',
+        'fileNotDownloadable',
+        'PERMISSION_DENIED',
+        { location: 'alt', locationType: 'parameter' },
+      );
     }
     if (restricted.has(record.id)) return googleError(403, 'This file cannot be downloaded by the user.', 'cannotDownloadFile', 'PERMISSION_DENIED');
     return { body: content(record), headers: { 'content-type': type } };
@@ -147,7 +164,10 @@ export async function startGdriveFake(opts: { pageSize?: number } = {}): Promise
 
   const fake = await startProviderFake({
     route,
-    connection: () => ({ credentials: { token: GDRIVE_TOKEN, refresh_token: '1//fake-refresh-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() }, config: {} }),
+    connection: () => ({
+      credentials: { token: GDRIVE_TOKEN, refresh_token: '1//fake-refresh-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      config: {},
+    }),
     // Drive ids: 33 characters of letters, digits, - and _.
     newId: (n) => `1FakeDriveFile${String(n).padStart(19, '0')}`,
   });

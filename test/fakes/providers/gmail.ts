@@ -19,7 +19,6 @@ export interface GmailFake extends ProviderFake {
   labels: Map<string, string[]>;
 }
 
-
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 const email = (name: string) => `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -55,12 +54,22 @@ function payload(r: FakeRecord, format: GmailFormat) {
     body: { size: 0 },
     parts: [leaf(`${prefix}0`, 'text/plain', r.body), leaf(`${prefix}1`, 'text/html', html)],
   });
-  const top = (part: Record<string, unknown> & { headers: unknown[] }, type: string) => ({ ...part, partId: '', headers: [...headers, { name: 'Content-Type', value: type }] });
+  const top = (part: Record<string, unknown> & { headers: unknown[] }, type: string) => ({
+    ...part,
+    partId: '',
+    headers: [...headers, { name: 'Content-Type', value: type }],
+  });
   if (format === 'plain') return top(leaf('', 'text/plain', r.body), 'text/plain; charset="UTF-8"');
   if (format === 'html') return top(leaf('', 'text/html', html), 'text/html; charset="UTF-8"');
   if (format === 'alternative') return top(alternative(''), 'multipart/alternative; boundary="000000000000alt"');
   return top(
-    { mimeType: 'multipart/mixed', filename: '', headers: [], body: { size: 0 }, parts: [alternative('0.'), leaf('1', 'text/plain', 'ATTACHED NOTES', 'notes.txt')] },
+    {
+      mimeType: 'multipart/mixed',
+      filename: '',
+      headers: [],
+      body: { size: 0 },
+      parts: [alternative('0.'), leaf('1', 'text/plain', 'ATTACHED NOTES', 'notes.txt')],
+    },
     'multipart/mixed; boundary="000000000000mix"',
   );
 }
@@ -118,7 +127,10 @@ export async function startGmailFake(opts: { pageSize?: number } = {}): Promise<
 
   const fake = await startProviderFake({
     route,
-    connection: () => ({ credentials: { token: GMAIL_TOKEN, refresh_token: '1//fake-refresh-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() }, config: {} }),
+    connection: () => ({
+      credentials: { token: GMAIL_TOKEN, refresh_token: '1//fake-refresh-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      config: {},
+    }),
     // Gmail ids: 16 hex digits.
     newId: (n) => `18f${n.toString(16).padStart(13, '0')}`,
   });

@@ -6,12 +6,16 @@ export const HUBSPOT_FAKE_PORTAL = 4_821_337;
 /** HubSpot's answer to a missing or wrong token. */
 const UNAUTHORIZED = {
   status: 'error',
-  message: 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+  message:
+    'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
   correlationId: '0b3c1d44-5e2f-4a71-9b1e-6c0d2f7a9e10',
   category: 'INVALID_AUTHENTICATION',
 };
 
-const validation = (message: string) => ({ status: 400, json: { status: 'error', message, correlationId: '7d1e2f3a-0000-4000-8000-000000000001', category: 'VALIDATION_ERROR' } });
+const validation = (message: string) => ({
+  status: 400,
+  json: { status: 'error', message, correlationId: '7d1e2f3a-0000-4000-8000-000000000001', category: 'VALIDATION_ERROR' },
+});
 
 interface SearchBody {
   filterGroups?: Array<{ filters: Array<{ propertyName: string; operator: string; value?: string }> }>;
@@ -81,7 +85,19 @@ export function startHubspotFake(opts: { pageSize?: number } = {}) {
     route(req, fake) {
       if (bearer(req) !== HUBSPOT_FAKE_TOKEN) return { status: 401, json: UNAUTHORIZED };
       if (req.method === 'GET' && req.url.pathname === '/account-info/v3/details') {
-        return { json: { portalId: HUBSPOT_FAKE_PORTAL, accountType: 'STANDARD', timeZone: 'Europe/Lisbon', companyCurrency: 'EUR', additionalCurrencies: [], utcOffset: '+00:00', utcOffsetMilliseconds: 0, uiDomain: 'app-eu1.hubspot.com', dataHostingLocation: 'eu1' } };
+        return {
+          json: {
+            portalId: HUBSPOT_FAKE_PORTAL,
+            accountType: 'STANDARD',
+            timeZone: 'Europe/Lisbon',
+            companyCurrency: 'EUR',
+            additionalCurrencies: [],
+            utcOffset: '+00:00',
+            utcOffsetMilliseconds: 0,
+            uiDomain: 'app-eu1.hubspot.com',
+            dataHostingLocation: 'eu1',
+          },
+        };
       }
       if (req.method !== 'POST' || req.url.pathname !== '/crm/v3/objects/contacts/search') return { status: 404, body: 'Not Found' };
       const body = readJson<SearchBody>(req);

@@ -12,7 +12,12 @@ const AUTH_ERROR = {
   errors: [
     {
       message: 'Authentication required, not authenticated',
-      extensions: { code: 'AUTHENTICATION_ERROR', type: 'authentication error', userError: true, userPresentableMessage: 'You need to authenticate to access this operation.' },
+      extensions: {
+        code: 'AUTHENTICATION_ERROR',
+        type: 'authentication error',
+        userError: true,
+        userPresentableMessage: 'You need to authenticate to access this operation.',
+      },
     },
   ],
 };
@@ -22,7 +27,8 @@ const encode = (r: FakeRecord) => Buffer.from(JSON.stringify([r.updated, r.id]))
 const decode = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [number, string];
 
 /** Newest-updated first, as Linear lists issues with `orderBy: updatedAt`; ties by id. */
-const newerFirst = (a: { updated: number; id: string }, b: { updated: number; id: string }) => b.updated - a.updated || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const newerFirst = (a: { updated: number; id: string }, b: { updated: number; id: string }) =>
+  b.updated - a.updated || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /** Linear's GraphQL API (`POST /graphql`) serving the `issues` connection from the fake's records. */
 export function startLinearFake(opts: { pageSize?: number } = {}) {
@@ -41,7 +47,10 @@ export function startLinearFake(opts: { pageSize?: number } = {}) {
       if (req.headers.authorization !== LINEAR_FAKE_TOKEN) return { status: 400, json: AUTH_ERROR };
       const { query = '', variables = {} } = readJson<GraphqlBody>(req);
       if (!/\bissues\s*\(/.test(query) || !/orderBy:\s*updatedAt/.test(query)) {
-        return { status: 400, json: { errors: [{ message: 'The fake answers only issues(orderBy: updatedAt)', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] } };
+        return {
+          status: 400,
+          json: { errors: [{ message: 'The fake answers only issues(orderBy: updatedAt)', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] },
+        };
       }
       const first = variables.first ?? 50;
       if (first < 1 || first > 250) {

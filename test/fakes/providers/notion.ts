@@ -14,9 +14,20 @@ const bare = (id: string) => id.replace(/-/g, '');
 const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
 const richText = (content: string) =>
   content
-    ? [{ type: 'text', text: { content, link: null }, annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' }, plain_text: content, href: null }]
+    ? [
+        {
+          type: 'text',
+          text: { content, link: null },
+          annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' },
+          plain_text: content,
+          href: null,
+        },
+      ]
     : [];
-const error = (status: number, code: string, message: string): FakeAnswer => ({ status, json: { object: 'error', status, code, message, request_id: randomUUID() } });
+const error = (status: number, code: string, message: string): FakeAnswer => ({
+  status,
+  json: { object: 'error', status, code, message, request_id: randomUUID() },
+});
 
 interface FakeBlock {
   object: 'block';
@@ -118,7 +129,11 @@ export async function startNotionFake(opts: { pageSize?: number; userInfo?: bool
     const query = /^\/v1\/databases\/([^/]+)\/query$/.exec(path);
     if (req.method === 'POST' && query) {
       if (bare(decodeURIComponent(query[1]!)) !== bare(NOTION_FAKE_DATABASE)) {
-        return error(404, 'object_not_found', `Could not find database with ID: ${decodeURIComponent(query[1]!)}. Make sure the relevant pages and databases are shared with your integration.`);
+        return error(
+          404,
+          'object_not_found',
+          `Could not find database with ID: ${decodeURIComponent(query[1]!)}. Make sure the relevant pages and databases are shared with your integration.`,
+        );
       }
       type Filter = { timestamp?: string; last_edited_time?: Record<string, string> };
       const body = readJson<{ filter?: Filter; sorts?: Array<{ timestamp?: string; direction?: string }>; page_size?: number; start_cursor?: string }>(req);
@@ -140,14 +155,27 @@ export async function startNotionFake(opts: { pageSize?: number; userInfo?: bool
         const found = blocksOf(r).get(id);
         if (found) return list(found, Number(req.url.searchParams.get('page_size') ?? 100), req.url.searchParams.get('start_cursor'), 'block');
       }
-      return error(404, 'object_not_found', `Could not find block with ID: ${id}. Make sure the relevant pages and databases are shared with your integration.`);
+      return error(
+        404,
+        'object_not_found',
+        `Could not find block with ID: ${id}. Make sure the relevant pages and databases are shared with your integration.`,
+      );
     }
     const user = /^\/v1\/users\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && user) {
       if (opts.userInfo === false) return error(403, 'restricted_resource', 'Insufficient permissions for this endpoint.');
       const name = users.get(decodeURIComponent(user[1]!));
       if (!name) return error(404, 'object_not_found', `Could not find user with ID: ${user[1]}.`);
-      return { json: { object: 'user', id: user[1], type: 'person', name, avatar_url: null, person: { email: `${name.toLowerCase().replace(/\s+/g, '.')}@example.com` } } };
+      return {
+        json: {
+          object: 'user',
+          id: user[1],
+          type: 'person',
+          name,
+          avatar_url: null,
+          person: { email: `${name.toLowerCase().replace(/\s+/g, '.')}@example.com` },
+        },
+      };
     }
     return error(400, 'invalid_request_url', 'Invalid request URL.');
   }

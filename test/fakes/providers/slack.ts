@@ -39,7 +39,13 @@ export async function startSlackFake(opts: { pageSize?: number } = {}): Promise<
     return id;
   };
   // The bot joining the channel before anything else: a system message the connector must skip.
-  const join = { type: 'message', subtype: 'channel_join', user: userId('Orgmem Bot'), text: `<@${userId('Orgmem Bot')}> has joined the channel`, ts: tsOf(Date.now() - 7_200_000) };
+  const join = {
+    type: 'message',
+    subtype: 'channel_join',
+    user: userId('Orgmem Bot'),
+    text: `<@${userId('Orgmem Bot')}> has joined the channel`,
+    ts: tsOf(Date.now() - 7_200_000),
+  };
 
   const tsOfRecord = (r: FakeRecord) => created.get(r.id) ?? tsOf(r.updated);
   function message(r: FakeRecord) {
@@ -69,7 +75,9 @@ export async function startSlackFake(opts: { pageSize?: number } = {}): Promise<
     let start = 0;
     const cursor = q.get('cursor');
     if (cursor) {
-      const ts = Buffer.from(cursor, 'base64').toString('utf8').replace(/^next_ts:/, '');
+      const ts = Buffer.from(cursor, 'base64')
+        .toString('utf8')
+        .replace(/^next_ts:/, '');
       start = messages.findIndex((m) => m.ts === ts);
       if (start < 0) return { json: { ok: false, error: 'invalid_cursor' } };
     }
@@ -93,7 +101,12 @@ export async function startSlackFake(opts: { pageSize?: number } = {}): Promise<
       const name = users.get(q.get('user') ?? '');
       if (!name) return { json: { ok: false, error: 'user_not_found' } };
       const handle = name.toLowerCase().replace(/\s+/g, '.');
-      return { json: { ok: true, user: { id: q.get('user'), team_id: 'T0FAKE0001', name: handle, real_name: name, profile: { real_name: name, display_name: handle } } } };
+      return {
+        json: {
+          ok: true,
+          user: { id: q.get('user'), team_id: 'T0FAKE0001', name: handle, real_name: name, profile: { real_name: name, display_name: handle } },
+        },
+      };
     }
     if (method !== 'conversations.history' && method !== 'conversations.replies') return { json: { ok: false, error: 'unknown_method' } };
     if (q.get('channel') !== SLACK_FAKE_CHANNEL) return { json: { ok: false, error: 'channel_not_found' } };
@@ -108,7 +121,14 @@ export async function startSlackFake(opts: { pageSize?: number } = {}): Promise<
     const parent = fake.records.find((r) => tsOfRecord(r) === q.get('ts'));
     if (!parent) return { json: { ok: false, error: 'thread_not_found' } };
     const head = message(parent);
-    const thread = (replies.get(parent.id) ?? []).map((x) => ({ type: 'message', user: x.user, text: escape(x.text), ts: x.ts, thread_ts: head.ts, parent_user_id: head.user }));
+    const thread = (replies.get(parent.id) ?? []).map((x) => ({
+      type: 'message',
+      user: x.user,
+      text: escape(x.text),
+      ts: x.ts,
+      thread_ts: head.ts,
+      parent_user_id: head.user,
+    }));
     return paged([head, ...thread], q);
   }
 

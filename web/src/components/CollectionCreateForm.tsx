@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { api } from '../api.ts';
+import { rpc } from '../api.ts';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
-/** POST /v1/memory/collections: a new, empty collection (writing keys only; the caller leaves it out otherwise). */
+/** collections.create: a new, empty collection (writing keys only; the caller leaves it out otherwise). */
 export function CollectionCreateForm({ onCreated }: { onCreated: (name: string) => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -16,7 +16,7 @@ export function CollectionCreateForm({ onCreated }: { onCreated: (name: string) 
       onSubmit={async (e) => {
         e.preventDefault();
         const body = { name: name.trim(), ...(description.trim() && { description: description.trim() }) };
-        const made = await run(() => api<{ name: string }>('POST', '/v1/memory/collections', { body }));
+        const made = await run(() => rpc.collections.create.mutate(body));
         if (!made) return;
         setName('');
         setDescription('');

@@ -1,15 +1,13 @@
 import { useState, type CSSProperties, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import type { z } from 'zod';
-import type { ConnectionView, runView, syncResult } from '../../../src/schemas/connectors.ts';
-import { api, seg } from '../api.ts';
+import { rpc, seg, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
-import { connectionProvider } from './ConnectionProviders.ts';
+import { useConnectionProviders } from './ConnectionProviders.ts';
 import { Busy, ConfirmButton, ErrorNote, when } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
-type Run = z.infer<typeof runView>;
-type SyncResult = z.infer<typeof syncResult>;
+type ConnectionView = ApiOutput['connections']['list'][number];
+type SyncResult = ApiOutput['connections']['sync'];
 
 const BADGE_STYLE: Record<string, CSSProperties | undefined> = {
   active: { background: '#e3f4ea', color: 'var(--ok)' },
@@ -28,7 +26,7 @@ export function ConnectionStatusBadge({ status }: { status: string }) {
 /** One connection: where it reads from and to, how its syncs went, and its actions. */
 export function ConnectionCard({ c, onChanged }: { c: ConnectionView; onChanged(): void }) {
   const { canWrite } = useSession();
-  const spec = connectionProvider(c.provider);
+  const spec = useConnectionProviders().data?.find((p) => p.provider === c.provider);
   const [showRuns, setShowRuns] = useState(false);
   const [synced, setSynced] = useState<SyncResult | null>(null);
   const [runsTick, setRunsTick] = useState(0);
@@ -38,7 +36,7 @@ export function ConnectionCard({ c, onChanged }: { c: ConnectionView; onChanged(
 
   async function syncNow() {
     setSynced(null);
-    const res = await sync.run(() => api<SyncResult>('POST', `/v1/memory/connections/${seg(c.id)}/sync`));
+    const res = await sync.run(() => rpc.connections.sync.mutate({ id: c.id }));
     if (res) setSynced(res);
     setRunsTick((t) => t + 1);
     onChanged();
@@ -63,9 +61,9 @@ export function ConnectionCard({ c, onChanged }: { c: ConnectionView; onChanged(
         </p>
       )}
       {c.status === 'paused' && <p className="muted">Paused after 5 failed syncs in a row: the scheduler skips it until a manual sync succeeds.</p>}
-      {!spec?.syncs && <p className="muted">The service does not sync this provider: your own job reads the connection.</p>}
+      {spec && !spec.synced && <p className="muted">The service does not sync this provider: your own job reads the connection.</p>}
       <div className="row">
-        {canWrite && spec?.syncs && (
+        {canWrite && spec?.synced && (
           <button type="button" className="primary" disabled={sync.busy} onClick={() => void syncNow()}>
             Sync now
           </button>
@@ -79,7 +77,7 @@ export function ConnectionCard({ c, onChanged }: { c: ConnectionView; onChanged(
             title="Delete this connection?"
             confirmLabel="Delete connection"
             onConfirm={async () => {
-              const ok = await remove.run(() => api('DELETE', `/v1/memory/connections/${seg(c.id)}`));
+              const ok = await remove.run(() => rpc.connections.delete.mutate({ id: c.id }));
               if (ok !== undefined) onChanged();
             }}
           >
@@ -116,7 +114,7 @@ function ConnectionFact({ term, value }: { term: string; value: ReactNode }) {
 
 /** The connection's sync runs, newest first (as the service lists them). */
 export function ConnectionRuns({ id, anchor, tick }: { id: string; anchor: string; tick: number }) {
-  const runs = useApi(() => api<Run[]>('GET', `/v1/memory/connections/${seg(id)}/runs?limit=20`), [id, tick]);
+  const runs = useApi(() => rpc.connections.runs.query({ id, limit: 20 }), [id, tick]);
   return (
     <div id={anchor}>
       <h4 style={{ margin: '0.8rem 0 0.3rem' }}>Runs</h4>

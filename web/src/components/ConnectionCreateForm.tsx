@@ -1,8 +1,10 @@
 import { useState } from 'react';
-import type { ConnectionView } from '../../../src/schemas/connectors.ts';
-import { api, ApiError, query } from '../api.ts';
+import { ApiError, rpc, type ApiInput, type ApiOutput } from '../api.ts';
+
+type ConnectionView = ApiOutput['connections']['create'];
+type ProviderView = ApiOutput['connections']['providers'][number];
 import { FileCollectionInput } from './FileCollectionInput.tsx';
-import { CONNECTION_PROVIDERS, connectionProvider, type ConnectionField } from './ConnectionProviders.ts';
+import { connectionFields, takesFreeJson, useConnectionProviders, type ConnectionField } from './ConnectionProviders.ts';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
@@ -19,44 +21,52 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** The fields typed in, numbers as numbers; empty ones left out. */
 const filled = (fields: ConnectionField[], values: Record<string, string>) =>
-  Object.fromEntries(fields.flatMap((f) => (values[f.name]?.trim() ? [[f.name, values[f.name]!.trim()]] : [])));
+  Object.fromEntries(
+    fields.flatMap((f) => {
+      const v = values[f.name]?.trim();
+      return v ? [[f.name, f.numeric ? Number(v) : v]] : [];
+    }),
+  );
 
 /** Connect a provider to a collection: with a token pasted here, or through the provider's OAuth consent. */
 export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionView): void }) {
-  const [provider, setProvider] = useState('linear');
+  const providers = useConnectionProviders();
+  if (!providers.data) return providers.error ? <ErrorNote error={providers.error} /> : <Busy label="Loading providers…" />;
+  return <ConnectionForm providers={providers.data} onCreated={onCreated} />;
+}
+
+function ConnectionForm({ providers, onCreated }: { providers: ProviderView[]; onCreated(c: ConnectionView): void }) {
+  const [provider, setProvider] = useState(providers[0]!.provider);
   const [name, setName] = useState('');
   const [collection, setCollection] = useState('');
   const [tag, setTag] = useState('');
   const [creds, setCreds] = useState<Record<string, string>>({});
   const [config, setConfig] = useState<Record<string, string>>({});
-  const [interval, setSyncInterval] = useState('');
   const [extraConfig, setExtraConfig] = useState('');
   const [freeCreds, setFreeCreds] = useState('');
   const [created, setCreated] = useState<ConnectionView | null>(null);
   const create = useAction();
   const oauth = useAction();
-  const spec = connectionProvider(provider)!;
+  const spec = providers.find((p) => p.provider === provider)!;
+  const credentialFields = connectionFields(spec.credentials);
+  const configFields = connectionFields(spec.config);
+  const createdSpec = created && providers.find((p) => p.provider === created.provider);
 
-  /** The config object: the provider's fields, the interval and any extra JSON. */
-  function configObject() {
-    const out: Record<string, unknown> = { ...jsonObject(extraConfig, 'Extra config'), ...filled(spec.config, config) };
-    if (interval.trim()) out.sync_interval_minutes = Number(interval);
-    return out;
-  }
+  /** The config object: the provider's fields and any extra JSON. */
+  const configObject = () => ({ ...jsonObject(extraConfig, 'Extra config'), ...filled(configFields, config) });
 
   async function submit() {
     setCreated(null);
     const c = await create.run(async () =>
-      api<ConnectionView>('POST', '/v1/memory/connections', {
-        body: {
-          provider,
-          name: name.trim() || null,
-          collection: collection.trim(),
-          container_tag: tag.trim() || null,
-          config: configObject(),
-          credentials: spec.freeCredentials ? jsonObject(freeCreds, 'Credentials') : filled(spec.credentials, creds),
-        },
+      rpc.connections.create.mutate({
+        provider,
+        name: name.trim() || null,
+        collection: collection.trim(),
+        container_tag: tag.trim() || null,
+        config: configObject(),
+        credentials: takesFreeJson(spec.credentials) ? jsonObject(freeCreds, 'Credentials') : filled(credentialFields, creds),
       }),
     );
     if (!c) return;
@@ -70,10 +80,13 @@ export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionVie
   async function startOAuth() {
     const res = await oauth.run(async () => {
       if (!collection.trim()) throw new ApiError(0, 'Name the collection the connection writes to first.');
-      return api<{ authorize_url: string }>(
-        'GET',
-        `/v1/memory/connections/oauth/${provider}/start${query({ collection: collection.trim(), name: name.trim(), container_tag: tag.trim(), config: JSON.stringify(configObject()) })}`,
-      );
+      return rpc.connections.oauthStart.mutate({
+        provider: provider as ApiInput['connections']['oauthStart']['provider'],
+        collection: collection.trim(),
+        name: name.trim() || undefined,
+        container_tag: tag.trim() || null,
+        config: JSON.stringify(configObject()),
+      });
     });
     // The provider's consent page; it sends the browser back to the dashboard with ?connection=.
     if (res) window.location.assign(res.authorize_url);
@@ -87,7 +100,9 @@ export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionVie
       </label>
       <input
         id={`${prefix}-${f.name}`}
-        type={f.secret ? 'password' : 'text'}
+        type={f.secret ? 'password' : f.numeric ? 'number' : 'text'}
+        min={f.min}
+        step={f.numeric ? 1 : undefined}
         required={f.required}
         autoComplete="off"
         value={values[f.name] ?? ''}
@@ -104,7 +119,9 @@ export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionVie
 
   return (
     <section aria-labelledby="new-connection" className="card" style={{ marginBottom: '1rem' }}>
-      <h2 id="new-connection" style={{ marginTop: 0 }}>New connection</h2>
+      <h2 id="new-connection" style={{ marginTop: 0 }}>
+        New connection
+      </h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -117,14 +134,14 @@ export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionVie
             id="conn-provider"
             value={provider}
             onChange={(e) => {
-              setProvider(e.target.value);
+              setProvider(e.target.value as ProviderView['provider']);
               setCreds({});
               setConfig({});
               oauth.clearError();
               create.clearError();
             }}
           >
-            {CONNECTION_PROVIDERS.map((p) => (
+            {providers.map((p) => (
               <option key={p.provider} value={p.provider}>
                 {p.label}
               </option>
@@ -145,16 +162,13 @@ export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionVie
             </label>
             <input id="conn-tag" value={tag} onChange={(e) => setTag(e.target.value)} maxLength={256} />
           </div>
-          {spec.syncs && (
-            <div className="field">
-              <label htmlFor="conn-interval">
-                Sync every (minutes) <span className="muted">(default 60)</span>
-              </label>
-              <input id="conn-interval" type="number" min={1} step={1} value={interval} onChange={(e) => setSyncInterval(e.target.value)} />
-            </div>
-          )}
         </div>
-        {spec.oauth && (
+        {spec.oauth === 'not_configured' && (
+          <p className="muted" data-testid="oauth-unavailable">
+            OAuth for {spec.label} is not configured on this server: paste a token below.
+          </p>
+        )}
+        {spec.oauth === 'available' && (
           <div className="row" style={{ marginBottom: '0.6rem' }}>
             <button type="button" disabled={oauth.busy} onClick={() => void startOAuth()}>
               Connect {spec.label} with OAuth
@@ -164,22 +178,22 @@ export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionVie
         )}
         {oauth.busy && <Busy label="Asking for the consent page…" />}
         <ErrorNote error={oauth.error} />
-        {spec.credentials.length > 0 && (
+        {credentialFields.length > 0 && (
           <fieldset>
             <legend>Credentials</legend>
-            {spec.credentials.map((f) => field(f, creds, setCreds, 'conn-cred'))}
+            {credentialFields.map((f) => field(f, creds, setCreds, 'conn-cred'))}
           </fieldset>
         )}
-        {spec.freeCredentials && (
+        {takesFreeJson(spec.credentials) && (
           <div className="field">
             <label htmlFor="conn-free-creds">Credentials (JSON)</label>
-            <textarea id="conn-free-creds" value={freeCreds} onChange={(e) => setFreeCreds(e.target.value)} placeholder='{"url": "postgres://…"}' />
+            <textarea id="conn-free-creds" value={freeCreds} onChange={(e) => setFreeCreds(e.target.value)} placeholder='{"key": "value"}' />
           </div>
         )}
-        {spec.config.length > 0 && (
+        {configFields.length > 0 && (
           <fieldset>
             <legend>Config</legend>
-            {spec.config.map((f) => field(f, config, setConfig, 'conn-config'))}
+            {configFields.map((f) => field(f, config, setConfig, 'conn-config'))}
           </fieldset>
         )}
         <div className="field">
@@ -196,7 +210,8 @@ export function ConnectionCreateForm({ onCreated }: { onCreated(c: ConnectionVie
       <ErrorNote error={create.error} />
       {created && (
         <p className="ok" role="status">
-          Connected {connectionProvider(created.provider)?.label ?? created.provider} to {created.collection}. {connectionProvider(created.provider)?.syncs ? 'It syncs within a minute, or press Sync now below.' : 'Your own job reads it; the service does not sync it.'}
+          Connected {createdSpec?.label ?? created.provider} to {created.collection}.{' '}
+          {createdSpec?.synced ? 'It syncs within a minute, or press Sync now below.' : 'Your own job reads it; the service does not sync it.'}
         </p>
       )}
     </section>

@@ -1,13 +1,11 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import type { z } from 'zod';
-import type { ingestBatch } from '../../../src/schemas/files.ts';
-import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, ApiError, seg } from '../api.ts';
+import { apiError, rpc, seg, type ApiOutput } from '../api.ts';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useApi } from './use-api.ts';
 
-type IngestBatch = z.infer<typeof ingestBatch>;
+/** The files an async drop refused at once (the rest are in the batch). */
+export type FileRejected = Extract<ApiOutput['drop']['files'], { batch_id: string }>['failed'];
 
 /** One file's outcome, whichever way it was read (the sync answer or an async batch). */
 export interface FileOutcome {
@@ -23,22 +21,22 @@ export interface FileOutcome {
 const POLL_MS = 1000;
 
 /** Polls an ingest batch until it is complete, showing its progress and each file's outcome. */
-export function FileBatchProgress({ batchId, collection, rejected }: { batchId: string; collection: string; rejected: Array<{ filename: string; detail: string }> }) {
-  const [batch, setBatch] = useState<IngestBatch>();
+export function FileBatchProgress({ batchId, collection, rejected }: { batchId: string; collection: string; rejected: FileRejected }) {
+  const [batch, setBatch] = useState<ApiOutput['ingest']['batch']>();
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
       try {
-        const b = await api<IngestBatch>('GET', `/v1/memory/ingest/batch/${seg(batchId)}`);
+        const b = await rpc.ingest.batch.query({ batch_id: batchId });
         if (!live) return;
         setBatch(b);
         setError(null);
         if (!b.complete) timer = setTimeout(tick, POLL_MS);
       } catch (err) {
         if (!live) return;
-        const e = err instanceof ApiError ? err : new ApiError(0, String(err));
+        const e = apiError(err);
         setError(e.detail);
         // The service down or busy: keep asking; a refusal (404, 403) will not change.
         if (e.status === 0 || e.status >= 500 || e.status === 429) timer = setTimeout(tick, POLL_MS * 3);
@@ -131,7 +129,7 @@ const FilePreviewText = ({ text }: { text: string }) => <span className="muted">
 
 /** A batch does not carry the file's text: its first chunk (a memory) does. */
 function FileMemoryPreview({ collection, id }: { collection: string; id: string }) {
-  const memory = useApi(() => api<Memory>('GET', `/v1/memory/collections/${seg(collection)}/memories/${seg(id)}`), [collection, id]);
+  const memory = useApi(() => rpc.memories.get.query({ collection, id }), [collection, id]);
   if (memory.error) return <ErrorNote error={memory.error} />;
   if (!memory.data) return <span className="muted">…</span>;
   return (

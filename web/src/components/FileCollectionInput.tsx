@@ -1,20 +1,24 @@
-import type { z } from 'zod';
-import type { collectionSchema } from '../../../src/schemas/memory.ts';
-import { api } from '../api.ts';
+import { rpc } from '../api.ts';
 import { useApi } from './use-api.ts';
-
-type Collection = z.infer<typeof collectionSchema>;
 
 /**
  * A collection name: pick one of the collections the key can see, or type a new name (dropping
  * files or connecting a source into a new name creates the collection).
  */
 export function FileCollectionInput({ id, value, onChange, label = 'Collection' }: { id: string; value: string; onChange(v: string): void; label?: string }) {
-  const collections = useApi(() => api<Collection[]>('GET', '/v1/memory/collections'), []);
+  const collections = useApi(() => rpc.collections.list.query(), []);
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} list={`${id}-names`} value={value} onChange={(e) => onChange(e.target.value)} required autoComplete="off" aria-describedby={`${id}-hint`} />
+      <input
+        id={id}
+        list={`${id}-names`}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        required
+        autoComplete="off"
+        aria-describedby={`${id}-hint`}
+      />
       <datalist id={`${id}-names`}>
         {collections.data?.map((c) => (
           <option key={c.name} value={c.name}>

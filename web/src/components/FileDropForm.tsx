@@ -1,16 +1,11 @@
 import { useRef, useState } from 'react';
-import { api, query, seg } from '../api.ts';
-import { FileBatchProgress, FileResults, type FileOutcome } from './FileBatchProgress.tsx';
+import { api, query, seg, type ApiOutput } from '../api.ts';
+import { FileBatchProgress, FileResults, type FileOutcome, type FileRejected } from './FileBatchProgress.tsx';
 import { FileCollectionInput } from './FileCollectionInput.tsx';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
-/** POST .../drop answers the files at once (201), or a batch the worker reads (202, async_ingest). */
-type DropAnswer =
-  | { stored: number; failed: number; files: Array<{ filename: string; status: 'stored' | 'failed'; chunks: number; memory_ids: string[]; preview: string; detail?: string }> }
-  | { batch_id: string; queued: number; failed: Array<{ filename: string; detail: string }> };
-
-type Outcome = { collection: string; files: FileOutcome[] } | { collection: string; batchId: string; rejected: Array<{ filename: string; detail: string }> };
+type Outcome = { collection: string; files: FileOutcome[] } | { collection: string; batchId: string; rejected: FileRejected };
 
 /** Drop files into a collection; in the background by default, so a large drop shows its progress. */
 export function FileDropForm() {
@@ -28,7 +23,10 @@ export function FileDropForm() {
     for (const f of files) form.append('files', f, f.name);
     const name = collection.trim();
     setOutcome(null);
-    const res = await run(() => api<DropAnswer>('POST', `/v1/memory/collections/${seg(name)}/drop${query({ async_ingest: background || undefined })}`, { form }));
+    // Multipart over REST (see `api`): drop.files answers the files at once, or a batch the worker reads (async_ingest).
+    const res = await run(() =>
+      api<ApiOutput['drop']['files']>('POST', `/v1/memory/collections/${seg(name)}/drop${query({ async_ingest: background || undefined })}`, { form }),
+    );
     if (!res) return;
     setOutcome('batch_id' in res ? { collection: name, batchId: res.batch_id, rejected: res.failed } : { collection: name, files: res.files });
     if (input.current) input.current.value = '';
@@ -37,7 +35,9 @@ export function FileDropForm() {
 
   return (
     <section aria-labelledby="drop-title" className="card" style={{ marginBottom: '1rem' }}>
-      <h2 id="drop-title" style={{ marginTop: 0 }}>Drop files</h2>
+      <h2 id="drop-title" style={{ marginTop: 0 }}>
+        Drop files
+      </h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -47,7 +47,15 @@ export function FileDropForm() {
         <FileCollectionInput id="drop-collection" value={collection} onChange={setCollection} />
         <div className="field">
           <label htmlFor="drop-files">Files</label>
-          <input id="drop-files" ref={input} type="file" multiple required onChange={(e) => setCount(e.target.files?.length ?? 0)} aria-describedby="drop-files-hint" />
+          <input
+            id="drop-files"
+            ref={input}
+            type="file"
+            multiple
+            required
+            onChange={(e) => setCount(e.target.files?.length ?? 0)}
+            aria-describedby="drop-files-hint"
+          />
           <span id="drop-files-hint" className="muted">
             Up to 50 files of at most 10 MB: PDF, DOCX, PPTX, XLSX, ODT, HTML, Markdown, text, CSV, JSON, .eml, images, audio and video.
           </span>
@@ -64,7 +72,9 @@ export function FileDropForm() {
       </form>
       {busy && <Busy label={background ? 'Uploading…' : 'Uploading and reading the files…'} />}
       <ErrorNote error={error} />
-      {outcome && 'batchId' in outcome && <FileBatchProgress key={outcome.batchId} batchId={outcome.batchId} collection={outcome.collection} rejected={outcome.rejected} />}
+      {outcome && 'batchId' in outcome && (
+        <FileBatchProgress key={outcome.batchId} batchId={outcome.batchId} collection={outcome.collection} rejected={outcome.rejected} />
+      )}
       {outcome && 'files' in outcome && (
         <>
           <h2>Result</h2>

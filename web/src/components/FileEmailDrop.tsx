@@ -1,21 +1,18 @@
-import { api } from '../api.ts';
+import { rpc } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { ConfirmButton, ErrorNote } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
-interface DropAddress {
-  address: string;
-  collection: string;
-}
-
 /** The tenant's email drop address; rotating it is destructive (the old address stops working). */
 export function FileEmailDrop() {
   const { canWrite } = useSession();
-  const addr = useApi(() => api<DropAddress>('GET', '/v1/memory/email/address'), []);
+  const addr = useApi(() => rpc.email.address.query(), []);
   const rotate = useAction();
   return (
     <section aria-labelledby="email-title" className="card" style={{ marginBottom: '1rem' }}>
-      <h2 id="email-title" style={{ marginTop: 0 }}>Email drop</h2>
+      <h2 id="email-title" style={{ marginTop: 0 }}>
+        Email drop
+      </h2>
       <ErrorNote error={addr.error} />
       {addr.data && (
         <>
@@ -32,7 +29,7 @@ export function FileEmailDrop() {
           title="Rotate the drop address?"
           confirmLabel="Rotate"
           onConfirm={async () => {
-            const res = await rotate.run(() => api<DropAddress>('POST', '/v1/memory/email/address/rotate'));
+            const res = await rotate.run(() => rpc.email.rotateAddress.mutate());
             if (res) addr.reload();
           }}
         >

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { KeyCheckbox } from './KeyCheckbox.tsx';
 import type { AccountAgent, AccountGrants } from './KeyTypes.ts';
@@ -12,7 +12,19 @@ import { useAction } from './use-api.ts';
  * restriction that leaves no key able to write), so by default the signed-in key is granted read
  * and write first.
  */
-export function GrantForm({ collection, current, agents, pick, onSaved }: { collection: string; current: AccountGrants; agents: AccountAgent[]; pick: string; onSaved: () => void }) {
+export function GrantForm({
+  collection,
+  current,
+  agents,
+  pick,
+  onSaved,
+}: {
+  collection: string;
+  current: AccountGrants;
+  agents: AccountAgent[];
+  pick: string;
+  onSaved: () => void;
+}) {
   const { me } = useSession();
   const existing = (id: string) => current.grants.find((g) => g.agent_key_id === id);
   const [agentId, setAgentId] = useState(pick || agents.find((a) => a.id !== me?.key.id)?.id || agents[0]?.id || '');
@@ -21,7 +33,6 @@ export function GrantForm({ collection, current, agents, pick, onSaved }: { coll
   const [keepMe, setKeepMe] = useState(true);
   const { busy, error, run } = useAction();
   const firstGrantForOther = !current.restricted && !!me && agentId !== me.key.id;
-  const path = `/v1/memory/collections/${seg(collection)}/grants`;
 
   function choose(id: string) {
     setAgentId(id);
@@ -32,8 +43,8 @@ export function GrantForm({ collection, current, agents, pick, onSaved }: { coll
 
   async function save() {
     const ok = await run(async () => {
-      if (firstGrantForOther && keepMe) await api('PUT', path, { body: { agent_key_id: me.key.id, can_read: true, can_write: true } });
-      await api('PUT', path, { body: { agent_key_id: agentId, can_read: canRead, can_write: canWrite } });
+      if (firstGrantForOther && keepMe) await rpc.grants.put.mutate({ name: collection, agent_key_id: me.key.id, can_read: true, can_write: true });
+      await rpc.grants.put.mutate({ name: collection, agent_key_id: agentId, can_read: canRead, can_write: canWrite });
       return true;
     });
     // Reload even after a failure: the dashboard's own grant may have been saved before it.
@@ -75,8 +86,8 @@ export function GrantForm({ collection, current, agents, pick, onSaved }: { coll
         {agent?.read_only && canWrite && <p className="muted">This key is read-only: it still cannot write, whatever its grant says.</p>}
         {firstGrantForOther && (
           <KeyCheckbox id="grant-keep-me" checked={keepMe} onChange={setKeepMe}>
-            Also grant this dashboard's key (“{me?.key.label}”) read and write, so it keeps managing this collection (the first grant shuts
-            out every key not granted)
+            Also grant this dashboard's key (“{me?.key.label}”) read and write, so it keeps managing this collection (the first grant shuts out every key not
+            granted)
           </KeyCheckbox>
         )}
         <p>

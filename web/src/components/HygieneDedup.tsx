@@ -1,16 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, seg } from '../api.ts';
+import { rpc, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { HygieneDone, HygieneMemoryLine } from './HygieneMemoryLine.tsx';
 import { Busy, ConfirmButton, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
-interface HygieneCluster {
-  keeper: Memory;
-  duplicates: Memory[];
-  similarity: number;
-}
+type HygieneCluster = Extract<ApiOutput['hygiene']['dedup'], { clusters: unknown }>['clusters'][number];
 
 /**
  * Dedup (POST C/dedup): the dry run's clusters first, each keeper and the duplicates that would be
@@ -22,20 +17,19 @@ export function HygieneDedup({ collection }: { collection: string }) {
   const [preview, setPreview] = useState<{ threshold: number; clusters: HygieneCluster[] } | null>(null);
   const [done, setDone] = useState<{ deleted: number; texts: string[] } | null>(null);
   const action = useAction();
-  const path = `/v1/memory/collections/${seg(collection)}/dedup`;
 
   async function dryRun(e: FormEvent) {
     e.preventDefault();
     const t = Number(threshold);
     setDone(null);
-    const res = await action.run(() => api<{ clusters: HygieneCluster[] }>('POST', path, { body: { threshold: t, dry_run: true } }));
-    setPreview(res ? { threshold: t, clusters: res.clusters } : null);
+    const res = await action.run(() => rpc.hygiene.dedup.mutate({ collection, threshold: t, dry_run: true }));
+    setPreview(res && 'clusters' in res ? { threshold: t, clusters: res.clusters } : null);
   }
 
   async function runForReal() {
     if (!preview) return;
-    const res = await action.run(() => api<{ deleted: number; ids: string[] }>('POST', path, { body: { threshold: preview.threshold, dry_run: false } }));
-    if (!res) return;
+    const res = await action.run(() => rpc.hygiene.dedup.mutate({ collection, threshold: preview.threshold, dry_run: false }));
+    if (!res || !('deleted' in res)) return;
     // The texts come from the dry run, since the deleted memories cannot be read any more.
     const byId = new Map(preview.clusters.flatMap((c) => c.duplicates).map((m) => [m.id, m.text]));
     setDone({ deleted: res.deleted, texts: res.ids.map((id) => byId.get(id) ?? id) });
@@ -50,12 +44,22 @@ export function HygieneDedup({ collection }: { collection: string }) {
         Remove duplicates
       </h2>
       <p className="muted">
-        Finds memories at least this similar to a better copy (the pinned one, else the most important, then the newest) among the 500 newest. Pinned memories are never
-        deleted.
+        Finds memories at least this similar to a better copy (the pinned one, else the most important, then the newest) among the 500 newest. Pinned memories
+        are never deleted.
       </p>
       <form onSubmit={dryRun} className="row">
         <label htmlFor="hygiene-threshold">Similarity threshold (0 to 1)</label>
-        <input id="hygiene-threshold" type="number" min={0} max={1} step={0.01} required value={threshold} onChange={(e) => setThreshold(e.target.value)} style={{ width: '6rem' }} />
+        <input
+          id="hygiene-threshold"
+          type="number"
+          min={0}
+          max={1}
+          step={0.01}
+          required
+          value={threshold}
+          onChange={(e) => setThreshold(e.target.value)}
+          style={{ width: '6rem' }}
+        />
         <button type="submit" disabled={action.busy}>
           Find duplicates (dry run)
         </button>
@@ -87,10 +91,15 @@ export function HygieneDedup({ collection }: { collection: string }) {
             </div>
           ))}
           {canWrite && doomed > 0 && (
-            <ConfirmButton label={`Delete ${doomed} duplicate${doomed === 1 ? '' : 's'}`} title="Delete the duplicates?" onConfirm={runForReal} disabled={action.busy}>
+            <ConfirmButton
+              label={`Delete ${doomed} duplicate${doomed === 1 ? '' : 's'}`}
+              title="Delete the duplicates?"
+              onConfirm={runForReal}
+              disabled={action.busy}
+            >
               <p>
-                Deletes the {doomed} duplicate{doomed === 1 ? '' : 's'} listed (threshold {preview.threshold}) and keeps one copy of each. Deleted memories cannot be restored.
-                If the collection changed since the dry run, the run finds the duplicates again and may differ.
+                Deletes the {doomed} duplicate{doomed === 1 ? '' : 's'} listed (threshold {preview.threshold}) and keeps one copy of each. Deleted memories
+                cannot be restored. If the collection changed since the dry run, the run finds the duplicates again and may differ.
               </p>
             </ConfirmButton>
           )}

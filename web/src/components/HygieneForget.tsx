@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { SearchResponse } from '../../../src/schemas/search.ts';
-import { api, seg } from '../api.ts';
+import { api, rpc, seg, type ApiOutput, type SearchBody } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { HygieneDone, HygieneMemoryLine } from './HygieneMemoryLine.tsx';
 import { Busy, ConfirmButton, ErrorNote } from './ui.tsx';
@@ -10,7 +9,7 @@ interface HygieneForgetPreview {
   query: string;
   min_score: number;
   limit: number;
-  matches: SearchResponse['results'];
+  matches: ApiOutput['search']['collection']['results'];
 }
 
 /**
@@ -27,20 +26,21 @@ export function HygieneForget({ collection }: { collection: string }) {
   const [preview, setPreview] = useState<HygieneForgetPreview | null>(null);
   const [done, setDone] = useState<{ deleted: number; texts: string[] } | null>(null);
   const action = useAction();
-  const base = `/v1/memory/collections/${seg(collection)}`;
 
   async function findMatches(e: FormEvent) {
     e.preventDefault();
     const asked = { query: q, min_score: Number(minScore), limit: Number(limit) };
     setDone(null);
-    const res = await action.run(() => api<SearchResponse>('POST', `${base}/search`, { body: { ...asked, mode: 'vector', include_archived: true } }));
+    // Search goes over REST, as the playground's does (see `api`).
+    const body: SearchBody = { ...asked, mode: 'vector', include_archived: true };
+    const res = await action.run(() => api<ApiOutput['search']['collection']>('POST', `/v1/memory/collections/${seg(collection)}/search`, { body }));
     setPreview(res ? { ...asked, matches: res.results } : null);
   }
 
   async function forget() {
     if (!preview) return;
     const { query, min_score, limit: max } = preview;
-    const res = await action.run(() => api<{ deleted: number; ids: string[] }>('POST', `${base}/forget`, { body: { query, min_score, limit: max } }));
+    const res = await action.run(() => rpc.memories.forget.mutate({ collection, query, min_score, limit: max }));
     if (!res) return;
     const byId = new Map(preview.matches.map((m) => [m.id, m.text]));
     setDone({ deleted: res.deleted, texts: res.ids.map((id) => byId.get(id) ?? `${id} (a superseded fact)`) });
@@ -57,13 +57,40 @@ export function HygieneForget({ collection }: { collection: string }) {
       <form onSubmit={findMatches}>
         <div className="field">
           <label htmlFor="hygiene-forget-query">What to forget</label>
-          <input id="hygiene-forget-query" required maxLength={10_000} value={q} onChange={(e) => setQ(e.target.value)} placeholder="e.g. my old home address" />
+          <input
+            id="hygiene-forget-query"
+            required
+            maxLength={10_000}
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            placeholder="e.g. my old home address"
+          />
         </div>
         <div className="row" style={{ marginBottom: '0.6rem' }}>
           <label htmlFor="hygiene-forget-score">Minimum similarity (0 to 1)</label>
-          <input id="hygiene-forget-score" type="number" min={0} max={1} step={0.05} required value={minScore} onChange={(e) => setMinScore(e.target.value)} style={{ width: '6rem' }} />
+          <input
+            id="hygiene-forget-score"
+            type="number"
+            min={0}
+            max={1}
+            step={0.05}
+            required
+            value={minScore}
+            onChange={(e) => setMinScore(e.target.value)}
+            style={{ width: '6rem' }}
+          />
           <label htmlFor="hygiene-forget-limit">At most (1 to 50)</label>
-          <input id="hygiene-forget-limit" type="number" min={1} max={50} step={1} required value={limit} onChange={(e) => setLimit(e.target.value)} style={{ width: '6rem' }} />
+          <input
+            id="hygiene-forget-limit"
+            type="number"
+            min={1}
+            max={50}
+            step={1}
+            required
+            value={limit}
+            onChange={(e) => setLimit(e.target.value)}
+            style={{ width: '6rem' }}
+          />
         </div>
         <button type="submit" disabled={action.busy}>
           Show matches (dry run)
@@ -90,8 +117,8 @@ export function HygieneForget({ collection }: { collection: string }) {
           {canWrite && (
             <ConfirmButton label="Forget these memories" title="Forget for good?" onConfirm={forget} disabled={action.busy}>
               <p>
-                Deletes up to {preview.limit} memories at least {preview.min_score} similar to “{preview.query}”: the {n} shown, and any superseded facts that match. Deleted
-                memories cannot be restored.
+                Deletes up to {preview.limit} memories at least {preview.min_score} similar to “{preview.query}”: the {n} shown, and any superseded facts that
+                match. Deleted memories cannot be restored.
               </p>
             </ConfirmButton>
           )}

@@ -1,19 +1,11 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
+import type { Memory } from '../../../src/schemas/memory.ts';
 import { seg } from '../api.ts';
 import { when } from './ui.tsx';
 
-/** The part of a memory (or a search result) a hygiene preview shows. */
-export interface HygieneMemoryLike {
-  id: string;
-  text: string;
-  category: string;
-  importance: number;
-  created_at: string;
-  updated_at?: string;
-  pinned?: boolean;
-  archived?: boolean;
-}
+/** The part of a memory (or a search result, which lacks the last three) a hygiene preview shows. */
+type HygieneMemoryLike = Pick<Memory, 'id' | 'text' | 'category' | 'importance' | 'created_at'> & Partial<Pick<Memory, 'updated_at' | 'pinned' | 'archived'>>;
 
 /** One memory in a preview: its text (a link to its page) and what decides its fate. */
 export function HygieneMemoryLine({ collection, m, extra }: { collection: string; m: HygieneMemoryLike; extra?: string }) {

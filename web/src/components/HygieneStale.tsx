@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, seg } from '../api.ts';
+import { rpc, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { HygieneDone, HygieneMemoryLine } from './HygieneMemoryLine.tsx';
 import { Busy, ConfirmButton, ErrorNote } from './ui.tsx';
@@ -9,12 +9,8 @@ import { useAction } from './use-api.ts';
 /** The dry run answers ids only; this many of them are read to show what they are. */
 const SHOWN = 50;
 
-interface HygieneStalePreview {
-  days: number;
-  would_archive: number;
-  ids: string[];
-  memories: Memory[];
-}
+/** The dry run's answer, the days it was asked for, and the first memories it names. */
+type HygieneStalePreview = Extract<ApiOutput['hygiene']['archiveStale'], { would_archive: number }> & { days: number; memories: Memory[] };
 
 /**
  * Archive-stale (POST C/archive-stale): the dry run lists the memories that would be archived
@@ -26,15 +22,16 @@ export function HygieneStale({ collection }: { collection: string }) {
   const [preview, setPreview] = useState<HygieneStalePreview | null>(null);
   const [done, setDone] = useState<{ archived: number; left: number } | null>(null);
   const action = useAction();
-  const base = `/v1/memory/collections/${seg(collection)}`;
 
   async function dryRun(e: FormEvent) {
     e.preventDefault();
     const d = Number(days);
     setDone(null);
     const res = await action.run(async () => {
-      const dry = await api<{ would_archive: number; ids: string[] }>('POST', `${base}/archive-stale`, { body: { older_than_days: d, dry_run: true } });
-      const memories = await Promise.all(dry.ids.slice(0, SHOWN).map((id) => api<Memory>('GET', `${base}/memories/${seg(id)}`)));
+      const dry = await rpc.hygiene.archiveStale.mutate({ collection, older_than_days: d, dry_run: true });
+      // A dry run answers what it would archive (the check tells the two answers' types apart).
+      if (!('would_archive' in dry)) return null;
+      const memories = await Promise.all(dry.ids.slice(0, SHOWN).map((id) => rpc.memories.get.query({ collection, id })));
       return { days: d, ...dry, memories };
     });
     setPreview(res ?? null);
@@ -42,8 +39,8 @@ export function HygieneStale({ collection }: { collection: string }) {
 
   async function runForReal() {
     if (!preview) return;
-    const res = await action.run(() => api<{ archived: number; ids: string[] }>('POST', `${base}/archive-stale`, { body: { older_than_days: preview.days, dry_run: false } }));
-    if (!res) return;
+    const res = await action.run(() => rpc.hygiene.archiveStale.mutate({ collection, older_than_days: preview.days, dry_run: false }));
+    if (!res || !('archived' in res)) return;
     setDone({ archived: res.archived, left: Math.max(0, preview.would_archive - res.archived) });
     setPreview(null);
   }
@@ -81,9 +78,15 @@ export function HygieneStale({ collection }: { collection: string }) {
           )}
           {n > preview.memories.length && <p className="muted">…and {n - preview.memories.length} more, oldest first.</p>}
           {canWrite && n > 0 && (
-            <ConfirmButton label={`Archive ${n} memor${n === 1 ? 'y' : 'ies'}`} title="Archive the stale memories?" onConfirm={runForReal} disabled={action.busy}>
+            <ConfirmButton
+              label={`Archive ${n} memor${n === 1 ? 'y' : 'ies'}`}
+              title="Archive the stale memories?"
+              onConfirm={runForReal}
+              disabled={action.busy}
+            >
               <p>
-                Archives the memories not updated for {preview.days} days ({n} at the dry run). They leave search and listings but are kept, and each can be restored from its page.
+                Archives the memories not updated for {preview.days} days ({n} at the dry run). They leave search and listings but are kept, and each can be
+                restored from its page.
               </p>
             </ConfirmButton>
           )}

@@ -1,26 +1,19 @@
 import { useState } from 'react';
-import { api } from '../api.ts';
+import { rpc, type ApiOutput } from '../api.ts';
 import { KeyCheckbox } from './KeyCheckbox.tsx';
 import { KeyShownOnce } from './KeyShownOnce.tsx';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
-interface Created {
-  id: string;
-  label: string;
-  read_only: boolean;
-  api_key: string;
-}
-
 /** Creates a key (a new agent identity) and shows its secret once. */
 export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
   const [label, setLabel] = useState('');
   const [readOnly, setReadOnly] = useState(false);
-  const [created, setCreated] = useState<Created | null>(null);
+  const [created, setCreated] = useState<ApiOutput['keys']['create'] | null>(null);
   const { busy, error, run } = useAction();
 
   async function submit() {
-    const key = await run(() => api<Created>('POST', '/v1/memory/keys', { body: { label: label.trim(), read_only: readOnly } }));
+    const key = await run(() => rpc.keys.create.mutate({ label: label.trim(), read_only: readOnly }));
     if (!key) return;
     setCreated(key);
     setLabel('');

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, ApiError } from '../api.ts';
+import { apiError, rpc } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { KeyShownOnce } from './KeyShownOnce.tsx';
 import { Busy, ConfirmButton, ErrorNote } from './ui.tsx';
@@ -16,14 +16,14 @@ export function KeyRotate({ onRotated }: { onRotated: () => void }) {
   const { busy, error, run } = useAction();
 
   async function rotate() {
-    const rotated = await run(() => api<{ id: string; api_key: string }>('POST', '/v1/memory/admin/rotate-key'));
+    const rotated = await run(() => rpc.admin.rotateKey.mutate());
     if (!rotated) return;
     setFresh(rotated.api_key);
     setSignInError(null);
     try {
       await signIn(rotated.api_key);
     } catch (err) {
-      setSignInError(`Signing in with the new key failed (${err instanceof ApiError ? err.detail : String(err)}): copy it and sign in again.`);
+      setSignInError(`Signing in with the new key failed (${apiError(err).detail}): copy it and sign in again.`);
     }
     onRotated();
   }
@@ -32,14 +32,11 @@ export function KeyRotate({ onRotated }: { onRotated: () => void }) {
     <section className="card" aria-labelledby="key-rotate-title" style={{ marginTop: '1rem' }}>
       <h2 id="key-rotate-title">Rotate this dashboard's key</h2>
       <p className="muted">
-        Replaces the key this dashboard is signed in with (“{me?.key.label}”) by a new one with the same label, access and collection grants.
-        The current key stops working at once: do it when it may have leaked, and give the new key to whatever else used the old one.
+        Replaces the key this dashboard is signed in with (“{me?.key.label}”) by a new one with the same label, access and collection grants. The current key
+        stops working at once: do it when it may have leaked, and give the new key to whatever else used the old one.
       </p>
       <ConfirmButton label="Rotate key" title="Rotate this dashboard's key?" confirmLabel="Rotate" onConfirm={rotate} disabled={busy}>
-        <p>
-          The key “{me?.key.label}” stops working at once, everywhere it is used. The dashboard signs in with the new key, which is shown
-          once.
-        </p>
+        <p>The key “{me?.key.label}” stops working at once, everywhere it is used. The dashboard signs in with the new key, which is shown once.</p>
       </ConfirmButton>
       {busy && <Busy label="Rotating…" />}
       <ErrorNote error={error ?? signInError} />

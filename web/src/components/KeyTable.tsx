@@ -1,5 +1,5 @@
 import { useNavigate } from 'react-router';
-import { api, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 import { useSession } from '../session.tsx';
 import type { AccountKey } from './KeyTypes.ts';
 import { ConfirmButton, ErrorNote, when } from './ui.tsx';
@@ -14,7 +14,7 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
 
   async function revoke(key: AccountKey) {
     const done = await run(async () => {
-      await api('DELETE', `/v1/memory/keys/${seg(key.id)}`);
+      await rpc.keys.revoke.mutate({ key_id: key.id });
       return true;
     });
     if (!done) return;
@@ -64,8 +64,8 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
                       {!k.revoked_at && (
                         <ConfirmButton label="Revoke" title={`Revoke the key “${k.label}”?`} confirmLabel="Revoke key" onConfirm={() => revoke(k)}>
                           <p>
-                            The key <code>{k.masked}</code> stops working at once, for every agent that uses it, and cannot be restored. Its
-                            collection grants stop applying.
+                            The key <code>{k.masked}</code> stops working at once, for every agent that uses it, and cannot be restored. Its collection grants
+                            stop applying.
                           </p>
                           {mine && <p className="error">This is the key this dashboard is signed in with: you will be signed out.</p>}
                           {active <= 1 && <p className="muted">It is the last active key: the service will refuse, create another key first.</p>}

@@ -1,5 +1,5 @@
-import { Suspense } from 'react';
-import { NavLink, Outlet, useNavigate } from 'react-router';
+import { Suspense, useEffect, useRef } from 'react';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSession } from '../session.tsx';
 
 const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
@@ -17,13 +17,22 @@ const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
 export function Layout() {
   const { me, signOut } = useSession();
   const navigate = useNavigate();
+  const nav = useRef<HTMLElement>(null);
+  const { pathname } = useLocation();
+  // On a phone the navigation is one row that scrolls sideways (styles.css): the current page's link is brought into sight.
+  useEffect(() => {
+    const row = nav.current;
+    const active = row?.querySelector<HTMLElement>('a.active');
+    if (!row || !active) return;
+    row.scrollLeft += active.getBoundingClientRect().left - row.getBoundingClientRect().left - (row.clientWidth - active.offsetWidth) / 2;
+  }, [pathname]);
   return (
     <div className="layout">
       <header>
         <a className="brand" href="/collections">
           orgmem
         </a>
-        <nav aria-label="Main">
+        <nav aria-label="Main" ref={nav}>
           {LINKS.filter(([, , show]) => show(!!me?.is_admin)).map(([to, label]) => (
             <NavLink key={to} to={to}>
               {label}

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 import { MEMORY_CATEGORIES } from './MemoryFilterForm.tsx';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
@@ -10,14 +10,15 @@ export function parseMemoryMetadata(text: string): { value: Record<string, unkno
   if (!text.trim()) return { value: undefined, error: null };
   try {
     const value: unknown = JSON.parse(text);
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return { value: undefined, error: 'Metadata must be a JSON object, like {"topic": "billing"}' };
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      return { value: undefined, error: 'Metadata must be a JSON object, like {"topic": "billing"}' };
     return { value: value as Record<string, unknown>, error: null };
   } catch (err) {
     return { value: undefined, error: `Metadata is not valid JSON: ${(err as Error).message}` };
   }
 }
 
-/** POST C/memories: one memory stored as typed (searchable as soon as it is added). */
+/** memories.create: one memory stored as typed (searchable as soon as it is added). */
 export function MemoryAddForm({ collection, onAdded }: { collection: string; onAdded: (m: Memory) => void }) {
   const [text, setText] = useState('');
   const [importance, setImportance] = useState('0.5');
@@ -37,7 +38,7 @@ export function MemoryAddForm({ collection, onAdded }: { collection: string; onA
       ...(tag.trim() && { container_tag: tag.trim() }),
       ...(meta.value && { metadata: meta.value }),
     };
-    const memory = await run(() => api<Memory>('POST', `/v1/memory/collections/${seg(collection)}/memories`, { body }));
+    const memory = await run(() => rpc.memories.create.mutate({ collection, ...body }));
     if (!memory) return;
     setText('');
     setMetadata('');
@@ -68,7 +69,15 @@ export function MemoryAddForm({ collection, onAdded }: { collection: string; onA
           </div>
           <div className="field">
             <label htmlFor="add-category">Category</label>
-            <input id="add-category" list="add-categories" placeholder="other" pattern="[a-z0-9_\-]{1,64}" title="a lowercase slug: a-z 0-9 _ -" value={category} onChange={(e) => setCategory(e.target.value)} />
+            <input
+              id="add-category"
+              list="add-categories"
+              placeholder="other"
+              pattern="[a-z0-9_\-]{1,64}"
+              title="a lowercase slug: a-z 0-9 _ -"
+              value={category}
+              onChange={(e) => setCategory(e.target.value)}
+            />
             <datalist id="add-categories">
               {MEMORY_CATEGORIES.map((c) => (
                 <option key={c} value={c} />

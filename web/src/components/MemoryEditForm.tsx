@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 import { MEMORY_CATEGORIES } from './MemoryFilterForm.tsx';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
-/** PATCH C/memories/{id} with only the fields that changed (the API refuses an empty patch; a new text is re-embedded). */
+/** memories.update with only the fields that changed (the API refuses an empty patch; a new text is re-embedded). */
 export function MemoryEditForm({ memory, onSaved }: { memory: Memory; onSaved: (m: Memory) => void }) {
   const [text, setText] = useState(memory.text);
   const [importance, setImportance] = useState(String(memory.importance));
@@ -23,7 +23,7 @@ export function MemoryEditForm({ memory, onSaved }: { memory: Memory; onSaved: (
       className="card"
       onSubmit={async (e) => {
         e.preventDefault();
-        const saved = await run(() => api<Memory>('PATCH', `/v1/memory/collections/${seg(memory.collection)}/memories/${seg(memory.id)}`, { body: patch }));
+        const saved = await run(() => rpc.memories.update.mutate({ collection: memory.collection, id: memory.id, ...patch }));
         if (saved) onSaved(saved);
       }}
     >
@@ -41,7 +41,15 @@ export function MemoryEditForm({ memory, onSaved }: { memory: Memory; onSaved: (
         </div>
         <div className="field">
           <label htmlFor="edit-category">Category</label>
-          <input id="edit-category" list="edit-categories" required pattern="[a-z0-9_\-]{1,64}" title="a lowercase slug: a-z 0-9 _ -" value={category} onChange={(e) => setCategory(e.target.value)} />
+          <input
+            id="edit-category"
+            list="edit-categories"
+            required
+            pattern="[a-z0-9_\-]{1,64}"
+            title="a lowercase slug: a-z 0-9 _ -"
+            value={category}
+            onChange={(e) => setCategory(e.target.value)}
+          />
           <datalist id="edit-categories">
             {MEMORY_CATEGORIES.map((c) => (
               <option key={c} value={c} />

@@ -20,7 +20,14 @@ export function MemoryFilterForm({ filters, onApply }: { filters: MemoryListFilt
     >
       <div className="field">
         <label htmlFor="filter-category">Category</label>
-        <input id="filter-category" list="memory-categories" value={draft.category} placeholder="any" size={12} onChange={(e) => set('category', e.target.value)} />
+        <input
+          id="filter-category"
+          list="memory-categories"
+          value={draft.category}
+          placeholder="any"
+          size={12}
+          onChange={(e) => set('category', e.target.value)}
+        />
         <datalist id="memory-categories">
           {MEMORY_CATEGORIES.map((c) => (
             <option key={c} value={c} />

@@ -1,6 +1,7 @@
 import type { Memory } from '../../../src/schemas/memory.ts';
 
-const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const size = (bytes: number) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** A memory's files: images previewed from their presigned URL (valid 15 minutes), other files as links. */
 export function MemoryImages({ images }: { images: Memory['images'] }) {

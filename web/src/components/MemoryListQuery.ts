@@ -1,5 +1,5 @@
 import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, query, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 
 /** The memory list's filters and page, kept in the URL so Back from a memory returns to the same view. */
 export interface MemoryListFilters {
@@ -46,19 +46,16 @@ export interface MemoryListPage {
 
 /** One page of a collection's memories, pinned first then newest, filtered by the list API itself. */
 export async function loadMemoryListPage(collection: string, f: MemoryListFilters): Promise<MemoryListPage> {
-  const rows = await api<Memory[]>(
-    'GET',
-    `/v1/memory/collections/${seg(collection)}/memories` +
-      query({
-        // One more than the page tells whether there is a next page.
-        limit: f.limit + 1,
-        offset: f.offset,
-        include_archived: f.archived === 'include',
-        archived: f.archived === 'only' ? true : undefined,
-        category: f.category || undefined,
-        container_tag: f.tag || undefined,
-        pinned: f.pinned === 'any' ? undefined : f.pinned === 'yes',
-      }),
-  );
+  const rows = await rpc.memories.list.query({
+    collection,
+    // One more than the page tells whether there is a next page.
+    limit: f.limit + 1,
+    offset: f.offset,
+    include_archived: f.archived === 'include',
+    archived: f.archived === 'only' ? true : undefined,
+    category: f.category || undefined,
+    container_tag: f.tag || undefined,
+    pinned: f.pinned === 'any' ? undefined : f.pinned === 'yes',
+  });
   return { items: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }

@@ -1,6 +1,5 @@
 import { Link } from 'react-router';
-import type { SearchResponse } from '../../../src/schemas/search.ts';
-import { api, query, seg } from '../api.ts';
+import { rpc, seg } from '../api.ts';
 import { shortenMemoryText } from './MemoryListItem.tsx';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useApi } from './use-api.ts';
@@ -10,9 +9,9 @@ export function MemoryRefText({ text }: { text: string }) {
   return <>{shortenMemoryText(text, 140)}</>;
 }
 
-/** GET C/memories/{id}/related: the nearest memories by embedding, with their similarity. */
+/** memories.related: the nearest memories by embedding, with their similarity. */
 export function MemoryRelated({ collection, id }: { collection: string; id: string }) {
-  const related = useApi(() => api<SearchResponse>('GET', `/v1/memory/collections/${seg(collection)}/memories/${seg(id)}/related${query({ limit: 5 })}`), [collection, id]);
+  const related = useApi(() => rpc.memories.related.query({ collection, id, limit: 5 }), [collection, id]);
   const results = related.data?.results ?? [];
   return (
     <section aria-labelledby="related-title">

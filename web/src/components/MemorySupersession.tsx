@@ -1,16 +1,9 @@
 import { Link } from 'react-router';
 import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, query, seg } from '../api.ts';
+import { rpc, seg } from '../api.ts';
 import { MemoryRefText } from './MemoryRelated.tsx';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useApi } from './use-api.ts';
-
-/** One pair of GET C/contradictions: `current` replaced `superseded` at `superseded_at`. */
-interface MemoryContradiction {
-  current: Memory;
-  superseded: Memory;
-  superseded_at: string;
-}
 
 /** The report answers at most this many pairs, newest first. */
 const REPORT_LIMIT = 1000;
@@ -20,7 +13,8 @@ const REPORT_LIMIT = 1000;
  * fields of its own: the collection's contradictions report has them, filtered here to this memory.
  */
 export function MemorySupersession({ collection, id }: { collection: string; id: string }) {
-  const report = useApi(() => api<MemoryContradiction[]>('GET', `/v1/memory/collections/${seg(collection)}/contradictions${query({ limit: REPORT_LIMIT })}`), [collection, id]);
+  // Each pair: `current` replaced `superseded` at `superseded_at`.
+  const report = useApi(() => rpc.graph.contradictions.query({ collection, limit: REPORT_LIMIT }), [collection, id]);
   const pairs = report.data ?? [];
   const replacedBy = pairs.filter((p) => p.superseded.id === id);
   const replaced = pairs.filter((p) => p.current.id === id);

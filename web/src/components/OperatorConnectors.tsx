@@ -1,14 +1,7 @@
 import { useState } from 'react';
-import { api, query } from '../api.ts';
+import { rpc } from '../api.ts';
 import { Bars, Busy, ErrorNote, when } from './ui.tsx';
 import { useApi } from './use-api.ts';
-
-/** GET /v1/memory/admin/connectors and .../connectors/status (aggregates across tenants). */
-interface ConnectorHealth {
-  hours: number;
-  providers: Array<{ provider: string; runs: number; errors: number; last_run: string | null }>;
-}
-type StatusCounts = Array<{ status: 'active' | 'paused' | 'error'; n: number }>;
 
 const PERIODS: Array<[number, string]> = [
   [1, 'Last hour'],
@@ -18,11 +11,11 @@ const PERIODS: Array<[number, string]> = [
   [2160, 'Last 90 days'],
 ];
 
-/** Connector health across tenants: connections by status, and sync runs per provider. */
+/** Connector health across tenants (aggregates only): connections by status, and sync runs per provider. */
 export function OperatorConnectors() {
   const [hours, setHours] = useState(24);
-  const health = useApi(() => api<ConnectorHealth>('GET', `/v1/memory/admin/connectors${query({ hours })}`), [hours]);
-  const counts = useApi(() => api<StatusCounts>('GET', '/v1/memory/admin/connectors/status'), []);
+  const health = useApi(() => rpc.admin.connectors.mutate({ hours }), [hours]);
+  const counts = useApi(() => rpc.admin.connectorsStatus.mutate(), []);
   const count = (s: string) => counts.data?.find((c) => c.status === s)?.n ?? 0;
   const providers = health.data?.providers ?? [];
   return (

@@ -1,26 +1,12 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import type { FactOutcome } from '../../../src/schemas/graph.ts';
-import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, ApiError, seg } from '../api.ts';
+import { apiError, rpc, seg, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
-/** GET /v1/memory/extract/job/{job_id} (procedures/graph.extract-job.ts). */
-export interface RememberJobState {
-  job_id: string;
-  collection: string;
-  memory_id: string;
-  state: 'queued' | 'processing' | 'done' | 'failed';
-  facts: FactOutcome[];
-  complete: boolean;
-  skipped: 'spend_cap' | null;
-  error: string | null;
-  attempts: number;
-  created_at: string;
-  updated_at: string;
-}
+type RememberJobState = ApiOutput['graph']['extractJob'];
 
 /** How often an unfinished job is asked about: quick enough to see it move, light on the service. */
 const POLL_MS = 500;
@@ -37,13 +23,13 @@ function useRememberJob(jobId: string) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async () => {
       try {
-        const j = await api<RememberJobState>('GET', `/v1/memory/extract/job/${seg(jobId)}`);
+        const j = await rpc.graph.extractJob.query({ job_id: jobId });
         if (!live) return;
         setJob(j);
         setError(null);
         if (!j.complete) timer = setTimeout(poll, POLL_MS);
       } catch (err) {
-        if (live) setError(err instanceof ApiError ? err.detail : String(err));
+        if (live) setError(apiError(err).detail);
       }
     };
     void poll();
@@ -73,7 +59,9 @@ function RememberProgress({ job }: { job: RememberJobState }) {
         ))}
       </ol>
       {!job.complete && (
-        <Busy label={`Extracting facts: ${job.state}${job.attempts > 0 ? `, try ${Math.min(job.attempts + (job.state === 'queued' ? 1 : 0), TRIES)} of ${TRIES}` : ''}…`} />
+        <Busy
+          label={`Extracting facts: ${job.state}${job.attempts > 0 ? `, try ${Math.min(job.attempts + (job.state === 'queued' ? 1 : 0), TRIES)} of ${TRIES}` : ''}…`}
+        />
       )}
       {/* Between tries the job is queued again with the last error. */}
       {!job.complete && job.error && <p className="muted">The last try failed: {job.error}. It will be tried again.</p>}
@@ -83,7 +71,7 @@ function RememberProgress({ job }: { job: RememberJobState }) {
 
 /** The fact a superseding fact replaced, read from the service (the job only names its id). */
 function RememberReplacedFact({ collection, id }: { collection: string; id: string }) {
-  const m = useApi(() => api<Memory>('GET', `/v1/memory/collections/${seg(collection)}/memories/${seg(id)}`), [collection, id]);
+  const m = useApi(() => rpc.memories.get.query({ collection, id }), [collection, id]);
   if (m.error) return <ErrorNote error={m.error} />;
   if (!m.data) return <span className="muted">Loading…</span>;
   return (
@@ -129,7 +117,13 @@ function RememberFacts({ job }: { job: RememberJobState }) {
               <td>
                 <span className={f.relation === 'supersedes' ? 'badge warn' : 'badge'}>{RELATION_TEXT[f.relation]}</span>
               </td>
-              <td>{f.relation === 'supersedes' && f.supersedes_id ? <RememberReplacedFact collection={c} id={f.supersedes_id} /> : <span className="muted">—</span>}</td>
+              <td>
+                {f.relation === 'supersedes' && f.supersedes_id ? (
+                  <RememberReplacedFact collection={c} id={f.supersedes_id} />
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -149,7 +143,12 @@ export function RememberJobView({ jobId }: { jobId: string }) {
       <h2 id="remember-job">Extraction job</h2>
       <p className="muted" style={{ overflowWrap: 'anywhere' }}>
         Job {jobId}
-        {job && <> · started {when(job.created_at)} · updated {when(job.updated_at)}</>}
+        {job && (
+          <>
+            {' '}
+            · started {when(job.created_at)} · updated {when(job.updated_at)}
+          </>
+        )}
       </p>
       <ErrorNote error={error} />
       {error && (
@@ -176,7 +175,7 @@ export function RememberJobView({ jobId }: { jobId: string }) {
                   type="button"
                   disabled={retry.busy}
                   onClick={async () => {
-                    if (await retry.run(() => api('POST', `/v1/memory/extract/job/${seg(jobId)}/retry`))) restart();
+                    if (await retry.run(() => rpc.graph.retryJob.mutate({ job_id: jobId }))) restart();
                   }}
                 >
                   Retry the job
@@ -192,8 +191,7 @@ export function RememberJobView({ jobId }: { jobId: string }) {
             </>
           )}
           <p className="muted">
-            The text itself is kept as{' '}
-            <Link to={`/collections/${seg(job.collection)}/memories/${seg(job.memory_id)}`}>its own memory</Link>
+            The text itself is kept as <Link to={`/collections/${seg(job.collection)}/memories/${seg(job.memory_id)}`}>its own memory</Link>
             {job.state === 'done' && job.facts.length > 0 ? ', archived now that its facts are stored' : ''}.
           </p>
         </>

@@ -1,15 +1,8 @@
 import { Link } from 'react-router';
 import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, seg } from '../api.ts';
+import { rpc, seg } from '../api.ts';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useApi } from './use-api.ts';
-
-/** GET C/contradictions (procedures/graph.contradictions.ts). */
-interface ReportContradiction {
-  current: Memory;
-  superseded: Memory;
-  superseded_at: string;
-}
 
 /** How many pairs the page asks for (the service allows up to 1000). */
 const LIMIT = 100;
@@ -27,7 +20,7 @@ function ReportMemoryLink({ m }: { m: Memory }) {
 
 /** Replaced facts next to the facts that replaced them, newest first, with when it happened. */
 export function ReportContradictions({ collection }: { collection: string }) {
-  const pairs = useApi(() => api<ReportContradiction[]>('GET', `/v1/memory/collections/${seg(collection)}/contradictions?limit=${LIMIT}`), [collection]);
+  const pairs = useApi(() => rpc.graph.contradictions.query({ collection, limit: LIMIT }), [collection]);
   return (
     <section aria-labelledby="report-contradictions">
       <h2 id="report-contradictions">Contradictions</h2>

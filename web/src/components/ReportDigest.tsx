@@ -1,12 +1,11 @@
-import { api, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useApi } from './use-api.ts';
 
 /** The collection's summary and themes, and the profile of its subject (both answer without an LLM too). */
 export function ReportDigest({ collection }: { collection: string }) {
-  const base = `/v1/memory/collections/${seg(collection)}`;
-  const summary = useApi(() => api<{ summary: string; themes: string[]; based_on: number; generated_at: string }>('GET', `${base}/summary`), [base]);
-  const profile = useApi(() => api<{ profile: string; based_on: number }>('GET', `${base}/profile`), [base]);
+  const summary = useApi(() => rpc.graph.summary.query({ collection }), [collection]);
+  const profile = useApi(() => rpc.graph.profile.query({ collection }), [collection]);
   return (
     <div className="grid" style={{ gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 320px), 1fr))', marginTop: '1rem' }}>
       <section aria-labelledby="report-summary" className="card">

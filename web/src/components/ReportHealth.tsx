@@ -1,23 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { api, query, seg } from '../api.ts';
+import { rpc, type ApiOutput } from '../api.ts';
 import { Bars, Busy, ErrorNote } from './ui.tsx';
 import { useApi } from './use-api.ts';
 
-/** GET C/health (procedures/hygiene.health.ts). */
-interface ReportHealthData {
-  collection: string;
-  exists: boolean;
-  total: number;
-  current: number;
-  archived: number;
-  pinned: number;
-  stale: number;
-  expired: number;
-  supersessions: number;
-  categories: Record<string, number>;
-  needs_attention: number;
-  jobs: { failed_extractions: number; stuck_extractions: number; failed_files: number; stuck_files: number };
-}
+type ReportHealthData = ApiOutput['hygiene']['health'];
 
 /** Each count with what it means (the service's own definitions), so nobody has to look them up. */
 const COUNTS: Array<[keyof ReportHealthData, string, (days: number) => string]> = [
@@ -57,7 +43,7 @@ function ReportCount({ label, value, note, warn }: { label: string; value: numbe
 export function ReportHealth({ collection }: { collection: string }) {
   const [days, setDays] = useState(90);
   const [draft, setDraft] = useState('90');
-  const health = useApi(() => api<ReportHealthData>('GET', `/v1/memory/collections/${seg(collection)}/health${query({ stale_days: days })}`), [collection, days]);
+  const health = useApi(() => rpc.hygiene.health.query({ collection, stale_days: days }), [collection, days]);
   const h = health.data;
 
   function apply(e: FormEvent) {
@@ -88,13 +74,23 @@ export function ReportHealth({ collection }: { collection: string }) {
           {Object.keys(h.categories).length === 0 ? (
             <p className="muted">No memories yet.</p>
           ) : (
-            <Bars items={Object.entries(h.categories).map(([label, value]) => ({ label, value })).sort((a, b) => b.value - a.value)} />
+            <Bars
+              items={Object.entries(h.categories)
+                .map(([label, value]) => ({ label, value }))
+                .sort((a, b) => b.value - a.value)}
+            />
           )}
           <h3>Pipeline</h3>
           <p className="muted">Background work of this collection that failed or stopped moving (not counted in needs attention).</p>
           <dl className="grid" style={{ margin: 0 }}>
             {JOBS.map(([k, label]) => (
-              <ReportCount key={k} label={label} value={h.jobs[k]} note={k.startsWith('stuck') ? 'No progress for over 15 minutes' : 'After their last try'} warn />
+              <ReportCount
+                key={k}
+                label={label}
+                value={h.jobs[k]}
+                note={k.startsWith('stuck') ? 'No progress for over 15 minutes' : 'After their last try'}
+                warn
+              />
             ))}
           </dl>
         </>

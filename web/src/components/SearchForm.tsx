@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError } from '../api.ts';
+import { ApiError, type SearchBody } from '../api.ts';
 
-export type SearchMode = 'hybrid' | 'vector' | 'text';
+type SearchMode = NonNullable<SearchBody['mode']>;
 
 /** The playground's request as the form and the page address hold it (strings, as typed). */
 export interface SearchState {
@@ -58,8 +58,8 @@ export function searchStateToUrl(s: SearchState): URLSearchParams {
 }
 
 /** The JSON body of the search request; the service validates the numbers and answers a 422 `detail` when they are off. */
-export function searchBody(s: SearchState): Record<string, unknown> {
-  const body: Record<string, unknown> = { query: s.q, mode: s.mode };
+export function searchBody(s: SearchState): SearchBody {
+  const body: SearchBody = { query: s.q, mode: s.mode };
   if (s.limit.trim()) body.limit = Number(s.limit);
   if (s.min_score.trim()) body.min_score = Number(s.min_score);
   if (s.category.trim()) body.category = s.category.trim();
@@ -100,7 +100,15 @@ export function SearchForm(props: { initial: SearchState; collections: string[];
     <form onSubmit={submit} className="card" aria-label="Search">
       <div className="field">
         <label htmlFor="search-query">Query</label>
-        <input id="search-query" type="search" value={s.q} required maxLength={10_000} onChange={(e) => set('q', e.target.value)} placeholder="What to look for, in plain words" />
+        <input
+          id="search-query"
+          type="search"
+          value={s.q}
+          required
+          maxLength={10_000}
+          onChange={(e) => set('q', e.target.value)}
+          placeholder="What to look for, in plain words"
+        />
       </div>
       <div className="grid">
         <div className="field">
@@ -156,7 +164,8 @@ export function SearchForm(props: { initial: SearchState; collections: string[];
           ] as const
         ).map(([k, label]) => (
           <span key={k}>
-            <input id={`search-${k}`} type="checkbox" checked={s[k]} onChange={(e) => set(k, e.target.checked)} /> <label htmlFor={`search-${k}`}>{label}</label>
+            <input id={`search-${k}`} type="checkbox" checked={s[k]} onChange={(e) => set(k, e.target.checked)} />{' '}
+            <label htmlFor={`search-${k}`}>{label}</label>
           </span>
         ))}
       </fieldset>

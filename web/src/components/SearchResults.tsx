@@ -1,6 +1,5 @@
 import { Link } from 'react-router';
-import type { SearchResponse } from '../../../src/schemas/search.ts';
-import { seg } from '../api.ts';
+import { seg, type ApiOutput, type SearchBody } from '../api.ts';
 import { when } from './ui.tsx';
 import type { SearchState } from './SearchForm.tsx';
 
@@ -9,8 +8,8 @@ export interface SearchRun {
   state: SearchState;
   method: 'POST';
   path: string;
-  body: Record<string, unknown>;
-  response: SearchResponse;
+  body: SearchBody;
+  response: ApiOutput['search']['all'];
   roundTripMs: number;
 }
 
@@ -41,8 +40,8 @@ function SearchDiagnostics({ run }: { run: SearchRun }) {
       </dl>
       {(s.rewrite || s.rerank) && (
         <p className="muted">
-          {[s.rewrite && 'Query rewrite', s.rerank && 'Re-ranking'].filter(Boolean).join(' and ')} requested. The service uses the tenant LLM for it; without an LLM,
-          over the spend cap or when the call fails it quietly keeps the plain query and the fused order (the response does not say which happened).
+          {[s.rewrite && 'Query rewrite', s.rerank && 'Re-ranking'].filter(Boolean).join(' and ')} requested. The service uses the tenant LLM for it; without an
+          LLM, over the spend cap or when the call fails it quietly keeps the plain query and the fused order (the response does not say which happened).
         </p>
       )}
       <details>

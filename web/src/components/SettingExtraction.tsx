@@ -1,16 +1,11 @@
 import { useEffect, useState } from 'react';
-import type { z } from 'zod';
-import type { extractionConfigView } from '../../../src/schemas/llm.ts';
-import { api } from '../api.ts';
+import { rpc, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SettingFacts } from './SettingFacts.tsx';
 import { Busy, ConfirmButton, ErrorNote, when } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
-type ExtractionConfig = z.infer<typeof extractionConfigView>;
-
-const PATH = '/v1/memory/extraction/config';
-const SOURCES: Record<ExtractionConfig['source'], string> = {
+const SOURCES: Record<ApiOutput['extraction']['getConfig']['source'], string> = {
   tenant: 'your own endpoint (below)',
   server: "the server's configured endpoint",
   platform: 'the platform default',
@@ -20,7 +15,7 @@ const SOURCES: Record<ExtractionConfig['source'], string> = {
 /** The account's own OpenAI-compatible extraction endpoint; saving runs a live self-test first. */
 export function SettingExtraction() {
   const { canWrite } = useSession();
-  const config = useApi(() => api<ExtractionConfig>('GET', PATH), []);
+  const config = useApi(() => rpc.extraction.getConfig.query(), []);
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
   const [apiKey, setApiKey] = useState('');
@@ -37,8 +32,9 @@ export function SettingExtraction() {
 
   async function save() {
     setSaved(false);
-    const body = { provider: 'custom', base_url: baseUrl.trim(), model: model.trim(), api_key: apiKey || null };
-    const result = await run(() => api<ExtractionConfig>('PUT', PATH, { body }));
+    const result = await run(() =>
+      rpc.extraction.putConfig.mutate({ provider: 'custom', base_url: baseUrl.trim(), model: model.trim(), api_key: apiKey || null }),
+    );
     if (!result) return;
     setApiKey('');
     setSaved(true);
@@ -47,7 +43,7 @@ export function SettingExtraction() {
   async function remove() {
     setSaved(false);
     const done = await run(async () => {
-      await api('DELETE', PATH);
+      await rpc.extraction.deleteConfig.mutate();
       return true;
     });
     if (done) {
@@ -61,8 +57,8 @@ export function SettingExtraction() {
     <section className="card" aria-labelledby="extraction-title">
       <h2 id="extraction-title">Extraction LLM</h2>
       <p className="muted">
-        Remember turns text into facts with an LLM. Use your own OpenAI-compatible endpoint for it: calls to it never count against the spend
-        cap. The API key is stored encrypted and never shown again.
+        Remember turns text into facts with an LLM. Use your own OpenAI-compatible endpoint for it: calls to it never count against the spend cap. The API key
+        is stored encrypted and never shown again.
       </p>
       <ErrorNote error={config.error} />
       {config.loading && !c && <Busy label="Loading…" />}
@@ -86,7 +82,14 @@ export function SettingExtraction() {
         >
           <div className="field">
             <label htmlFor="extraction-base-url">Base URL</label>
-            <input id="extraction-base-url" type="url" placeholder="https://api.openai.com/v1" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} required />
+            <input
+              id="extraction-base-url"
+              type="url"
+              placeholder="https://api.openai.com/v1"
+              value={baseUrl}
+              onChange={(e) => setBaseUrl(e.target.value)}
+              required
+            />
           </div>
           <div className="field">
             <label htmlFor="extraction-model">Model</label>

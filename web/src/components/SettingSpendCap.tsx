@@ -1,26 +1,21 @@
 import { useState } from 'react';
-import type { z } from 'zod';
-import type { spendCapView } from '../../../src/schemas/llm.ts';
-import { api } from '../api.ts';
+import { rpc } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { SettingFacts } from './SettingFacts.tsx';
 import { Busy, ConfirmButton, ErrorNote } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
-type SpendCap = z.infer<typeof spendCapView>;
-
-const PATH = '/v1/memory/spend-cap';
 const usd = (n: number) => n.toLocaleString(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 4 });
 
 /** The monthly cap on the platform's LLM spend for this account. */
 export function SettingSpendCap() {
   const { canWrite } = useSession();
-  const cap = useApi(() => api<SpendCap>('GET', PATH), []);
+  const cap = useApi(() => rpc.spendCap.get.query(), []);
   const [amount, setAmount] = useState('');
   const { busy, error, run } = useAction();
 
   async function put(monthly_usd: number | null) {
-    const result = await run(() => api<SpendCap>('PUT', PATH, { body: { monthly_usd } }));
+    const result = await run(() => rpc.spendCap.put.mutate({ monthly_usd }));
     if (!result) return;
     setAmount('');
     cap.reload();
@@ -31,8 +26,8 @@ export function SettingSpendCap() {
     <section className="card" aria-labelledby="spend-cap-title">
       <h2 id="spend-cap-title">Spend cap</h2>
       <p className="muted">
-        At the cap, remember keeps the raw text and skips extraction, and summaries, profiles and search rewrite/rerank work without the LLM
-        until the month turns. Your own extraction endpoint is never capped.
+        At the cap, remember keeps the raw text and skips extraction, and summaries, profiles and search rewrite/rerank work without the LLM until the month
+        turns. Your own extraction endpoint is never capped.
       </p>
       <ErrorNote error={cap.error} />
       {cap.loading && !c && <Busy label="Loading…" />}
@@ -59,7 +54,16 @@ export function SettingSpendCap() {
         >
           <div className="field">
             <label htmlFor="spend-cap-usd">Monthly cap (USD)</label>
-            <input id="spend-cap-usd" type="number" min="0" step="0.01" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} required />
+            <input
+              id="spend-cap-usd"
+              type="number"
+              min="0"
+              step="0.01"
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => setAmount(e.target.value)}
+              required
+            />
           </div>
           <div className="row">
             <button type="submit" className="primary" disabled={busy || amount === ''}>

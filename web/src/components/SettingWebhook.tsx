@@ -1,30 +1,24 @@
 import { useState } from 'react';
-import { api, ApiError } from '../api.ts';
+import { rpc } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { KeyShownOnce } from './KeyShownOnce.tsx';
 import { Busy, ConfirmButton, ErrorNote, when } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
-const PATH = '/v1/memory/webhook/config';
-
 /** The outbound webhook: its URL, and its signing secret shown once after each save. */
 export function SettingWebhook() {
   const { canWrite } = useSession();
-  // 404 is the answer for "none configured", not an error.
-  const hook = useApi(
-    () =>
-      api<{ url: string; created_at: string }>('GET', PATH).catch((err: unknown) => {
-        if (err instanceof ApiError && err.status === 404) return null;
-        throw err;
-      }),
-    [],
-  );
+  // None configured: the API answers nulls, shown as no webhook.
+  const hook = useApi(async () => {
+    const got = await rpc.webhook.get.query();
+    return got.url === null ? null : got;
+  }, []);
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const { busy, error, run } = useAction();
 
   async function save() {
-    const saved = await run(() => api<{ url: string; secret: string }>('PUT', PATH, { body: { url: url.trim() } }));
+    const saved = await run(() => rpc.webhook.put.mutate({ url: url.trim() }));
     if (!saved) return;
     setSecret(saved.secret);
     setUrl('');
@@ -32,7 +26,7 @@ export function SettingWebhook() {
   }
   async function remove() {
     const done = await run(async () => {
-      await api('DELETE', PATH);
+      await rpc.webhook.delete.mutate();
       return true;
     });
     if (done) {
@@ -45,8 +39,8 @@ export function SettingWebhook() {
     <section className="card" aria-labelledby="webhook-title">
       <h2 id="webhook-title">Webhook</h2>
       <p className="muted">
-        The service POSTs memory.created, memory.updated and memory.deleted events to this URL, signed in the X-Service-Signature header
-        (sha256 HMAC of the body with the signing secret).
+        The service POSTs memory.created, memory.updated and memory.deleted events to this URL, signed in the X-Service-Signature header (sha256 HMAC of the
+        body with the signing secret).
       </p>
       <ErrorNote error={hook.error} />
       {hook.loading && hook.data === undefined && <Busy label="Loading…" />}

@@ -1,9 +1,7 @@
-/** One self-check as GET /v1/status lists it (newest first). */
-export interface StatusCheck {
-  checked_at: string;
-  ok: boolean;
-  latency_ms: number;
-}
+import type { ApiOutput } from '../api.ts';
+
+/** The self-checks as system.status lists them, newest first. */
+type StatusCheck = ApiOutput['system']['status']['recent_checks'][number];
 
 /**
  * The recent self-checks as a strip of bars, oldest on the left: height is the database latency,

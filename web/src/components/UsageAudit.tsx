@@ -1,15 +1,9 @@
-import { api, ApiError } from '../api.ts';
+import { apiError, rpc, type ApiOutput } from '../api.ts';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useApi } from './use-api.ts';
 
-interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { id: string | null; label: string | null };
-  action: string;
-  target: string;
-  detail: Record<string, unknown>;
-}
+/** The caller's own log lists its entries; another tenant's (asked by tenant_id) is summarised per day. */
+type AuditEntry = Extract<ApiOutput['admin']['audit'][number], { id: string }>;
 
 /** `key=value` pairs separated by spaces, so that a long detail wraps in its cell. */
 const auditDetail = (detail: Record<string, unknown>) =>
@@ -24,10 +18,13 @@ const auditDetail = (detail: Record<string, unknown>) =>
 export function UsageAudit() {
   const log = useApi(
     () =>
-      api<AuditEntry[]>('GET', '/v1/memory/admin/audit?days=30&limit=200').catch((err: unknown) => {
-        if (err instanceof ApiError && err.status === 403) return null;
-        throw err;
-      }),
+      rpc.admin.audit.mutate({ days: 30, limit: 200 }).then(
+        (rows) => rows.flatMap((r): AuditEntry[] => ('id' in r ? [r] : [])),
+        (err: unknown) => {
+          if (apiError(err).status === 403) return null;
+          throw err;
+        },
+      ),
     [],
   );
   if (log.data === null) return null;

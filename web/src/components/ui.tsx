@@ -22,7 +22,16 @@ export function Busy({ label = 'Working…' }: { label?: string }) {
  * A destructive action: the button opens a dialog that says what will happen, and only its
  * confirm button acts. Escape or Cancel closes it; focus starts on Cancel.
  */
-export function ConfirmButton(props: { label: string; /** The button's accessible name when `label` alone is ambiguous (one per table row). */ ariaLabel?: string; title: string; children: ReactNode; confirmLabel?: string; onConfirm: () => void | Promise<unknown>; disabled?: boolean; className?: string }) {
+export function ConfirmButton(props: {
+  label: string;
+  /** The button's accessible name when `label` alone is ambiguous (one per table row). */ ariaLabel?: string;
+  title: string;
+  children: ReactNode;
+  confirmLabel?: string;
+  onConfirm: () => void | Promise<unknown>;
+  disabled?: boolean;
+  className?: string;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   useEffect(() => {

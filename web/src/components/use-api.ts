@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ApiError } from '../api.ts';
+import { apiError } from '../api.ts';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -24,12 +24,12 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
         setData(d);
         setError(null);
       })
-      .catch((err: unknown) => live && setError(err instanceof ApiError ? err.detail : String(err)))
+      .catch((err: unknown) => live && setError(apiError(err).detail))
       .finally(() => live && setLoading(false));
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller's deps say when to load again; `load` itself is a new function each render.
   }, [...deps, tick]);
   return { data, error, loading, reload: useCallback(() => setTick((t) => t + 1), []) };
 }
@@ -38,13 +38,13 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const run = useCallback(async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
+  const run = useCallback(async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
     setBusy(true);
     setError(null);
     try {
       return await fn();
     } catch (err) {
-      setError(err instanceof ApiError ? err.detail : String(err));
+      setError(apiError(err).detail);
       return undefined;
     } finally {
       setBusy(false);

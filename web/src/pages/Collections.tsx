@@ -1,25 +1,15 @@
 import { Link, useNavigate } from 'react-router';
-import { api, seg } from '../api.ts';
+import { rpc, seg } from '../api.ts';
 import { CollectionCreateForm } from '../components/CollectionCreateForm.tsx';
 import { Busy, ConfirmButton, ErrorNote, when } from '../components/ui.tsx';
 import { useAction, useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-/** GET /v1/memory/collections answers only the collections this key may read. */
-interface CollectionListed {
-  name: string;
-  description: string | null;
-  memory_count: number;
-  restricted: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The collections the key can read, with their counts; writing keys create and delete them. */
+/** The collections the key can read (the list answers no others), with their counts; writing keys create and delete them. */
 export function Collections() {
   const { canWrite } = useSession();
   const navigate = useNavigate();
-  const list = useApi(() => api<CollectionListed[]>('GET', '/v1/memory/collections'), []);
+  const list = useApi(() => rpc.collections.list.query(), []);
   const remove = useAction();
 
   return (
@@ -28,7 +18,11 @@ export function Collections() {
       <ErrorNote error={list.error ?? remove.error} />
       {list.loading && <Busy label="Loading collections…" />}
       {remove.busy && <Busy label="Deleting the collection…" />}
-      {list.data?.length === 0 && <p className="muted">No collections yet.{canWrite && ' Create one above, or store a memory through the API: its collection is created on first write.'}</p>}
+      {list.data?.length === 0 && (
+        <p className="muted">
+          No collections yet.{canWrite && ' Create one above, or store a memory through the API: its collection is created on first write.'}
+        </p>
+      )}
       <ul aria-label="Collections" className="grid" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
         {list.data?.map((c) => (
           <li key={c.name} className="card">
@@ -54,13 +48,13 @@ export function Collections() {
                 confirmLabel="Delete collection"
                 disabled={remove.busy}
                 onConfirm={async () => {
-                  const done = await remove.run(() => api('DELETE', `/v1/memory/collections/${seg(c.name)}`));
+                  const done = await remove.run(() => rpc.collections.delete.mutate({ name: c.name }));
                   if (done !== undefined) list.reload();
                 }}
               >
                 <p>
-                  This deletes the collection with all its {c.memory_count.toLocaleString()} {c.memory_count === 1 ? 'memory' : 'memories'} and their
-                  files. It cannot be undone.
+                  This deletes the collection with all its {c.memory_count.toLocaleString()} {c.memory_count === 1 ? 'memory' : 'memories'} and their files. It
+                  cannot be undone.
                 </p>
               </ConfirmButton>
             )}

@@ -1,8 +1,8 @@
 import { useSearchParams } from 'react-router';
-import type { ConnectionView } from '../../../src/schemas/connectors.ts';
-import { api } from '../api.ts';
+import { rpc } from '../api.ts';
 import { ConnectionCard } from '../components/ConnectionCard.tsx';
 import { ConnectionCreateForm } from '../components/ConnectionCreateForm.tsx';
+import { useConnectionProviders } from '../components/ConnectionProviders.ts';
 import { Busy, ErrorNote } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
@@ -10,12 +10,13 @@ import { useSession } from '../session.tsx';
 /** Providers synced into collections: connect one, sync it, read its runs, remove it. */
 export function Connections() {
   const { canWrite } = useSession();
-  const list = useApi(() => api<ConnectionView[]>('GET', '/v1/memory/connections'), []);
+  const list = useApi(() => rpc.connections.list.query(), []);
+  const labels = useConnectionProviders().data?.map((p) => p.label);
   return (
     <>
       <h1>Connections</h1>
       <ConnectionOAuthReturn />
-      <p className="muted">A connection reads one provider (Slack, Notion, Drive, Gmail, Linear, Confluence, HubSpot) into one collection, then again every hour by default.</p>
+      <p className="muted">A connection reads one provider{labels && ` (${labels.join(', ')})`} into one collection, then again every hour by default.</p>
       {canWrite && <ConnectionCreateForm onCreated={list.reload} />}
       <h2>Your connections</h2>
       <ErrorNote error={list.error} />

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { api, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 import { CollectionNav } from '../components/CollectionNav.tsx';
 import { GrantForm } from '../components/GrantForm.tsx';
-import type { AccountAgent, AccountGrant, AccountGrants } from '../components/KeyTypes.ts';
+import type { AccountGrant } from '../components/KeyTypes.ts';
 import { Busy, ConfirmButton, ErrorNote } from '../components/ui.tsx';
 import { useAction, useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
@@ -12,9 +12,8 @@ import { useSession } from '../session.tsx';
 export function Grants() {
   const { name = '' } = useParams();
   const { me, canWrite } = useSession();
-  const path = `/v1/memory/collections/${seg(name)}/grants`;
-  const grants = useApi(() => api<AccountGrants>('GET', path), [path, me?.key.id]);
-  const agents = useApi(() => api<AccountAgent[]>('GET', '/v1/memory/agents'), [me?.key.id]);
+  const grants = useApi(() => rpc.grants.list.query({ name }), [name, me?.key.id]);
+  const agents = useApi(() => rpc.agents.list.query(), [me?.key.id]);
   // "Change" on a row picks that agent in the form (remounted with its current flags).
   const [pick, setPick] = useState('');
   const [formRound, setFormRound] = useState(0);
@@ -22,7 +21,7 @@ export function Grants() {
 
   async function remove(g: AccountGrant) {
     const done = await removal.run(async () => {
-      await api('DELETE', `${path}/${seg(g.agent_key_id)}`);
+      await rpc.grants.delete.mutate({ name, agent_key_id: g.agent_key_id });
       return true;
     });
     if (done) grants.reload();
@@ -34,8 +33,8 @@ export function Grants() {
       <CollectionNav name={name} />
       <h2>Grants</h2>
       <p className="muted">
-        A collection is open to every key of the account until its first grant. From then on only the keys granted here can read it (can
-        read) or write it (can write); the others get 403 and no longer see it in lists or searches. Removing the last grant opens it again.
+        A collection is open to every key of the account until its first grant. From then on only the keys granted here can read it (can read) or write it (can
+        write); the others get 403 and no longer see it in lists or searches. Removing the last grant opens it again.
       </p>
       <ErrorNote error={grants.error} />
       {grants.loading && !data && <Busy label="Loading grants…" />}
@@ -104,14 +103,7 @@ export function Grants() {
           )}
           <ErrorNote error={agents.error} />
           {canWrite && agents.data && (
-            <GrantForm
-              key={`${formRound}-${data.restricted}`}
-              collection={name}
-              current={data}
-              agents={agents.data}
-              pick={pick}
-              onSaved={grants.reload}
-            />
+            <GrantForm key={`${formRound}-${data.restricted}`} collection={name} current={data} agents={agents.data} pick={pick} onSaved={grants.reload} />
           )}
         </>
       )}

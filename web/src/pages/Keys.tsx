@@ -1,9 +1,8 @@
 import { Link } from 'react-router';
-import { api } from '../api.ts';
+import { rpc } from '../api.ts';
 import { KeyCreateForm } from '../components/KeyCreate.tsx';
 import { KeyRotate } from '../components/KeyRotate.tsx';
 import { KeyTable } from '../components/KeyTable.tsx';
-import type { AccountAgent, AccountKey } from '../components/KeyTypes.ts';
 import { Busy, ErrorNote, when } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
@@ -12,8 +11,8 @@ import { useSession } from '../session.tsx';
 export function Keys() {
   const { me, canWrite } = useSession();
   // The key id changes on rotation: load again for the new one.
-  const keys = useApi(() => api<AccountKey[]>('GET', '/v1/memory/keys'), [me?.key.id]);
-  const agents = useApi(() => api<AccountAgent[]>('GET', '/v1/memory/agents'), [me?.key.id]);
+  const keys = useApi(() => rpc.keys.list.query(), [me?.key.id]);
+  const agents = useApi(() => rpc.agents.list.query(), [me?.key.id]);
   const reload = () => {
     keys.reload();
     agents.reload();
@@ -23,8 +22,8 @@ export function Keys() {
     <>
       <h1>Keys &amp; agents</h1>
       <p className="muted">
-        Each API key is an agent: its writes carry its label, and collections can be granted to it alone. Keys are shown masked; a key's
-        secret is shown only once, when it is made.
+        Each API key is an agent: its writes carry its label, and collections can be granted to it alone. Keys are shown masked; a key's secret is shown only
+        once, when it is made.
       </p>
       {canWrite && <KeyCreateForm onCreated={reload} />}
 

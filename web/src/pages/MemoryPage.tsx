@@ -1,7 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import type { Memory } from '../../../src/schemas/memory.ts';
-import { api, seg } from '../api.ts';
+import { rpc, seg } from '../api.ts';
 import { MemoryEditForm } from '../components/MemoryEditForm.tsx';
 import { MemoryFlagButtons } from '../components/MemoryFlagButtons.tsx';
 import { MemoryImages } from '../components/MemoryImages.tsx';
@@ -16,9 +15,8 @@ export function MemoryPage() {
   const { name, id } = useParams() as { name: string; id: string };
   const { canWrite } = useSession();
   const navigate = useNavigate();
-  const path = `/v1/memory/collections/${seg(name)}/memories/${seg(id)}`;
-  // The single GET is the one that presigns the files' URLs, so changes reload it rather than using the write's answer.
-  const memory = useApi(() => api<Memory>('GET', path), [path]);
+  // The single get is the one that presigns the files' URLs, so changes reload it rather than using the write's answer.
+  const memory = useApi(() => rpc.memories.get.query({ collection: name, id }), [name, id]);
   const remove = useAction();
   const m = memory.data?.id === id ? memory.data : undefined;
 
@@ -71,7 +69,7 @@ export function MemoryPage() {
                 confirmLabel="Delete"
                 disabled={remove.busy}
                 onConfirm={async () => {
-                  const done = await remove.run(() => api('DELETE', path));
+                  const done = await remove.run(() => rpc.memories.delete.mutate({ collection: name, id }));
                   if (done !== undefined) navigate(`/collections/${seg(name)}`);
                 }}
               >

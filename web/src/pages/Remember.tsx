@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { useParams, useSearchParams } from 'react-router';
-import { api, seg } from '../api.ts';
+import { rpc } from '../api.ts';
 import { CollectionNav } from '../components/CollectionNav.tsx';
 import { RememberJobView } from '../components/RememberJob.tsx';
 import { ErrorNote } from '../components/ui.tsx';
 import { useAction } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-/** The paste-and-remember form: POST C/remember answers 202 with the job to watch. */
+/** The paste-and-remember form: graph.remember answers the job to watch. */
 function RememberForm({ collection, onQueued }: { collection: string; onQueued(jobId: string): void }) {
   const [content, setContent] = useState('');
   const [importance, setImportance] = useState('0.5');
@@ -15,12 +15,9 @@ function RememberForm({ collection, onQueued }: { collection: string; onQueued(j
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const res = await action.run(() =>
-      api<{ job_id: string }>('POST', `/v1/memory/collections/${seg(collection)}/remember`, {
-        body: { content, ...(importance.trim() && { importance: Number(importance) }) },
-      }),
-    );
-    if (res) {
+    const res = await action.run(() => rpc.graph.remember.mutate({ collection, content, ...(importance.trim() && { importance: Number(importance) }) }));
+    // Not sync, so the answer is the queued job.
+    if (res && 'job_id' in res) {
       setContent('');
       onQueued(res.job_id);
     }
@@ -37,7 +34,16 @@ function RememberForm({ collection, onQueued }: { collection: string; onQueued(j
       </div>
       <div className="field">
         <label htmlFor="remember-importance">Importance (0 to 1)</label>
-        <input id="remember-importance" type="number" min={0} max={1} step={0.1} value={importance} onChange={(e) => setImportance(e.target.value)} style={{ width: '8rem' }} />
+        <input
+          id="remember-importance"
+          type="number"
+          min={0}
+          max={1}
+          step={0.1}
+          value={importance}
+          onChange={(e) => setImportance(e.target.value)}
+          style={{ width: '8rem' }}
+        />
       </div>
       <ErrorNote error={action.error} />
       <button type="submit" className="primary" disabled={action.busy}>

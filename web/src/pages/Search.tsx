@@ -1,6 +1,5 @@
 import { useSearchParams } from 'react-router';
-import type { SearchResponse } from '../../../src/schemas/search.ts';
-import { api, seg } from '../api.ts';
+import { api, rpc, seg, type ApiOutput } from '../api.ts';
 import { SearchForm, searchBody, searchStateFromUrl, searchStateToUrl } from '../components/SearchForm.tsx';
 import { SearchResultList, type SearchRun } from '../components/SearchResults.tsx';
 import { Busy, ErrorNote } from '../components/ui.tsx';
@@ -8,21 +7,22 @@ import { useApi } from '../components/use-api.ts';
 
 /**
  * The search playground: every field of the search request, over all collections (POST
- * /v1/memory/search) or one (POST C/search), with the server's timing figures. The request is
- * kept in the page address, so each search is a page of its own.
+ * /v1/memory/search) or one (POST C/search), with the server's timing figures. It shows the REST
+ * request it sent, as a client would send it. The request is kept in the page address, so each
+ * search is a page of its own.
  */
 export function Search() {
   const [params, setParams] = useSearchParams();
   const address = params.toString();
   const state = searchStateFromUrl(params);
-  const collections = useApi(() => api<Array<{ name: string }>>('GET', '/v1/memory/collections'), []);
+  const collections = useApi(() => rpc.collections.list.query(), []);
 
   const run = useApi<SearchRun | null>(async () => {
     if (!state.q) return null;
     const body = searchBody(state);
     const path = state.collection ? `/v1/memory/collections/${seg(state.collection)}/search` : '/v1/memory/search';
     const started = performance.now();
-    const response = await api<SearchResponse>('POST', path, { body });
+    const response = await api<ApiOutput['search']['all']>('POST', path, { body });
     return { state, method: 'POST', path, body, response, roundTripMs: performance.now() - started };
   }, [address]);
 

@@ -1,9 +1,10 @@
+import { SettingDatabase } from '../components/SettingDatabase.tsx';
 import { SettingExtraction } from '../components/SettingExtraction.tsx';
 import { SettingSpendCap } from '../components/SettingSpendCap.tsx';
 import { SettingWebhook } from '../components/SettingWebhook.tsx';
 import { useSession } from '../session.tsx';
 
-/** The account's webhook, extraction endpoint and spend cap; a read-only key only sees them. */
+/** The account's webhook, extraction endpoint, spend cap and database; a read-only key only sees them. */
 export function Settings() {
   const { canWrite } = useSession();
   return (
@@ -15,6 +16,7 @@ export function Settings() {
         <SettingWebhook />
         <SettingExtraction />
         <SettingSpendCap />
+        <SettingDatabase />
       </div>
     </>
   );

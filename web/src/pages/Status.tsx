@@ -1,32 +1,13 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api.ts';
-import { StatusChecks, type StatusCheck } from '../components/StatusChecks.tsx';
+import { rpc, type ApiOutput } from '../api.ts';
+import { StatusChecks } from '../components/StatusChecks.tsx';
 import { Busy, ErrorNote, when } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-interface Component {
-  ok: boolean;
-  latency_ms: number;
-}
-
-/** GET /v1/status (procedures/system.status.ts). */
-interface StatusReport {
-  /** down: the database fails; degraded: the job queue or the file store fails. */
-  status: 'operational' | 'degraded' | 'down';
-  checked_at: string;
-  database_latency_ms: number;
-  components: {
-    database: Component;
-    queue: Component & { lag_ms: number | null };
-    /** From the last minute check; null when none ran in the past 5 minutes. */
-    blobs: (Component & { checked_at: string }) | null;
-  };
-  uptime_24h: number | null;
-  /** `ok`: the check passed (its status was operational). */
-  recent_checks: StatusCheck[];
-}
+/** One component's check (database, queue or file store); the file store's is null when no check ran lately. */
+type Component = ApiOutput['system']['status']['components']['database'];
 
 const HEADINGS = { operational: 'All systems operational', degraded: 'Degraded: some background work or file storage is failing', down: 'The service is down' };
 const COLOURS = { operational: 'var(--ok)', degraded: '#8a5300', down: 'var(--danger)' };
@@ -51,7 +32,7 @@ function sendStatusBeacon() {
 /** The public status page: works signed out, outside the signed-in frame. */
 export function Status() {
   const { me } = useSession();
-  const report = useApi(() => api<StatusReport>('GET', '/v1/status'), []);
+  const report = useApi(() => rpc.system.status.query(), []);
   const { reload } = report;
   useEffect(() => {
     const timer = setInterval(reload, REFRESH_MS);
@@ -79,7 +60,12 @@ export function Status() {
         {r && (
           <>
             <section className="card" aria-labelledby="state" style={{ marginBottom: '1rem', borderLeft: `6px solid ${COLOURS[state]}` }}>
-              <h2 id="state" style={{ marginTop: 0, color: COLOURS[state] }} className={state === 'operational' ? 'ok' : state === 'down' ? 'error' : undefined} data-testid="status-state">
+              <h2
+                id="state"
+                style={{ marginTop: 0, color: COLOURS[state] }}
+                className={state === 'operational' ? 'ok' : state === 'down' ? 'error' : undefined}
+                data-testid="status-state"
+              >
                 {HEADINGS[state]}
               </h2>
               <p className="muted" style={{ margin: 0 }}>
@@ -88,7 +74,11 @@ export function Status() {
               <ul className="muted" style={{ margin: '0.5rem 0 0', paddingLeft: '1.2rem' }} data-testid="status-components">
                 <li>{componentLine('Database', r.components.database)}</li>
                 <li>
-                  {componentLine('Job queue', r.components.queue, r.components.queue.lag_ms === null ? '' : `, oldest waiting job ${Math.round(r.components.queue.lag_ms / 1000)} s`)}
+                  {componentLine(
+                    'Job queue',
+                    r.components.queue,
+                    r.components.queue.lag_ms === null ? '' : `, oldest waiting job ${Math.round(r.components.queue.lag_ms / 1000)} s`,
+                  )}
                 </li>
                 <li>{componentLine('File storage', r.components.blobs, r.components.blobs ? `, checked ${when(r.components.blobs.checked_at)}` : '')}</li>
               </ul>
@@ -102,7 +92,9 @@ export function Status() {
                   {r.uptime_24h === null ? '—' : `${r.uptime_24h}%`}
                 </p>
                 <p className="muted" style={{ margin: 0 }}>
-                  {r.uptime_24h === null ? 'No self-check recorded yet.' : 'Share of the minute self-checks that passed (database, job queue and file storage all passing).'}
+                  {r.uptime_24h === null
+                    ? 'No self-check recorded yet.'
+                    : 'Share of the minute self-checks that passed (database, job queue and file storage all passing).'}
                 </p>
               </section>
               <section className="card" aria-labelledby="latency">

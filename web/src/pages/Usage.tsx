@@ -1,19 +1,9 @@
-import { api } from '../api.ts';
-import type { AccountCollection } from '../components/KeyTypes.ts';
+import { rpc } from '../api.ts';
 import { SettingFacts } from '../components/SettingFacts.tsx';
 import { UsageAudit } from '../components/UsageAudit.tsx';
 import { Bars, Busy, ErrorNote } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
-
-interface Stats {
-  collections: number;
-  memories: number;
-  storage_bytes: number;
-  added_7d: number;
-  added_30d: number;
-  jobs: { failed_extractions: number; stuck_extractions: number; failed_files: number; stuck_files: number };
-}
 
 /** Bytes in the largest unit that keeps the number readable. */
 function usageBytes(n: number): string {
@@ -35,8 +25,8 @@ const CHART_MAX = 15;
 /** The account's usage and limits, as numbers and charts; the audit log for admin tenants. */
 export function Usage() {
   const { me } = useSession();
-  const stats = useApi(() => api<Stats>('GET', '/v1/memory/admin/stats'), []);
-  const collections = useApi(() => api<AccountCollection[]>('GET', '/v1/memory/collections'), []);
+  const stats = useApi(() => rpc.admin.stats.query(), []);
+  const collections = useApi(() => rpc.collections.list.query(), []);
   const s = stats.data;
   const limits = me?.limits;
   const perCollection = [...(collections.data ?? [])].sort((a, b) => b.memory_count - a.memory_count);

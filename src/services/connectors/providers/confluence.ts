@@ -1,5 +1,5 @@
 import { convert } from 'html-to-text';
-import { z } from 'zod';
+import { confluenceProvider } from '../../../schemas/providers/confluence.ts';
 import { defineConnector, type ConnectorRecord } from './connector.ts';
 
 /**
@@ -13,25 +13,6 @@ const PAGE_SIZE = 25;
 // user's time zone. Asking from 12 hours (the most negative UTC offset) before the cursor never
 // misses a change whatever that zone; pages not newer than the cursor are then dropped here.
 const TZ_MARGIN_MS = 12 * 3_600_000;
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-const config = z.object({
-  // The API token travels as Basic auth on every request, so only https (or a loopback address,
-  // where a local stand-in such as a test double listens) may receive it.
-  base_url: z
-    .url()
-    .refine((u) => {
-      // Refinements run even when the URL check failed: a string that is no URL fails here too.
-      const url = URL.canParse(u) ? new URL(u) : null;
-      return url?.protocol === 'https:' || (url?.protocol === 'http:' && LOOPBACK.has(url.hostname));
-    }, 'must be an https URL such as https://acme.atlassian.net')
-    // The site is the base: a pasted `/wiki` or trailing slash would double the API path.
-    .transform((u) => u.replace(/\/+$/, '').replace(/\/wiki$/, '')),
-  // Quotes and backslashes would break out of the CQL string the key is put in.
-  space_key: z.string().regex(/^[^"\\]+$/, 'a space key has no quotes or backslashes').optional(),
-  sync_interval_minutes: z.number().int().min(1).optional(),
-});
 
 interface Content {
   id: string;
@@ -81,40 +62,39 @@ function nextUrl(apiUrl: string, links: SearchAnswer['_links']): string | null {
 /** CQL's date form, in UTC components. */
 const cqlDate = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
-export const confluence = defineConnector({
-  provider: 'confluence',
-  credentials: z.object({ email: z.string().min(1), api_token: z.string().min(1) }),
-  config,
-  async *pages(ctx) {
-    const { email, api_token } = ctx.credentials;
-    const headers = { authorization: `Basic ${Buffer.from(`${email}:${api_token}`).toString('base64')}` };
-    const clauses = ['type=page'];
-    if (ctx.config.space_key) clauses.push(`space="${ctx.config.space_key}"`);
-    if (ctx.cursor) clauses.push(`lastmodified >= "${cqlDate(Date.parse(ctx.cursor) - TZ_MARGIN_MS)}"`);
-    const query = new URLSearchParams({ cql: `${clauses.join(' and ')} order by lastmodified desc`, limit: String(PAGE_SIZE), expand: 'body.storage,version,space' });
-    let url: string | null = `${ctx.apiUrl}/wiki/rest/api/content/search?${query}`;
-    while (url) {
-      const answer: SearchAnswer = await ctx.http.json<SearchAnswer>(url, { headers });
-      const records = answer.results.map((page): ConnectorRecord => {
-        const updated = new Date(page.version.when).toISOString();
-        const body = storageToText(page.body?.storage?.value ?? '');
-        const webBase = answer._links.base ?? `${ctx.apiUrl}/wiki`;
-        return {
-          id: page.id,
-          text: body ? `${page.title}\n${body}` : page.title,
-          url: page._links.webui ? `${webBase}${page._links.webui}` : null,
-          author: page.version.by?.displayName ?? null,
-          updated_at: updated,
-          // version.when carries an offset on some sites: normalised so cursors sort as strings.
-          cursor: updated,
-          extra: { space_key: page.space?.key ?? ctx.config.space_key ?? null, version: page.version.number },
-        };
-      });
-      const fresh = records.filter((r) => !ctx.cursor || r.cursor > ctx.cursor);
-      if (fresh.length) yield fresh;
-      // Newest first: once a page is older than the cursor, everything after it is too.
-      if (fresh.length < records.length) return;
-      url = nextUrl(ctx.apiUrl, answer._links);
-    }
-  },
+export const confluence = defineConnector(confluenceProvider, async function* (ctx) {
+  const { email, api_token } = ctx.credentials;
+  const headers = { authorization: `Basic ${Buffer.from(`${email}:${api_token}`).toString('base64')}` };
+  const clauses = ['type=page'];
+  if (ctx.config.space_key) clauses.push(`space="${ctx.config.space_key}"`);
+  if (ctx.cursor) clauses.push(`lastmodified >= "${cqlDate(Date.parse(ctx.cursor) - TZ_MARGIN_MS)}"`);
+  const query = new URLSearchParams({
+    cql: `${clauses.join(' and ')} order by lastmodified desc`,
+    limit: String(PAGE_SIZE),
+    expand: 'body.storage,version,space',
+  });
+  let url: string | null = `${ctx.apiUrl}/wiki/rest/api/content/search?${query}`;
+  while (url) {
+    const answer: SearchAnswer = await ctx.http.json<SearchAnswer>(url, { headers });
+    const records = answer.results.map((page): ConnectorRecord => {
+      const updated = new Date(page.version.when).toISOString();
+      const body = storageToText(page.body?.storage?.value ?? '');
+      const webBase = answer._links.base ?? `${ctx.apiUrl}/wiki`;
+      return {
+        id: page.id,
+        text: body ? `${page.title}\n${body}` : page.title,
+        url: page._links.webui ? `${webBase}${page._links.webui}` : null,
+        author: page.version.by?.displayName ?? null,
+        updated_at: updated,
+        // version.when carries an offset on some sites: normalised so cursors sort as strings.
+        cursor: updated,
+        extra: { space_key: page.space?.key ?? ctx.config.space_key ?? null, version: page.version.number },
+      };
+    });
+    const fresh = records.filter((r) => !ctx.cursor || r.cursor > ctx.cursor);
+    if (fresh.length) yield fresh;
+    // Newest first: once a page is older than the cursor, everything after it is too.
+    if (fresh.length < records.length) return;
+    url = nextUrl(ctx.apiUrl, answer._links);
+  }
 });

@@ -1,8 +1,5 @@
-import type { z } from 'zod';
-import type { provider } from '../../../schemas/connectors.ts';
+import type { ProviderSpec, ServiceSync } from '../../../schemas/providers/provider.ts';
 import type { ProviderHttp } from '../http.ts';
-
-export type Provider = z.infer<typeof provider>;
 
 /** One record of a provider as it becomes a memory: the memory's text and what leads back to the source. */
 export interface ConnectorRecord {
@@ -23,7 +20,7 @@ export interface ConnectorRecord {
   extra?: Record<string, string | number | boolean | null | string[]>;
 }
 
-/** A file a provider holds that is not text (a PDF in a drive): read by the files pipeline's extraction. */
+/** A file a provider holds that is not text (a PDF in a drive): read into text by the files pipeline. */
 export interface BinaryFile {
   filename: string;
   contentType: string;
@@ -39,26 +36,24 @@ export interface FetchContext<Credentials, Config> {
   apiUrl: string;
   /** Requests with the retry rules every provider shares (Retry-After, backoff on 429 and 5xx). */
   http: ProviderHttp;
-  /** The text of a binary file, through the same extraction as uploaded files. */
+  /** The text of a binary file, read as uploaded files are. */
   readFile(file: BinaryFile): Promise<string>;
 }
 
 /**
- * A provider: the shape of its credentials and config (checked when a connection is created),
- * and its records changed after the cursor, page by page. Pages may come in any order; a record
- * seen twice (a provider whose cursor is coarse) is stored once.
+ * A provider the service syncs: its spec (src/schemas/providers/: name, credentials and config
+ * schemas, where its API is) and how it reads: its records changed after the cursor, page by
+ * page. Pages may come in any order; a record seen twice (a provider whose cursor is coarse) is
+ * stored once.
  */
-export interface Connector<Credentials = Record<string, unknown>, Config = Record<string, unknown>> {
-  provider: Provider;
-  credentials: z.ZodType<Credentials>;
-  config: z.ZodType<Config>;
-  /** Absent for a provider the tenant syncs itself (postgres): the service stores the connection only. */
-  pages?(ctx: FetchContext<Credentials, Config>): AsyncIterable<ConnectorRecord[]>;
-}
+export type Connector<Credentials = unknown, Config = unknown> = ProviderSpec<string, Credentials, Config> & {
+  sync: ServiceSync;
+  pages(ctx: FetchContext<Credentials, Config>): AsyncIterable<ConnectorRecord[]>;
+};
 
-/** A provider the service syncs: it has `pages`. */
-export type SyncedConnector<Credentials, Config> = Connector<Credentials, Config> & Required<Pick<Connector<Credentials, Config>, 'pages'>>;
-
-export function defineConnector<Credentials, Config>(c: SyncedConnector<Credentials, Config>): SyncedConnector<Credentials, Config> {
-  return c;
+export function defineConnector<Credentials, Config>(
+  spec: ProviderSpec<string, Credentials, Config> & { sync: ServiceSync },
+  pages: Connector<Credentials, Config>['pages'],
+): Connector<Credentials, Config> {
+  return { ...spec, pages };
 }

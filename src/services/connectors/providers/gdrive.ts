@@ -1,37 +1,23 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { MAX_FILE_BYTES } from '../../../schemas/files.ts';
+import { gdriveProvider } from '../../../schemas/providers/gdrive.ts';
 import { ProviderError } from '../http.ts';
 import { defineConnector, type ConnectorRecord, type FetchContext } from './connector.ts';
 import { mapLimit } from '../map-limit.ts';
 
 /**
  * Google Drive files through the Drive v3 API, most recently modified first. Native Google
- * documents are exported as text; other files are downloaded and read by the files pipeline's
- * extraction. `modifiedTime > cursor` keeps an incremental sync to what changed since the last.
+ * documents are exported as text; other files are downloaded and read into text by the files
+ * pipeline (files/read-text.ts). `modifiedTime > cursor` keeps an incremental sync to what changed since the last.
  * The access token is renewed by the sync engine before a sync (refresh_token, expires_at): this
  * file only sends it.
  */
 
-const credentials = z.object({
-  token: z.string().min(1),
-  refresh_token: z.string().min(1).optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
-});
-
-const config = z.object({
-  // Quoted into the Drive query: Drive ids are letters, digits, - and _, so nothing can break out of the quotes.
-  folder_id: z.string().regex(/^[\w-]+$/, 'a Drive folder id (letters, digits, - and _)').optional(),
-  // The user's own Drive query (e.g. "name contains 'plan'"), combined in parentheses with the rest.
-  query: z.string().min(1).optional(),
-  sync_interval_minutes: z.number().int().min(1).optional(),
-});
-
-type Credentials = z.infer<typeof credentials>;
-type Config = z.infer<typeof config>;
-type Ctx = FetchContext<Credentials, Config>;
+type Ctx = FetchContext<z.infer<typeof gdriveProvider.credentials>, z.infer<typeof gdriveProvider.config>>;
 
 // Without `fields` Drive lists only id, name and mimeType; nextPageToken must be asked for too.
-const FIELDS = 'nextPageToken,files(id,name,mimeType,modifiedTime,webViewLink,size,lastModifyingUser(displayName,emailAddress),owners(displayName,emailAddress))';
+const FIELDS =
+  'nextPageToken,files(id,name,mimeType,modifiedTime,webViewLink,size,lastModifyingUser(displayName,emailAddress),owners(displayName,emailAddress))';
 
 // Each file costs a download or an export, so a page of 100 (Drive allows up to 1000) keeps pages short.
 const PAGE_SIZE = 100;
@@ -79,7 +65,11 @@ async function body(ctx: Ctx, file: DriveFile, auth: Record<string, string>): Pr
   const exportAs = EXPORT_AS[file.mimeType];
   try {
     if (exportAs) {
-      return { text: await ctx.http.text(`${ctx.apiUrl}/drive/v3/files/${id}/export?mimeType=${encodeURIComponent(exportAs)}`, { headers: { ...auth, accept: exportAs } }) };
+      return {
+        text: await ctx.http.text(`${ctx.apiUrl}/drive/v3/files/${id}/export?mimeType=${encodeURIComponent(exportAs)}`, {
+          headers: { ...auth, accept: exportAs },
+        }),
+      };
     }
     // Checked before downloading: the files pipeline takes nothing larger, and a video would be read whole into memory.
     if (Number(file.size) > MAX_FILE_BYTES) return { unreadable: `it is larger than ${MAX_FILE_BYTES} bytes (10 MB)` };
@@ -116,32 +106,27 @@ async function toRecord(ctx: Ctx, file: DriveFile, auth: Record<string, string>)
   };
 }
 
-export const gdrive = defineConnector<Credentials, Config>({
-  provider: 'gdrive',
-  credentials,
-  config,
-  async *pages(ctx) {
-    const auth = { authorization: `Bearer ${ctx.credentials.token}` };
-    const q = ['trashed = false'];
-    if (ctx.config.folder_id) q.push(`'${ctx.config.folder_id}' in parents`);
-    if (ctx.config.query) q.push(`(${ctx.config.query})`);
-    if (ctx.cursor) q.push(`modifiedTime > '${ctx.cursor}'`);
-    let pageToken: string | undefined;
-    do {
-      // Shared drives are left out of a listing unless both flags are given (a folder_id in one finds nothing otherwise).
-      const params = new URLSearchParams({
-        q: q.join(' and '),
-        orderBy: 'modifiedTime desc',
-        pageSize: String(PAGE_SIZE),
-        fields: FIELDS,
-        supportsAllDrives: 'true',
-        includeItemsFromAllDrives: 'true',
-      });
-      if (pageToken) params.set('pageToken', pageToken);
-      const list = await ctx.http.json<FileList>(`${ctx.apiUrl}/drive/v3/files?${params}`, { headers: auth });
-      const records = (await mapLimit(list.files ?? [], PARALLEL, (file) => toRecord(ctx, file, auth))).filter((r): r is ConnectorRecord => r !== null);
-      if (records.length) yield records;
-      pageToken = list.nextPageToken;
-    } while (pageToken);
-  },
+export const gdrive = defineConnector(gdriveProvider, async function* (ctx) {
+  const auth = { authorization: `Bearer ${ctx.credentials.token}` };
+  const q = ['trashed = false'];
+  if (ctx.config.folder_id) q.push(`'${ctx.config.folder_id}' in parents`);
+  if (ctx.config.query) q.push(`(${ctx.config.query})`);
+  if (ctx.cursor) q.push(`modifiedTime > '${ctx.cursor}'`);
+  let pageToken: string | undefined;
+  do {
+    // Shared drives are left out of a listing unless both flags are given (a folder_id in one finds nothing otherwise).
+    const params = new URLSearchParams({
+      q: q.join(' and '),
+      orderBy: 'modifiedTime desc',
+      pageSize: String(PAGE_SIZE),
+      fields: FIELDS,
+      supportsAllDrives: 'true',
+      includeItemsFromAllDrives: 'true',
+    });
+    if (pageToken) params.set('pageToken', pageToken);
+    const list = await ctx.http.json<FileList>(`${ctx.apiUrl}/drive/v3/files?${params}`, { headers: auth });
+    const records = (await mapLimit(list.files ?? [], PARALLEL, (file) => toRecord(ctx, file, auth))).filter((r): r is ConnectorRecord => r !== null);
+    if (records.length) yield records;
+    pageToken = list.nextPageToken;
+  } while (pageToken);
 });

@@ -1,5 +1,6 @@
 import { convert } from 'html-to-text';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { gmailProvider } from '../../../schemas/providers/gmail.ts';
 import { defineConnector, type ConnectorRecord, type FetchContext } from './connector.ts';
 import { mapLimit } from '../map-limit.ts';
 
@@ -9,21 +10,7 @@ import { mapLimit } from '../map-limit.ts';
  * before a sync (refresh_token, expires_at): this file only sends it.
  */
 
-const credentials = z.object({
-  token: z.string().min(1),
-  refresh_token: z.string().min(1).optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
-});
-
-const config = z.object({
-  // Gmail's own search syntax (e.g. "label:support -category:promotions"), as in the Gmail search box.
-  query: z.string().min(1).optional(),
-  sync_interval_minutes: z.number().int().min(1).optional(),
-});
-
-type Credentials = z.infer<typeof credentials>;
-type Config = z.infer<typeof config>;
-type Ctx = FetchContext<Credentials, Config>;
+type Ctx = FetchContext<z.infer<typeof gmailProvider.credentials>, z.infer<typeof gmailProvider.config>>;
 
 // Gmail allows up to 500 ids a page; each id costs a read, so pages stay short.
 const PAGE_SIZE = 100;
@@ -74,7 +61,15 @@ function plainText(payload: Part): string {
     ? plain.join('\n\n')
     : bodies(payload, 'text/html')
         // No wrapping (a sentence stays on one line), no link targets or images: tracking URLs are noise.
-        .map((html) => convert(html, { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }))
+        .map((html) =>
+          convert(html, {
+            wordwrap: false,
+            selectors: [
+              { selector: 'a', options: { ignoreHref: true } },
+              { selector: 'img', format: 'skip' },
+            ],
+          }),
+        )
         .join('\n\n');
   return text.replace(/\r\n?/g, '\n').trim();
 }
@@ -97,31 +92,26 @@ function toRecord(m: Message, cursor: string): ConnectorRecord {
 // internalDate (ms since 1970) fixed to 13 digits, so that cursors compare as strings in time order.
 const pad = (internalDate: string) => internalDate.padStart(13, '0');
 
-export const gmail = defineConnector<Credentials, Config>({
-  provider: 'gmail',
-  credentials,
-  config,
-  async *pages(ctx: Ctx) {
-    const auth = { authorization: `Bearer ${ctx.credentials.token}` };
-    const since = ctx.cursor && /^\d{13}$/.test(ctx.cursor) ? ctx.cursor : null;
-    const q = [
-      // Parenthesised, so that the user's query, whatever its operators, is one term ANDed with the date.
-      ...(ctx.config.query ? [`(${ctx.config.query})`] : []),
-      ...(since ? [`after:${Math.floor(Number(since) / 1000) - MARGIN_SECONDS}`] : []),
-    ].join(' ');
-    let pageToken: string | undefined;
-    do {
-      const params = new URLSearchParams({ maxResults: String(PAGE_SIZE) });
-      if (q) params.set('q', q);
-      if (pageToken) params.set('pageToken', pageToken);
-      const list = await ctx.http.json<MessageList>(`${ctx.apiUrl}/gmail/v1/users/me/messages?${params}`, { headers: auth });
-      const messages = await mapLimit(list.messages ?? [], PARALLEL, (m) =>
-        ctx.http.json<Message>(`${ctx.apiUrl}/gmail/v1/users/me/messages/${encodeURIComponent(m.id)}?format=full`, { headers: auth }),
-      );
-      // Drafts are left out: every autosave is a new message (a new id), each a half-written version.
-      const records = messages.filter((m) => !m.labelIds?.includes('DRAFT')).map((m) => toRecord(m, pad(m.internalDate)));
-      if (records.length) yield records;
-      pageToken = list.nextPageToken;
-    } while (pageToken);
-  },
+export const gmail = defineConnector(gmailProvider, async function* (ctx: Ctx) {
+  const auth = { authorization: `Bearer ${ctx.credentials.token}` };
+  const since = ctx.cursor && /^\d{13}$/.test(ctx.cursor) ? ctx.cursor : null;
+  const q = [
+    // Parenthesised, so that the user's query, whatever its operators, is one term ANDed with the date.
+    ...(ctx.config.query ? [`(${ctx.config.query})`] : []),
+    ...(since ? [`after:${Math.floor(Number(since) / 1000) - MARGIN_SECONDS}`] : []),
+  ].join(' ');
+  let pageToken: string | undefined;
+  do {
+    const params = new URLSearchParams({ maxResults: String(PAGE_SIZE) });
+    if (q) params.set('q', q);
+    if (pageToken) params.set('pageToken', pageToken);
+    const list = await ctx.http.json<MessageList>(`${ctx.apiUrl}/gmail/v1/users/me/messages?${params}`, { headers: auth });
+    const messages = await mapLimit(list.messages ?? [], PARALLEL, (m) =>
+      ctx.http.json<Message>(`${ctx.apiUrl}/gmail/v1/users/me/messages/${encodeURIComponent(m.id)}?format=full`, { headers: auth }),
+    );
+    // Drafts are left out: every autosave is a new message (a new id), each a half-written version.
+    const records = messages.filter((m) => !m.labelIds?.includes('DRAFT')).map((m) => toRecord(m, pad(m.internalDate)));
+    if (records.length) yield records;
+    pageToken = list.nextPageToken;
+  } while (pageToken);
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { hubspotProvider } from '../../../schemas/providers/hubspot.ts';
 import { ProviderError } from '../http.ts';
 import { defineConnector, type ConnectorRecord } from './connector.ts';
 
@@ -61,43 +61,38 @@ function toRecord(c: Contact, web: AccountDetails | null): ConnectorRecord {
   };
 }
 
-export const hubspot = defineConnector({
-  provider: 'hubspot',
-  credentials: z.object({ token: z.string().min(1) }),
-  config: z.object({ sync_interval_minutes: z.number().int().min(1).optional() }),
-  async *pages(ctx) {
-    const headers = { authorization: `Bearer ${ctx.credentials.token}` };
-    // Search results carry no account: the portal id (for web links) comes from the account info.
-    // A private app without access to it still syncs, without links.
-    const web = await ctx.http.json<AccountDetails>(`${ctx.apiUrl}/account-info/v3/details`, { headers }).catch((err: unknown) => {
-      if (err instanceof ProviderError && err.status === 403) return null;
-      throw err;
+export const hubspot = defineConnector(hubspotProvider, async function* (ctx) {
+  const headers = { authorization: `Bearer ${ctx.credentials.token}` };
+  // Search results carry no account: the portal id (for web links) comes from the account info.
+  // A private app without access to it still syncs, without links.
+  const web = await ctx.http.json<AccountDetails>(`${ctx.apiUrl}/account-info/v3/details`, { headers }).catch((err: unknown) => {
+    if (err instanceof ProviderError && err.status === 403) return null;
+    throw err;
+  });
+  let bound = ctx.cursor ? Date.parse(ctx.cursor) : null;
+  // The stored cursor was read in full; later bounds are dates read only in part.
+  let operator: 'GT' | 'GTE' = 'GT';
+  let skip = 0;
+  for (;;) {
+    const answer: SearchAnswer = await ctx.http.json<SearchAnswer>(`${ctx.apiUrl}/crm/v3/objects/contacts/search`, {
+      method: 'POST',
+      headers,
+      body: {
+        filterGroups: bound === null ? [] : [{ filters: [{ propertyName: 'lastmodifieddate', operator, value: String(bound) }] }],
+        sorts: [{ propertyName: 'lastmodifieddate', direction: 'ASCENDING' }],
+        properties: PROPERTIES,
+        limit: PAGE_SIZE,
+        ...(skip ? { after: String(skip) } : {}),
+      },
     });
-    let bound = ctx.cursor ? Date.parse(ctx.cursor) : null;
-    // The stored cursor was read in full; later bounds are dates read only in part.
-    let operator: 'GT' | 'GTE' = 'GT';
-    let skip = 0;
-    for (;;) {
-      const answer: SearchAnswer = await ctx.http.json<SearchAnswer>(`${ctx.apiUrl}/crm/v3/objects/contacts/search`, {
-        method: 'POST',
-        headers,
-        body: {
-          filterGroups: bound === null ? [] : [{ filters: [{ propertyName: 'lastmodifieddate', operator, value: String(bound) }] }],
-          sorts: [{ propertyName: 'lastmodifieddate', direction: 'ASCENDING' }],
-          properties: PROPERTIES,
-          limit: PAGE_SIZE,
-          ...(skip ? { after: String(skip) } : {}),
-        },
-      });
-      const records = answer.results.map((c) => toRecord(c, web));
-      if (records.length) yield records;
-      if (!answer.paging?.next || !records.length) return;
-      const last = Date.parse(records.at(-1)!.cursor);
-      const onLast = records.filter((r) => Date.parse(r.cursor) === last).length;
-      if (last === bound && operator === 'GTE') skip += onLast;
-      else [bound, operator, skip] = [last, 'GTE', onLast];
-      // 10,000 contacts changed in one millisecond (a bulk import) cannot be paged further: step past.
-      if (skip >= MAX_RESULTS) [operator, skip] = ['GT', 0];
-    }
-  },
+    const records = answer.results.map((c) => toRecord(c, web));
+    if (records.length) yield records;
+    if (!answer.paging?.next || !records.length) return;
+    const last = Date.parse(records.at(-1)!.cursor);
+    const onLast = records.filter((r) => Date.parse(r.cursor) === last).length;
+    if (last === bound && operator === 'GTE') skip += onLast;
+    else [bound, operator, skip] = [last, 'GTE', onLast];
+    // 10,000 contacts changed in one millisecond (a bulk import) cannot be paged further: step past.
+    if (skip >= MAX_RESULTS) [operator, skip] = ['GT', 0];
+  }
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { linearProvider } from '../../../schemas/providers/linear.ts';
 import { ProviderError } from '../http.ts';
 import { defineConnector, type ConnectorRecord } from './connector.ts';
 
@@ -61,27 +61,22 @@ function toRecord(issue: Issue): ConnectorRecord {
   };
 }
 
-export const linear = defineConnector({
-  provider: 'linear',
-  credentials: z.object({ token: z.string().min(1) }),
-  config: z.object({ sync_interval_minutes: z.number().int().min(1).optional() }),
-  async *pages(ctx) {
-    const filter = ctx.cursor ? { updatedAt: { gt: ctx.cursor } } : undefined;
-    let after: string | null = null;
-    for (;;) {
-      const answer: IssuesAnswer = await ctx.http.json<IssuesAnswer>(`${ctx.apiUrl}/graphql`, {
-        method: 'POST',
-        // A personal API key goes in Authorization as it is; Linear keeps `Bearer` for OAuth tokens.
-        headers: { authorization: ctx.credentials.token },
-        body: { query: QUERY, variables: { first: PAGE_SIZE, after, filter } },
-      });
-      // GraphQL reports errors with HTTP 200 too: a response with `errors` has no usable data.
-      if (answer.errors?.length) throw new ProviderError(`linear: ${answer.errors.map((e) => e.message).join('; ')}`);
-      const issues = answer.data?.issues;
-      if (!issues) throw new ProviderError('linear: the answer has no issues');
-      if (issues.nodes.length) yield issues.nodes.map(toRecord);
-      if (!issues.pageInfo.hasNextPage || !issues.pageInfo.endCursor) return;
-      after = issues.pageInfo.endCursor;
-    }
-  },
+export const linear = defineConnector(linearProvider, async function* (ctx) {
+  const filter = ctx.cursor ? { updatedAt: { gt: ctx.cursor } } : undefined;
+  let after: string | null = null;
+  for (;;) {
+    const answer: IssuesAnswer = await ctx.http.json<IssuesAnswer>(`${ctx.apiUrl}/graphql`, {
+      method: 'POST',
+      // A personal API key goes in Authorization as it is; Linear keeps `Bearer` for OAuth tokens.
+      headers: { authorization: ctx.credentials.token },
+      body: { query: QUERY, variables: { first: PAGE_SIZE, after, filter } },
+    });
+    // GraphQL reports errors with HTTP 200 too: a response with `errors` has no usable data.
+    if (answer.errors?.length) throw new ProviderError(`linear: ${answer.errors.map((e) => e.message).join('; ')}`);
+    const issues = answer.data?.issues;
+    if (!issues) throw new ProviderError('linear: the answer has no issues');
+    if (issues.nodes.length) yield issues.nodes.map(toRecord);
+    if (!issues.pageInfo.hasNextPage || !issues.pageInfo.endCursor) return;
+    after = issues.pageInfo.endCursor;
+  }
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { notionProvider } from '../../../schemas/providers/notion.ts';
 import { ProviderError } from '../http.ts';
 import { defineConnector, type ConnectorRecord } from './connector.ts';
 
@@ -81,93 +81,88 @@ function line(b: Block, n: number): string | null {
   }
 }
 
-export const notion = defineConnector({
-  provider: 'notion',
-  credentials: z.object({ token: z.string().min(1) }),
-  config: z.object({ database_id: z.string().min(1).optional(), sync_interval_minutes: z.number().int().min(1).optional() }),
-  async *pages(ctx) {
-    const headers = { authorization: `Bearer ${ctx.credentials.token}`, 'notion-version': NOTION_VERSION };
-    const since = ctx.cursor;
-    const database = ctx.config.database_id;
+export const notion = defineConnector(notionProvider, async function* (ctx) {
+  const headers = { authorization: `Bearer ${ctx.credentials.token}`, 'notion-version': NOTION_VERSION };
+  const since = ctx.cursor;
+  const database = ctx.config.database_id;
 
-    async function blocks(id: string, depth: number): Promise<string[]> {
-      const lines: string[] = [];
-      let start: string | undefined;
-      let numbered = 0;
-      do {
-        const query = new URLSearchParams({ page_size: String(PAGE_SIZE), ...(start && { start_cursor: start }) });
-        const list = await ctx.http.json<List<Block>>(`${ctx.apiUrl}/v1/blocks/${encodeURIComponent(id)}/children?${query}`, { headers });
-        for (const b of list.results) {
-          numbered = b.type === 'numbered_list_item' ? numbered + 1 : 0;
-          const text = line(b, numbered);
-          if (text !== null) lines.push('  '.repeat(depth) + text);
-          // A child page's children are that page's own blocks: it is a record of its own.
-          if (b.has_children && depth + 1 < MAX_DEPTH && b.type !== 'child_page' && b.type !== 'child_database') {
-            lines.push(...(await blocks(b.id, depth + 1)));
-          }
-        }
-        start = list.has_more ? (list.next_cursor ?? undefined) : undefined;
-      } while (start);
-      return lines;
-    }
-
-    // Names through the users endpoint, once per user per sync; an integration without the
-    // user-information capability (403) keeps the ids, and is not asked again.
-    const names = new Map<string, string>();
-    let userInfo = true;
-    async function author(id: string | undefined): Promise<string | null> {
-      if (!id) return null;
-      if (!userInfo) return id;
-      if (!names.has(id)) {
-        try {
-          const u = await ctx.http.json<{ name?: string; person?: { email?: string } }>(`${ctx.apiUrl}/v1/users/${encodeURIComponent(id)}`, { headers });
-          names.set(id, u.name || u.person?.email || id);
-        } catch (err) {
-          if (!(err instanceof ProviderError) || (err.status !== 403 && err.status !== 404)) throw err;
-          userInfo = err.status !== 403;
-          names.set(id, id);
+  async function blocks(id: string, depth: number): Promise<string[]> {
+    const lines: string[] = [];
+    let start: string | undefined;
+    let numbered = 0;
+    do {
+      const query = new URLSearchParams({ page_size: String(PAGE_SIZE), ...(start && { start_cursor: start }) });
+      const list = await ctx.http.json<List<Block>>(`${ctx.apiUrl}/v1/blocks/${encodeURIComponent(id)}/children?${query}`, { headers });
+      for (const b of list.results) {
+        numbered = b.type === 'numbered_list_item' ? numbered + 1 : 0;
+        const text = line(b, numbered);
+        if (text !== null) lines.push('  '.repeat(depth) + text);
+        // A child page's children are that page's own blocks: it is a record of its own.
+        if (b.has_children && depth + 1 < MAX_DEPTH && b.type !== 'child_page' && b.type !== 'child_database') {
+          lines.push(...(await blocks(b.id, depth + 1)));
         }
       }
-      return names.get(id)!;
-    }
+      start = list.has_more ? (list.next_cursor ?? undefined) : undefined;
+    } while (start);
+    return lines;
+  }
 
-    async function record(p: Page): Promise<ConnectorRecord> {
-      const title = plain(Object.values(p.properties ?? {}).find((v) => v.type === 'title')?.title) || 'Untitled';
-      const edited = iso(p.last_edited_time);
-      return {
-        id: p.id,
-        text: [title, ...(await blocks(p.id, 0))].join('\n').trim(),
-        url: p.url ?? null,
-        author: await author(p.last_edited_by?.id ?? p.created_by?.id),
-        updated_at: edited,
-        cursor: edited,
-        extra: { parent: p.parent?.type ?? null, database_id: p.parent?.database_id ?? null },
-      };
+  // Names through the users endpoint, once per user per sync; an integration without the
+  // user-information capability (403) keeps the ids, and is not asked again.
+  const names = new Map<string, string>();
+  let userInfo = true;
+  async function author(id: string | undefined): Promise<string | null> {
+    if (!id) return null;
+    if (!userInfo) return id;
+    if (!names.has(id)) {
+      try {
+        const u = await ctx.http.json<{ name?: string; person?: { email?: string } }>(`${ctx.apiUrl}/v1/users/${encodeURIComponent(id)}`, { headers });
+        names.set(id, u.name || u.person?.email || id);
+      } catch (err) {
+        if (!(err instanceof ProviderError) || (err.status !== 403 && err.status !== 404)) throw err;
+        userInfo = err.status !== 403;
+        names.set(id, id);
+      }
     }
+    return names.get(id)!;
+  }
 
-    const sort = { timestamp: 'last_edited_time', direction: 'descending' };
-    let start: string | undefined;
-    for (;;) {
-      const paging = { page_size: PAGE_SIZE, ...(start && { start_cursor: start }) };
-      const list = database
-        ? await ctx.http.json<List<Page>>(`${ctx.apiUrl}/v1/databases/${encodeURIComponent(database)}/query`, {
-            method: 'POST',
-            headers,
-            body: { ...paging, sorts: [sort], ...(since && { filter: { timestamp: 'last_edited_time', last_edited_time: { on_or_after: since } } }) },
-          })
-        : await ctx.http.json<List<Page>>(`${ctx.apiUrl}/v1/search`, {
-            method: 'POST',
-            headers,
-            body: { ...paging, filter: { property: 'object', value: 'page' }, sort },
-          });
-      // Search cannot filter by time: its results come newest first, so the first page older
-      // than the cursor ends the sync.
-      const fresh = list.results.filter((p) => !since || iso(p.last_edited_time) >= since);
-      const records: ConnectorRecord[] = [];
-      for (const p of fresh) if (p.object === 'page' && !p.archived && !p.in_trash) records.push(await record(p));
-      if (records.length) yield records;
-      if (fresh.length < list.results.length || !list.has_more || !list.next_cursor) return;
-      start = list.next_cursor;
-    }
-  },
+  async function record(p: Page): Promise<ConnectorRecord> {
+    const title = plain(Object.values(p.properties ?? {}).find((v) => v.type === 'title')?.title) || 'Untitled';
+    const edited = iso(p.last_edited_time);
+    return {
+      id: p.id,
+      text: [title, ...(await blocks(p.id, 0))].join('\n').trim(),
+      url: p.url ?? null,
+      author: await author(p.last_edited_by?.id ?? p.created_by?.id),
+      updated_at: edited,
+      cursor: edited,
+      extra: { parent: p.parent?.type ?? null, database_id: p.parent?.database_id ?? null },
+    };
+  }
+
+  const sort = { timestamp: 'last_edited_time', direction: 'descending' };
+  let start: string | undefined;
+  for (;;) {
+    const paging = { page_size: PAGE_SIZE, ...(start && { start_cursor: start }) };
+    const list = database
+      ? await ctx.http.json<List<Page>>(`${ctx.apiUrl}/v1/databases/${encodeURIComponent(database)}/query`, {
+          method: 'POST',
+          headers,
+          body: { ...paging, sorts: [sort], ...(since && { filter: { timestamp: 'last_edited_time', last_edited_time: { on_or_after: since } } }) },
+        })
+      : await ctx.http.json<List<Page>>(`${ctx.apiUrl}/v1/search`, {
+          method: 'POST',
+          headers,
+          body: { ...paging, filter: { property: 'object', value: 'page' }, sort },
+        });
+    // Search cannot filter by time: its results come newest first, so the first page older
+    // than the cursor ends the sync.
+    const fresh = list.results.filter((p) => !since || iso(p.last_edited_time) >= since);
+    const records: ConnectorRecord[] = [];
+    for (const p of fresh) if (p.object === 'page' && !p.archived && !p.in_trash) records.push(await record(p));
+    if (records.length) yield records;
+    if (fresh.length < list.results.length || !list.has_more || !list.next_cursor) return;
+    start = list.next_cursor;
+  }
 });

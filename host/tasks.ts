@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { App, AuthedCtx } from '../src/core/context.ts';
+import { defineJob, defineTask, type CronDef, type JobMeta, type TaskDef } from '../src/ports/jobs/jobs.ts';
+import { actFor, type ActingJob } from '../src/services/access/grants.ts';
+import { dropOldWindows } from '../src/services/access/rate-limit.ts';
+import { dropOldLinks } from '../src/services/access/signup.ts';
+import { dropOldStripeEvents } from '../src/services/billing/accounts.ts';
+import { mailJob } from '../src/services/events/mail.ts';
+import { connectorSyncJob, enqueueDueSyncs, syncConnection } from '../src/services/connectors/sync.ts';
+import { webhookJob } from '../src/services/events/memory-events.ts';
+import { deliverEvent } from '../src/services/events/webhooks.ts';
+import { ingestJob } from '../src/services/files/batches.ts';
+import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-run.ts';
+import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
+import { abandonExtraction, runExtraction } from '../src/services/graph/extraction-run.ts';
+import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
+import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
+import { recordCheck } from '../src/services/status/checks.ts';
+import { deleteFiles, fileCleanupJob } from '../src/services/storage/file-cleanup.ts';
+import { forEachDataApp, tenantApp } from '../src/services/tenant-db/tenant-app.ts';
+
+/*
+ * Every background task: a job the services declare (and enqueue with the write that needs it)
+ * bound to the service call that runs it, and the jobs the crontab starts. A job of one tenant
+ * runs with that tenant's App (its own database, if it has one); sweeps over data visit each. graphile-worker and
+ * the embedded runner both take this list.
+ */
+
+/**
+ * A job that acts for its tenant (`acts`: an agent or a service identity, and the grant it needs):
+ * the grants' resolver (access/grants.ts) gives it its context before its code runs. A refused
+ * actor (its key revoked, its grant removed since the job was queued) does not run: `settle`
+ * records the reason where the tenant sees it, as for a job whose last try a crash cut short.
+ */
+function actingTask<S extends z.ZodType<{ tenant_id: string }>>(
+  job: ActingJob<S>,
+  run: (ctx: AuthedCtx, payload: z.output<S>, meta: JobMeta) => Promise<unknown>,
+  settle?: (app: App, payload: z.output<S>, reason: string) => Promise<void>,
+) {
+  const abandon = settle && (async (app: App, payload: z.output<S>, reason: string) => settle(await tenantApp(app, payload.tenant_id), payload, reason));
+  return defineTask(
+    job,
+    async (app: App, payload, meta) => {
+      const acted = await actFor(app, job.acts, payload, `${job.name}:${randomUUID()}`);
+      if (acted && 'ctx' in acted) await run(acted.ctx, payload, meta);
+      else if (acted) {
+        app.log.warn({ task: job.name, tenant_id: payload.tenant_id, reason: acted.refused }, 'a job was refused to the agent it acts for');
+        await abandon?.(app, payload, acted.refused);
+      }
+    },
+    abandon,
+  );
+}
+
+const extractFacts = actingTask(
+  extractionJob,
+  (ctx, { job_id }, meta) => runExtraction(ctx, job_id, meta),
+  (app, { tenant_id, job_id }, reason) => abandonExtraction(app, tenant_id, job_id, reason),
+);
+
+const ingestFile = actingTask(
+  ingestJob,
+  (ctx, { batch_id, key }, meta) => runIngestFile(ctx, batch_id, key, meta),
+  (app, { tenant_id, batch_id, key }, reason) => abandonIngestFile(app, tenant_id, batch_id, key, reason),
+);
+
+const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
+
+const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
+
+const fileCleanup = defineTask(fileCleanupJob, async (app: App, { tenant_id, keys }) => deleteFiles(await tenantApp(app, tenant_id), tenant_id, keys));
+
+/** Planner statistics: ANALYZE of the tables changed past autovacuum's rule; queued by bulk writes and every minute. */
+const analyzeTables = defineTask(analyzeJob, async (app: App) => {
+  await forEachDataApp(app, async (data) => {
+    await analyzeStaleTables(data);
+  });
+});
+
+const connectorSync = actingTask(connectorSyncJob, (ctx, { connection_id }) => syncConnection(ctx, connection_id, true));
+
+/** A job the crontab starts carries only the queue's own `_cron` stamp. */
+const cronJob = (name: string) => defineJob(name, z.object({}).loose());
+
+/** The status page's self-check (database, job queue lag, file store); it also drops checks older than 7 days. */
+const statusCheck = defineTask(cronJob('status_check'), async (app: App) => {
+  await recordCheck(app);
+});
+
+const expireMemories = defineTask(cronJob('expire_memories'), async (app: App) => {
+  await forEachDataApp(app, async (data) => {
+    const n = await expireDueMemories(data);
+    if (n) app.log.info({ expired: n }, 'expired memories swept');
+  });
+});
+
+/**
+ * Drops rate-limit windows long past, reveal links a week after they stopped working, and the
+ * Stripe event ids kept against replays once they are 30 days old.
+ */
+const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
+  await dropOldWindows(app.platform);
+  await dropOldLinks(app.platform);
+  await dropOldStripeEvents(app.platform);
+});
+
+/** Queues a sync of every connection whose interval has passed. */
+const connectorSchedule = defineTask(cronJob('connector_schedule'), async (app: App) => {
+  await forEachDataApp(app, async (data) => {
+    const queued = await enqueueDueSyncs(data);
+    if (queued.length) app.log.info({ connections: queued.length }, 'connector syncs queued');
+  });
+});
+
+export const tasks: TaskDef<z.ZodType, App>[] = [
+  extractFacts,
+  ingestFile,
+  webhookDelivery,
+  mailSend,
+  fileCleanup,
+  connectorSync,
+  analyzeTables,
+  statusCheck,
+  expireMemories,
+  accessSweep,
+  connectorSchedule,
+];
+
+export const crontab: CronDef[] = [
+  { task: statusCheck.name, match: '* * * * *' },
+  // Hourly; search hides expired facts already, the sweep records it (expired_at).
+  { task: expireMemories.name, match: '0 * * * *' },
+  { task: accessSweep.name, match: '17 * * * *' },
+  { task: connectorSchedule.name, match: '* * * * *' },
+  // Autovacuum's naptime: small writes add up to a stale table too (bulk writes queue it sooner).
+  { task: analyzeTables.name, match: '* * * * *' },
+];

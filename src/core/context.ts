@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { BlobStore } from '../ports/blobs/blobs.ts';
+import type { Db } from '../ports/db/db.ts';
+import type { Embedder } from '../ports/embedder/embedder.ts';
+import type { JobQueue } from '../ports/jobs/jobs.ts';
+import type { Mailer } from '../ports/mailer.ts';
+import type { Metrics } from '../ports/metrics.ts';
+import type { Secrets } from '../ports/secrets.ts';
+import type { Tenant } from '../schemas/access.ts';
+
+/** The long-lived parts of a running service, shared by every request and job. */
+export interface App {
+  config: Config;
+  /**
+   * Where the tenant's data lives (collections, memories, their caches, grants, jobs' state,
+   * files' and connections' records): the platform database, or for a tenant with its own
+   * database (services/tenant-db) that one. An authenticated context's `app` is already the
+   * tenant's.
+   */
+  db: Db;
+  /** Control data (tenants, keys, configs, audit, usage, webhooks, the job queue): always the platform database. */
+  platform: Db;
+  embedder: Embedder;
+  jobs: JobQueue<App>;
+  secrets: Secrets;
+  mailer: Mailer;
+  /** The platform's file store (a directory or a bucket); a tenant's own bucket comes from services/storage. */
+  blobs: BlobStore;
+  log: Logger;
+  /** This App's request and stage timings (the operator's metrics endpoints). */
+  metrics: Metrics;
+}
+
+/** The API key a request authenticated with: each key is an agent identity. */
+export interface Agent {
+  id: string;
+  label: string;
+  read_only: boolean;
+}
+
+export interface PublicCtx {
+  app: App;
+  requestId: string;
+  ip?: string;
+  /** Where the caller reached this server (`http://host:port`): the base of URLs handed back to it. */
+  origin?: string;
+}
+
+export interface AuthedCtx extends PublicCtx {
+  tenant: Tenant;
+  agent: Agent;
+}

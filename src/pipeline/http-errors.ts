@@ -1,0 +1,51 @@
+import type { FastifyReply } from 'fastify';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { AppError } from '../core/errors.ts';
+
+/*
+ * How every HTTP front end (REST, MCP over HTTP) and the server's own handlers write an error:
+ * the AppError's status, its headers (Retry-After, WWW-Authenticate...) and the `{detail}` body
+ * (on a raw socket too, when the request never became one).
+ */
+
+export function sendError(reply: FastifyReply, err: AppError, opts: { openai?: boolean } = {}) {
+  return reply
+    .code(err.status)
+    .headers(err.headers ?? {})
+    .send(opts.openai ? { ...err.body(), error: { message: err.detail, type: err.code.toLowerCase() } } : err.body());
+}
+
+/**
+ * The body of a request that cannot be read (malformed JSON, unsupported content type): the
+ * server's parsers hand this to the route, which answers 400 with `detail`, unless it is
+ * tolerant (the beacon) and reads what it can: `tolerated`, a text/plain body.
+ */
+export class UnreadableBody {
+  constructor(
+    readonly detail: string,
+    readonly tolerated?: unknown,
+  ) {}
+}
+
+/**
+ * The answer to a connection Node's HTTP parser gives up on before fastify sees a request
+ * (headers over the limit, a request too slow to arrive, bytes that are not HTTP): written on
+ * the socket, still `{detail}` JSON, and the connection closed.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, `The request line and headers are larger than ${maxHeaderSize} bytes`]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive in time']
+        : [400, 'The request cannot be read as HTTP'];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}

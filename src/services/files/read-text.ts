@@ -1,0 +1,237 @@
+import { fileTypeFromBuffer } from 'file-type';
+import path from 'node:path';
+import { decodeText, readDocx, readEmail, readHtml, readOffice, readPdf } from './formats.ts';
+import { ocrImage } from './ocr.ts';
+
+/** What reads images and sound: the tenant's resolved LLM (TenantLlm satisfies this structurally). */
+export interface MediaReader {
+  caption(image: Buffer, mime: string): Promise<string>;
+  transcribe(data: Buffer, filename: string, mime: string): Promise<string>;
+}
+
+type Kind = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'odt' | 'rtf' | 'html' | 'markdown' | 'text' | 'csv' | 'json' | 'email' | 'image' | 'audio' | 'video';
+
+export interface FileText {
+  text: string;
+  /** The type the bytes were found to be, whatever was declared. */
+  mime: string;
+  /** `odt` stands for the three OpenDocument formats (text, spreadsheet, presentation). */
+  kind: Kind;
+}
+
+/** A file that cannot become text, with a reason a person can act on (the per-file error shown to the tenant). */
+export class UnreadableFileError extends Error {}
+
+const NO_MEDIA = 'Audio and video need an LLM endpoint with /audio/transcriptions; configure one with PUT /v1/memory/extraction/config';
+const SUPPORTED =
+  'PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument, RTF, HTML, Markdown, text, CSV, JSON, email (.eml), images, audio and video';
+
+const LABEL: Record<Kind, string> = {
+  pdf: 'the PDF',
+  docx: 'the Word document',
+  pptx: 'the presentation',
+  xlsx: 'the spreadsheet',
+  odt: 'the OpenDocument file',
+  rtf: 'the RTF document',
+  html: 'the HTML page',
+  markdown: 'the Markdown file',
+  text: 'the text file',
+  csv: 'the CSV file',
+  json: 'the JSON file',
+  email: 'the email',
+  image: 'the image',
+  audio: 'the audio',
+  video: 'the video',
+};
+
+/** Formats recognised from their bytes, by the extension file-type gives them. */
+const BINARY: Record<string, Kind> = {
+  pdf: 'pdf',
+  docx: 'docx',
+  pptx: 'pptx',
+  xlsx: 'xlsx',
+  odt: 'odt',
+  ods: 'odt',
+  odp: 'odt',
+  rtf: 'rtf',
+  ...Object.fromEntries(['png', 'jpg', 'gif', 'webp', 'bmp', 'tif'].map((ext) => [ext, 'image' as const])),
+};
+
+/** Formats without magic bytes, by declared type then by extension. */
+const TEXT_TYPES: Record<string, Kind> = {
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/csv': 'csv',
+  'text/tab-separated-values': 'csv',
+  'application/json': 'json',
+  'message/rfc822': 'email',
+};
+const TEXT_EXTENSIONS: Record<string, Kind> = {
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+  md: 'markdown',
+  markdown: 'markdown',
+  csv: 'csv',
+  tsv: 'csv',
+  json: 'json',
+  eml: 'email',
+};
+const TEXT_MIME: Partial<Record<Kind, string>> = {
+  html: 'text/html',
+  markdown: 'text/markdown',
+  csv: 'text/csv',
+  json: 'application/json',
+  email: 'message/rfc822',
+  text: 'text/plain',
+};
+
+/** Images a vision endpoint takes (OpenAI's list); BMP and TIFF are read by OCR only. */
+const CAPTIONED = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * A file's text. The type is sniffed from the bytes, else taken from the declared content type,
+ * else from the filename's extension. Images are read by OCR, offline, and captioned when a media
+ * reader is given; audio and video need one to be transcribed. A file that cannot become text
+ * throws UnreadableFileError; a failure of the media reader (the LLM endpoint) is thrown as it is, so
+ * the caller can try again later.
+ */
+export async function readText(
+  data: Buffer,
+  declared: { filename: string; contentType: string },
+  media: MediaReader | null,
+  noMediaReason?: string,
+): Promise<FileText> {
+  const declaredMime = declared.contentType.split(';')[0]!.trim().toLowerCase();
+  const extension = path.extname(declared.filename).slice(1).toLowerCase();
+  let sniffed = await fileTypeFromBuffer(data);
+  // file-type takes the UTF-16LE byte-order mark (FF FE), with which Windows writes "Unicode"
+  // text, for an MPEG-1 Layer I frame, a format hardly met since the 1990s.
+  if (sniffed?.ext === 'mp1' && data[0] === 0xff && data[1] === 0xfe) sniffed = undefined;
+  // XML and zip say too little: an XHTML page, or an office file whose parts file-type did not find.
+  if (sniffed && sniffed.ext !== 'xml' && sniffed.ext !== 'zip') {
+    const kind = sniffed.mime.startsWith('audio/')
+      ? 'audio'
+      : sniffed.mime.startsWith('video/')
+        ? declaredMime.startsWith('audio/')
+          ? 'audio'
+          : 'video'
+        : BINARY[sniffed.ext];
+    if (!kind)
+      throw unsupported(declared.filename, sniffed.mime, sniffed.ext === 'cfb' ? '; save old Office files (.doc, .xls, .ppt) as .docx, .xlsx or .pptx' : '');
+    const mime = kind === 'audio' && sniffed.ext === 'webm' ? 'audio/webm' : sniffed.mime;
+    const file = extension === sniffed.ext ? declared.filename : `${declared.filename}.${sniffed.ext}`;
+    return { kind, mime, text: await readBinary(kind, data, mime, file, media, noMediaReason) };
+  }
+  if (sniffed?.ext === 'zip') {
+    const office = ['docx', 'pptx', 'xlsx', 'odt', 'ods', 'odp'].includes(extension) ? BINARY[extension] : undefined;
+    if (!office) throw unsupported(declared.filename, sniffed.mime, '; upload the files inside the archive instead');
+    return { kind: office, mime: sniffed.mime, text: await readBinary(office, data, sniffed.mime, declared.filename, media, noMediaReason) };
+  }
+  const decoded = decodeText(data);
+  if (decoded === null) throw unsupported(declared.filename, `binary data of no known format, declared as ${declaredMime || 'nothing'}`, '');
+  const kind = TEXT_TYPES[declaredMime] ?? TEXT_EXTENSIONS[extension] ?? 'text';
+  return { kind, mime: TEXT_MIME[kind]!, text: finish(kind, await readDecoded(kind, data, decoded)) };
+}
+
+async function readBinary(
+  kind: Kind,
+  data: Buffer,
+  mime: string,
+  filename: string,
+  media: MediaReader | null,
+  noMediaReason: string | undefined,
+): Promise<string> {
+  if (kind === 'image') return readImage(data, mime, media);
+  if (kind === 'audio' || kind === 'video') {
+    if (!media) throw new UnreadableFileError(noMediaReason ?? NO_MEDIA);
+    const transcript = clean(await media.transcribe(data, filename, mime));
+    if (!transcript) throw new UnreadableFileError(`No speech found in ${LABEL[kind]}`);
+    return transcript;
+  }
+  let raw: string;
+  try {
+    raw = kind === 'pdf' ? await readPdf(data) : kind === 'docx' ? await readDocx(data) : await readOffice(data);
+  } catch (err) {
+    if ((err as Error)?.name === 'PasswordException')
+      throw new UnreadableFileError(`${capitalise(LABEL[kind])} is password-protected; remove the password and upload it again`);
+    throw new UnreadableFileError(`${capitalise(LABEL[kind])} could not be read: ${reason(err)}`);
+  }
+  const hint = kind === 'pdf' ? ' (a scanned PDF has no text layer: upload its pages as images to read them by OCR)' : '';
+  return finish(kind, raw, hint);
+}
+
+/** The caption (when there is a media reader) then the text OCR reads in the image. */
+async function readImage(data: Buffer, mime: string, media: MediaReader | null): Promise<string> {
+  const [caption, ocr] = await Promise.allSettled([media && CAPTIONED.has(mime) ? media.caption(data, mime) : '', ocrImage(data)]);
+  if (caption.status === 'rejected') throw caption.reason;
+  const described = clean(caption.value);
+  if (ocr.status === 'rejected' && !described) throw new UnreadableFileError(`The image could not be read: ${reason(ocr.reason)}`);
+  const seen = ocr.status === 'fulfilled' ? clean(ocr.value) : '';
+  return finish('image', [described, seen && `Text in the image:\n${seen}`].filter(Boolean).join('\n\n'));
+}
+
+async function readDecoded(kind: Kind, data: Buffer, text: string): Promise<string> {
+  if (kind === 'html') return readHtml(text);
+  if (kind === 'email') {
+    try {
+      return await readEmail(data);
+    } catch (err) {
+      throw new UnreadableFileError(`The email could not be read: ${reason(err)}`);
+    }
+  }
+  if (kind !== 'json') return text;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text; // JSON with an error is still worth its words
+  }
+}
+
+/** The text cleaned, or UnreadableFileError when nothing is left. */
+function finish(kind: Kind, raw: string, hint = ''): string {
+  const text = clean(raw, kind === 'json');
+  if (!text) throw new UnreadableFileError(`No text found in ${LABEL[kind]}${hint}`);
+  return text;
+}
+
+const SPACE = '[ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000]';
+const TAB_RUN = new RegExp(`${SPACE}*\\t[\\t${SPACE.slice(1, -1)}]*`, 'g');
+const SPACE_RUN = new RegExp(`${SPACE}+`, 'g');
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text fit to store: no NUL (PostgreSQL rejects it), other control characters or lone surrogates;
+ * runs of spaces made one (tabs one tab, keeping TSV columns); lines trimmed (JSON keeps its
+ * indentation); at most one blank line between paragraphs.
+ */
+function clean(text: string, keepIndent = false): string {
+  return text
+    .replace(/\r\n?|[\f\v\u2028\u2029]/g, '\n')
+    .replace(LONE_SURROGATE, '')
+    .replace(/[\u0000-\u0008\u000E-\u001F\u007F\uFEFF]/g, '')
+    .split('\n')
+    .map((line) => {
+      const indent = keepIndent ? /^[ \t]*/.exec(line)![0] : '';
+      const rest = line.slice(indent.length).replace(TAB_RUN, '\t').replace(SPACE_RUN, ' ').trim();
+      return rest && indent + rest;
+    })
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function unsupported(filename: string, what: string, hint: string): UnreadableFileError {
+  return new UnreadableFileError(`Unsupported file type (${filename}: ${what})${hint}; supported are ${SUPPORTED}`);
+}
+
+/** A library's reason: its message, or what it threw (tesseract rejects with strings). */
+function reason(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/^Error: /, '');
+}
+
+function capitalise(s: string): string {
+  return s[0]!.toUpperCase() + s.slice(1);
+}

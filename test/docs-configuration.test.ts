@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * docs/configuration.md against the code: every environment variable the configuration reads
+ * (src/core/config.ts: its schema and the data directory's defaults), and every one the code
+ * reads from process.env elsewhere (`orgmem mcp`), has a row there; every row is a variable
+ * the code reads.
+ */
+const root = join(import.meta.dirname, '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+const SERVER = ['host', 'src', 'procedures', 'rest-adapter', 'trpc', 'mcp'];
+
+const configTs = read('src/core/config.ts');
+const schema = /^const env = z\.object\(\{$([\s\S]*?)^\}\);$/m.exec(configTs)?.[1] ?? '';
+const inSchema = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((m) => m[1]!);
+const fromSource = [...configTs.matchAll(/\bsource\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!);
+
+const serverFiles = SERVER.flatMap((dir) =>
+  readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f)),
+);
+const fromProcessEnv = serverFiles.flatMap((f) => [...read(f).matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
+
+const documented = [...read('docs/configuration.md').matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!);
+
+describe('docs/configuration.md', () => {
+  it('finds the variables in the code (the pattern still matches config.ts)', () => {
+    expect(inSchema.length).toBeGreaterThan(50);
+    expect(inSchema).toContain('ORGMEM_DATA_DIR');
+    expect(fromSource).toEqual(expect.arrayContaining(['XDG_DATA_HOME', 'HOME']));
+    expect(fromProcessEnv).toEqual(expect.arrayContaining(['ORGMEM_API_KEY', 'ORGMEM_URL']));
+  });
+
+  it('has a row for every variable the code reads', () => {
+    const missing = [...new Set([...inSchema, ...fromSource, ...fromProcessEnv])].filter((name) => !documented.includes(name));
+    expect(missing).toEqual([]);
+  });
+
+  it('documents only variables the code reads, each once', () => {
+    const readByCode = new Set([...inSchema, ...fromSource, ...fromProcessEnv]);
+    expect(documented.filter((name) => !readByCode.has(name))).toEqual([]);
+    expect(documented.filter((name, i) => documented.indexOf(name) !== i)).toEqual([]);
+  });
+});

@@ -15,7 +15,7 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
  * the sources are newer.
  */
 export function clientProject(files: Record<string, string> = {}) {
-  buildIfStale('build:types', 'dist/trpc/router.d.ts');
+  buildIfStale('build:types');
   const dir = mkdtempSync(join(tmpdir(), 'orgmem-client-'));
   cpSync(join(root, 'examples', 'trpc-client'), dir, { recursive: true, filter: (src) => !/\/(node_modules|dist)(\/|$)/.test(src.slice(root.length)) });
   mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });

@@ -8,9 +8,9 @@ let server: TestServer | undefined;
 /** One server for the files that need no special configuration; each test makes its own tenant. */
 export async function setup(project: TestProject) {
   // Tests that spawn bin/orgmem.js run the compiled CLI.
-  buildIfStale('build:js', 'dist/cli.js');
+  buildIfStale('build:js');
   // Servers under test serve the dashboard from its build, which the browser tests open.
-  buildIfStale('build:web', 'dist/web/index.html');
+  buildIfStale('build:web');
   server = await startServer();
   project.provide('baseUrl', server.url);
   project.provide('adminKey', server.adminKey);

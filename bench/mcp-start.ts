@@ -28,7 +28,7 @@ const { values } = parseArgs({ options: { n: { type: 'string', default: '5' }, m
 const N = Number(values.n);
 const BIN = fileURLToPath(new URL('../bin/orgmem.js', import.meta.url));
 // bin/orgmem.js runs the compiled CLI: measure the sources as they are.
-buildIfStale('build:js', 'dist/cli.js');
+buildIfStale('build:js');
 const base = { ...process.env, ORGMEM_LOG_LEVEL: 'warn' } as Record<string, string>;
 delete base.DATABASE_URL;
 delete base.ORGMEM_URL;

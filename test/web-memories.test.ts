@@ -159,7 +159,7 @@ describe('web: collections, memories and a memory page', () => {
     await tomatoItem.getByRole('link').click();
     await page.waitForURL(`${server.url}/collections/garden/memories/${tomatoes}`);
     await page.getByRole('paragraph').filter({ hasText: TOMATOES }).waitFor();
-    expect(await page.getByLabel('Metadata').textContent()).toBe(JSON.stringify({ bed: 3, plot: 'north' }, null, 2));
+    expect(await page.getByLabel('Metadata', { exact: true }).textContent()).toBe(JSON.stringify({ bed: 3, plot: 'north' }, null, 2));
     const details = await page.locator('dl').textContent();
     expect(details).toContain('Container tagveg');
     expect(details).toContain('Created bydefault');

@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import postgres from 'postgres';
+import { connectChecked, PrivateTargetError, resolveTarget, type TargetRule } from '../public-target.ts';
 import type { Db, Queryable, Row, Tx } from './db.ts';
 
 export interface PostgresOptions {
@@ -6,6 +8,38 @@ export interface PostgresOptions {
   connectTimeout?: number;
   /** Seconds after which an unused connection is closed (never, by default). */
   idleTimeout?: number;
+  /** A tenant's database: every connection only to an address this rule allows (public-target.ts). */
+  targets?: TargetRule;
+}
+
+/** Where postgres.js would connect, as it read the connection string and the PG* variables. */
+interface Destination {
+  host: string[];
+  port: number[];
+  path: string | false;
+}
+
+/**
+ * The socket of each connection under `rule`: what postgres.js parsed (an empty host is PGHOST or
+ * localhost; a host starting with / a Unix socket; `h1,h2` several hosts) is checked whole, then
+ * the first host that answers is connected to at its checked address.
+ */
+function checkedSocket(rule: TargetRule, timeoutMs: number) {
+  return async ({ host, port, path }: Destination): Promise<Socket> => {
+    if (path) throw new PrivateTargetError(`${path} is a Unix socket on this server's own machine, which this server does not connect to`);
+    for (const h of host) await resolveTarget(rule, h);
+    let failure: unknown;
+    for (const [i, h] of host.entries()) {
+      try {
+        const socket = await connectChecked(rule, h, port[i] ?? 5432, timeoutMs);
+        // postgres.js names a TLS server by this, as it does for the sockets it opens itself.
+        return Object.assign(socket, { host: h });
+      } catch (err) {
+        failure = err;
+      }
+    }
+    throw failure;
+  };
 }
 
 /**
@@ -27,6 +61,7 @@ export function openPostgres(url: string, max: number, opts: PostgresOptions = {
     connection: CONNECTION_SETTINGS,
     ...(opts.connectTimeout && { connect_timeout: opts.connectTimeout }),
     ...(opts.idleTimeout && { idle_timeout: opts.idleTimeout }),
+    ...(opts.targets?.publicOnly && { socket: checkedSocket(opts.targets, (opts.connectTimeout ?? 30) * 1000) }),
   });
   const wrap = (s: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<T = Row>(text: string, params: unknown[] = []) {

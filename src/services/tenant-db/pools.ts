@@ -3,6 +3,7 @@ import type { App } from '../../core/context.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { openPostgres } from '../../ports/db/postgres.ts';
 import { withUnitsOfWork } from '../../ports/db/unit-of-work.ts';
+import { targetRule } from '../../ports/public-target.ts';
 import { migrateTenantDb } from './schema.ts';
 
 // A tenant's server that does not answer must not hold a request for postgres.js's 30 s.
@@ -44,7 +45,12 @@ function poolsOf(app: App): Pools {
  * the platform (the workers poll the platform's queue). Not cached: `databaseApp` caches.
  */
 export async function openDatabaseApp(app: App, url: string): Promise<App> {
-  const raw = openPostgres(url, app.config.tenantDb.pool, { connectTimeout: CONNECT_TIMEOUT_S, idleTimeout: CONNECTION_IDLE_S });
+  const raw = openPostgres(url, app.config.tenantDb.pool, {
+    connectTimeout: CONNECT_TIMEOUT_S,
+    idleTimeout: CONNECTION_IDLE_S,
+    // A tenant-chosen address: checked at every connection, whenever the config was saved.
+    targets: targetRule(app.config),
+  });
   try {
     await migrateTenantDb(raw, app.embedder.dimensions);
   } catch (err) {

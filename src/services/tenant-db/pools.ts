@@ -1,9 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { App } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { openPostgres } from '../../ports/db/postgres.ts';
 import { withUnitsOfWork } from '../../ports/db/unit-of-work.ts';
-import { targetRule } from '../../ports/public-target.ts';
+import { PrivateTargetError, targetRule } from '../../ports/public-target.ts';
 import { migrateTenantDb } from './schema.ts';
 
 // A tenant's server that does not answer must not hold a request for postgres.js's 30 s.
@@ -72,7 +73,12 @@ export function databaseApp(app: App, sealed: string): Promise<App> {
   const { cache } = poolsOf(app);
   let opening = cache.get(sealed);
   if (!opening) {
-    opening = openDatabaseApp(app, app.secrets.decrypt(sealed));
+    opening = openDatabaseApp(app, app.secrets.decrypt(sealed)).catch((err: unknown) => {
+      // Saved before production mode, or before its name moved: refused, and said so.
+      if (err instanceof PrivateTargetError)
+        throw new AppError('SERVICE_UNAVAILABLE', `Your own database (/v1/memory/database/config) is not used: ${err.message}`);
+      throw err;
+    });
     cache.set(sealed, opening);
     // A failed open is not kept: the next request tries again.
     opening.catch(() => cache.get(sealed) === opening && cache.delete(sealed));

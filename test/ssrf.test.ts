@@ -181,17 +181,31 @@ describe('production mode', () => {
       const t = await newTenant(strict.url, strict.adminKey);
       for (const connection_string of [
         `postgres:///${victim}`,
-        `postgres://postgres@/${victim}?host=/var/run/postgresql`,
-        `postgres://postgres@%2Fvar%2Frun%2Fpostgresql/${victim}`,
+        `postgres:///${victim}?host=/var/run/postgresql`,
         `postgres://postgres@localhost/${victim}`,
         `postgres://postgres@127.0.0.1:5432/${victim}`,
-        `postgres://postgres@[::1]/${victim}`,
-        `postgres://postgres@[::ffff:127.0.0.1]/${victim}`,
         `postgres://postgres@2130706433/${victim}`,
         `postgres://postgres@8.8.8.8,127.0.0.1/${victim}`,
       ]) {
         const res = await t.api('PUT', '/v1/memory/database/config', { connection_string });
         expect([res.status, res.body.detail], connection_string).toEqual([400, expect.stringMatching(/^The database address is not allowed: /)]);
+      }
+      // An escaped path is a host name to the driver (not a socket): it fails to resolve.
+      const escaped = await t.api('PUT', '/v1/memory/database/config', { connection_string: `postgres://postgres@%2Fvar%2Frun%2Fpostgresql/${victim}` });
+      expect([escaped.status, escaped.body.detail]).toEqual([
+        400,
+        expect.stringMatching(/^Could not connect to and prepare the database: getaddrinfo ENOTFOUND/),
+      ]);
+      // Without a host the driver takes PGHOST's, here a Unix socket's directory.
+      process.env.PGHOST = '/var/run/postgresql';
+      try {
+        const socket = await t.api('PUT', '/v1/memory/database/config', { connection_string: `postgres:///${victim}` });
+        expect([socket.status, socket.body.detail]).toEqual([
+          400,
+          expect.stringMatching(/^The database address is not allowed: \/var\/run\/postgresql\/\.s\.PGSQL\.5432 is a Unix socket/),
+        ]);
+      } finally {
+        delete process.env.PGHOST;
       }
       const url = new URL(base!);
       url.pathname = `/${victim}`;
@@ -225,6 +239,25 @@ describe('production mode', () => {
       expect([llm.status, llm.body.detail]).toEqual([400, 'The extraction endpoint failed its self-test: 307, a redirect, which is not followed']);
       expect(allowedSite.hits.length).toBeGreaterThanOrEqual(2);
       expect(inside.hits).toEqual([]);
+      if (base) {
+        // The checked socket carries a real PostgreSQL session to an allowed address.
+        const own = `orgmem_t_allowed_${randomBytes(4).toString('hex')}`;
+        const admin = postgres(base, { max: 1, onnotice: () => {} });
+        await admin.unsafe(`create database ${own}`);
+        try {
+          const url = new URL(base);
+          url.pathname = `/${own}`;
+          expect((await t.api('PUT', '/v1/memory/database/config', { connection_string: url.toString() })).status).toBe(200);
+          expect((await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'kept in my own database' })).status).toBe(201);
+          const ownDb = postgres(url.toString(), { max: 1, onnotice: () => {} });
+          expect(await ownDb`select text from memories`).toEqual([{ text: 'kept in my own database' }]);
+          await ownDb.end();
+        } finally {
+          await t.api('DELETE', '/v1/memory/database/config');
+          await admin.unsafe(`drop database if exists ${own} with (force)`);
+          await admin.end();
+        }
+      }
     } finally {
       await server.close();
       await allowedSite.close();

@@ -20,18 +20,20 @@ interface Destination {
 }
 
 /**
- * The socket of each connection under `rule`: what postgres.js parsed (an empty host is PGHOST or
- * localhost; a host starting with / a Unix socket; `h1,h2` several hosts) is checked whole, then
- * the first host that answers is connected to at its checked address.
+ * The socket of each connection under `rule`, to `to`: what postgres.js read from the connection
+ * string and the PG* variables (an empty host is PGHOST or localhost; a host starting with / a
+ * Unix socket; `h1,h2` several hosts), checked whole, then the first host that answers is connected
+ * to at its checked address. postgres.js is given that one host: its own failover over several
+ * waits for a socket that a refusal never opens.
  */
-function checkedSocket(rule: TargetRule, timeoutMs: number) {
-  return async ({ host, port, path }: Destination): Promise<Socket> => {
-    if (path) throw new PrivateTargetError(`${path} is a Unix socket on this server's own machine, which this server does not connect to`);
-    for (const h of host) await resolveTarget(rule, h);
+function checkedSocket(rule: TargetRule, to: Destination, timeoutMs: number) {
+  return async (): Promise<Socket> => {
+    if (to.path) throw new PrivateTargetError(`${to.path} is a Unix socket on this server's own machine, which this server does not connect to`);
+    for (const h of to.host) await resolveTarget(rule, h);
     let failure: unknown;
-    for (const [i, h] of host.entries()) {
+    for (const [i, h] of to.host.entries()) {
       try {
-        const socket = await connectChecked(rule, h, port[i] ?? 5432, timeoutMs);
+        const socket = await connectChecked(rule, h, to.port[i] ?? 5432, timeoutMs);
         // postgres.js names a TLS server by this, as it does for the sockets it opens itself.
         return Object.assign(socket, { host: h });
       } catch (err) {
@@ -54,6 +56,8 @@ function checkedSocket(rule: TargetRule, timeoutMs: number) {
 export const CONNECTION_SETTINGS = { jit: 'off', plan_cache_mode: 'force_custom_plan' };
 
 export function openPostgres(url: string, max: number, opts: PostgresOptions = {}): Db {
+  // postgres.js parses without connecting: where it would connect, for the checked socket.
+  const to = opts.targets?.publicOnly ? (postgres(url).options as unknown as Destination) : null;
   const sql = postgres(url, {
     max,
     onnotice: () => {},
@@ -61,7 +65,7 @@ export function openPostgres(url: string, max: number, opts: PostgresOptions = {
     connection: CONNECTION_SETTINGS,
     ...(opts.connectTimeout && { connect_timeout: opts.connectTimeout }),
     ...(opts.idleTimeout && { idle_timeout: opts.idleTimeout }),
-    ...(opts.targets?.publicOnly && { socket: checkedSocket(opts.targets, (opts.connectTimeout ?? 30) * 1000) }),
+    ...(to && { host: to.host[0], port: to.port[0], socket: checkedSocket(opts.targets!, to, (opts.connectTimeout ?? 30) * 1000) }),
   });
   const wrap = (s: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<T = Row>(text: string, params: unknown[] = []) {

@@ -5,11 +5,11 @@ import { badRequest, conflict, forbidden, notFound } from '../../core/errors.ts'
 import { newId } from '../../core/ids.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 import type { Provider } from '../../schemas/providers/index.ts';
+import { targetRule } from '../../ports/public-target.ts';
 import { actFor, actingJob } from '../access/grants.ts';
 import { readText } from '../files/read-text.ts';
 import { findConnection, type ConnectionRow } from './connections.ts';
 import { providerHttp } from './http.ts';
-import { targetRule } from '../../ports/public-target.ts';
 import { freshCredentials } from './oauth.ts';
 import type { Connector } from './providers/connector.ts';
 import { connectors } from './providers/index.ts';

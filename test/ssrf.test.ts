@@ -296,6 +296,7 @@ describe('configs saved before production mode', () => {
   let strict: TestServer;
   let t: Tenant;
   let withDb: Tenant;
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     shared = await sharedDatabase();
@@ -321,7 +322,7 @@ describe('configs saved before production mode', () => {
       await lenient.close();
     }
     expect(trap.hits).toEqual([]);
-    strict = await startServer({ ...shared.env, ORGMEM_PRODUCTION: '1' }, { worker: false });
+    strict = await startServer({ ...shared.env, ORGMEM_PRODUCTION: '1' }, { worker: false, logLines });
     // The same tenants and keys, now calling the server in production mode.
     for (const tenant of [t, withDb]) tenant.api = (method, path, body) => call(strict.url, method, path, { key: tenant.key, body });
   }, 120_000);
@@ -351,6 +352,8 @@ describe('configs saved before production mode', () => {
 
     // A refused webhook target drops the event rather than delivering or retrying it.
     await expect(deliverEvent(strict.app, t.id, { id: 'evt_1', type: 'memory.created' })).resolves.toBeUndefined();
+    const refusal = logLines.map((l) => JSON.parse(l) as { msg: string; event?: string; reason?: string }).find((l) => l.msg === 'webhook target refused');
+    expect(refusal).toMatchObject({ event: 'evt_1', reason: expect.stringMatching(/^127\.0\.0\.1 is a private, loopback/) });
 
     const store = await storeFor(strict.app, t.id);
     await expect(store.put(fileKey(t.id, 'c', 'x.txt'), Buffer.from('x'), 'text/plain')).rejects.toThrow(/127\.0\.0\.1 is a private, loopback/);

@@ -20,7 +20,11 @@ export default defineProcedure({
     'usage stay on the platform. Data stored before is not moved (see `note`): export it first and import it after.',
   rest: { method: 'PUT', path: '/v1/memory/database/config', status: 200 },
   access: 'write',
-  errors: { BAD_REQUEST: `The database could not be reached, has no pgvector, is an orgmem platform database, or could not be migrated; or: ${NEEDS_SERVER}` },
+  errors: {
+    BAD_REQUEST:
+      'The database could not be reached, has no pgvector, is an orgmem platform database, or could not be migrated; (production mode) its host, ' +
+      `or one of its hosts, is a private, loopback or other internal address or a Unix socket; or: ${NEEDS_SERVER}`,
+  },
   input: z.object({ connection_string: postgresUrl }),
   output: databaseConfigChange,
   handler: (ctx, input) => putDatabaseConfig(ctx, input.connection_string),

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
+import { OPEN } from './support/targets.ts';
 import { confluence } from '../src/services/connectors/providers/confluence.ts';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import type { ProviderFake } from './fakes/providers/base.ts';
@@ -19,7 +20,7 @@ async function sync(cursor: string | null, over: { credentials?: Record<string, 
     config,
     cursor,
     apiUrl: config.base_url,
-    http: providerHttp('confluence', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
+    http: providerHttp('confluence', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     readFile: async (f) => f.data.toString('utf8'),
   })) {
     out.push(...page);

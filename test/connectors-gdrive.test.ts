@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
+import { OPEN } from './support/targets.ts';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import { gdrive } from '../src/services/connectors/providers/gdrive.ts';
 import { readText } from '../src/services/files/read-text.ts';
@@ -18,7 +19,7 @@ async function sync(cursor: string | null, over: { credentials?: Record<string, 
     config: gdrive.config.parse(over.config ?? fake.connection().config),
     cursor,
     apiUrl: fake.url,
-    http: providerHttp('gdrive', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
+    http: providerHttp('gdrive', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     // The files pipeline's own reading, as the sync engine hands it.
     readFile: async (f) => (await readText(f.data, { filename: f.filename, contentType: f.contentType }, null)).text,
   })) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
+import { OPEN } from './support/targets.ts';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import { gmail } from '../src/services/connectors/providers/gmail.ts';
 import { startGmailFake, type GmailFake } from './fakes/providers/gmail.ts';
@@ -17,7 +18,7 @@ async function sync(cursor: string | null, over: { credentials?: Record<string, 
     config: gmail.config.parse(over.config ?? fake.connection().config),
     cursor,
     apiUrl: fake.url,
-    http: providerHttp('gmail', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
+    http: providerHttp('gmail', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     readFile: async (f) => f.data.toString('utf8'),
   })) {
     out.push(...page);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
+import { OPEN } from './support/targets.ts';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import { hubspot } from '../src/services/connectors/providers/hubspot.ts';
 import type { ProviderFake } from './fakes/providers/base.ts';
@@ -15,7 +16,7 @@ async function sync(cursor: string | null, credentials = fake.connection().crede
     config: hubspot.config.parse(fake.connection().config),
     cursor,
     apiUrl: fake.url,
-    http: providerHttp('hubspot', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
+    http: providerHttp('hubspot', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     readFile: async (f) => f.data.toString('utf8'),
   })) {
     out.push(...page);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
+import { OPEN } from './support/targets.ts';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import { linear } from '../src/services/connectors/providers/linear.ts';
 import type { ProviderFake } from './fakes/providers/base.ts';
@@ -18,7 +19,7 @@ async function sync(cursor: string | null, credentials = fake.connection().crede
     config: linear.config.parse(fake.connection().config),
     cursor,
     apiUrl: fake.url,
-    http: providerHttp('linear', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
+    http: providerHttp('linear', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     readFile: async (f) => f.data.toString('utf8'),
   })) {
     out.push(...page);
@@ -95,7 +96,7 @@ describe('linear connector', () => {
   it('a GraphQL error answered with HTTP 200 fails the sync too', async () => {
     // Linear answers some errors (here: `first` over 250) with 200 and `errors`; the request is
     // bent on its way to the fake to get one.
-    const real = providerHttp('linear', { tries: 1, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 });
+    const real = providerHttp('linear', OPEN, { tries: 1, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 });
     const records = linear.pages({
       credentials: linear.credentials.parse(fake.connection().credentials),
       config: {},

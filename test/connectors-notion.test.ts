@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import { notion } from '../src/services/connectors/providers/notion.ts';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
+import { OPEN } from './support/targets.ts';
 import type { ProviderFake } from './fakes/providers/base.ts';
 import { NOTION_FAKE_DATABASE, startNotionFake } from './fakes/providers/notion.ts';
 
@@ -14,7 +15,7 @@ async function all(cursor: string | null = null, over: { token?: string; databas
     config: notion.config.parse({ ...conn.config, ...(over.database_id && { database_id: over.database_id }) }),
     cursor,
     apiUrl: fake.url,
-    http: providerHttp('notion', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
+    http: providerHttp('notion', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     readFile: async () => '',
   });
   const out: ConnectorRecord[] = [];

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
 import { slack } from '../src/services/connectors/providers/slack.ts';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
+import { OPEN } from './support/targets.ts';
 import { SLACK_FAKE_CHANNEL, startSlackFake, type SlackFake } from './fakes/providers/slack.ts';
 
 let fake: SlackFake;
@@ -17,7 +18,7 @@ function run(cursor: string | null = null, over: { token?: string; channel_id?: 
     config: slack.config.parse({ ...conn.config, ...(over.channel_id && { channel_id: over.channel_id }) }),
     cursor,
     apiUrl: fake.url,
-    http: providerHttp('slack', { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
+    http: providerHttp('slack', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     readFile: async () => '',
   });
 }

@@ -1,8 +1,17 @@
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { connectorUrls, oauthApps, providers, type OAuthProvider } from '../schemas/providers/index.ts';
 import type { OAuthAppSpec } from '../schemas/providers/provider.ts';
+
+/** An IP address, or a network as address/prefix length (10.1.2.0/24, fd00::/8). */
+function isNetwork(v: string): boolean {
+  const [address = '', prefix, ...rest] = v.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 
 /**
  * Every environment variable the service reads, in one place (the connectors' are read from
@@ -96,6 +105,17 @@ const env = z.object({
   ORGMEM_SMTP_URL: z.string().url().optional(),
   ORGMEM_MAIL_FROM: z.string().default('orgmem <no-reply@localhost>'),
   ORGMEM_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  // Production mode's exceptions for an operator's own services (src/ports/public-target.ts).
+  ORGMEM_ALLOW_PRIVATE_NETWORKS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().refine(isNetwork, 'must be a comma-separated list of IP addresses and CIDR networks such as 10.1.2.0/24'))),
   // Email drop (docs/contract.md, "Email drop").
   ORGMEM_EMAIL_DOMAIN: z
     .string()
@@ -265,7 +285,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     rateLimit: { enabled: e.ORGMEM_RATE_LIMIT, windowSeconds: e.ORGMEM_RATE_LIMIT_WINDOW_SECONDS },
     signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
     mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
-    webhooks: { allowPrivate: e.ORGMEM_WEBHOOK_ALLOW_PRIVATE },
+    /**
+     * Which addresses a tenant-chosen target may have (webhooks, LLM endpoints, connectors,
+     * buckets, databases): in production mode only public ones, besides the operator's networks.
+     */
+    targets: { publicOnly: e.ORGMEM_PRODUCTION && !e.ORGMEM_WEBHOOK_ALLOW_PRIVATE, allowedNetworks: e.ORGMEM_ALLOW_PRIVATE_NETWORKS },
     /** The X-Internal-Secret of POST /v1/memory/_internal/embed; unset, the endpoint answers 401 to everyone. */
     internalSecret: e.ORGMEM_INTERNAL_SECRET,
     /**

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -10,7 +11,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { guardedLookup, hostOf, isPrivateAddress, PrivateTargetError } from '../public-target.ts';
+import { checkAddress, checkedLookup, hostOf, type TargetRule } from '../public-target.ts';
 import type { BlobStore } from './blobs.ts';
 
 export interface S3Options {
@@ -22,8 +23,8 @@ export interface S3Options {
   secretAccessKey: string;
   /** `endpoint/bucket/key` instead of `bucket.endpoint/key`; what most S3-compatible services need. */
   forcePathStyle: boolean;
-  /** Refuse connections to private and loopback addresses (a tenant's own endpoint in production). */
-  publicOnly?: boolean;
+  /** A tenant's own endpoint: connections only to the addresses this rule allows. */
+  targets?: TargetRule;
   /** Per request; no limit when not given. */
   timeoutMs?: number;
   /** Tries per request (the SDK's default is 3). */
@@ -37,7 +38,7 @@ const isNotFound = (err: unknown) => err instanceof S3ServiceException && (err.n
 
 /** A bucket through the AWS SDK; the same store serves the platform's bucket and a tenant's own. */
 export function s3BlobStore(opts: S3Options): BlobStore {
-  const lookup = opts.publicOnly ? guardedLookup : undefined;
+  const lookup = opts.targets && checkedLookup(opts.targets);
   const client = new S3Client({
     endpoint: opts.endpoint,
     region: opts.region,
@@ -57,11 +58,18 @@ export function s3BlobStore(opts: S3Options): BlobStore {
       httpsAgent: new https.Agent({ keepAlive: true, lookup }),
     },
   });
-  // The lookup guard sees host names only; an endpoint written as an address is checked here.
-  const host = opts.publicOnly && opts.endpoint ? hostOf(new URL(opts.endpoint)) : '';
-  if (host && isPrivateAddress(host)) {
-    const refused = new PrivateTargetError(`${host} is a private or loopback address`);
-    client.middlewareStack.add(() => () => Promise.reject(refused), { step: 'initialize', name: 'refusePrivateEndpoint' });
+  // The lookup sees host names only; an endpoint written as an address is checked here. The SDK
+  // follows no redirects, so the endpoint is the only target.
+  const host = opts.targets && opts.endpoint ? hostOf(new URL(opts.endpoint)) : '';
+  if (host && isIP(host)) {
+    const rule = opts.targets!;
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        checkAddress(rule, host, host);
+        return next(args);
+      },
+      { step: 'initialize', name: 'checkEndpointAddress' },
+    );
   }
   const Bucket = opts.bucket;
 

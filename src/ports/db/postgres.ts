@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import postgres from 'postgres';
+import { connectChecked, PrivateTargetError, resolveTarget, type TargetRule } from '../public-target.ts';
 import type { Db, Queryable, Row, Tx } from './db.ts';
 
 export interface PostgresOptions {
@@ -6,6 +8,40 @@ export interface PostgresOptions {
   connectTimeout?: number;
   /** Seconds after which an unused connection is closed (never, by default). */
   idleTimeout?: number;
+  /** A tenant's database: every connection only to an address this rule allows (public-target.ts). */
+  targets?: TargetRule;
+}
+
+/** Where postgres.js would connect, as it read the connection string and the PG* variables. */
+interface Destination {
+  host: string[];
+  port: number[];
+  path: string | false;
+}
+
+/**
+ * The socket of each connection under `rule`, to `to`: what postgres.js read from the connection
+ * string and the PG* variables (an empty host is PGHOST or localhost; a host starting with / a
+ * Unix socket; `h1,h2` several hosts), checked whole, then the first host that answers is connected
+ * to at its checked address. postgres.js is given that one host: its own failover over several
+ * waits for a socket that a refusal never opens.
+ */
+function checkedSocket(rule: TargetRule, to: Destination, timeoutMs: number) {
+  return async (): Promise<Socket> => {
+    if (to.path) throw new PrivateTargetError(`${to.path} is a Unix socket on this server's own machine, which this server does not connect to`);
+    for (const h of to.host) await resolveTarget(rule, h);
+    let failure: unknown;
+    for (const [i, h] of to.host.entries()) {
+      try {
+        const socket = await connectChecked(rule, h, to.port[i] ?? 5432, timeoutMs);
+        // postgres.js names a TLS server by this, as it does for the sockets it opens itself.
+        return Object.assign(socket, { host: h });
+      } catch (err) {
+        failure = err;
+      }
+    }
+    throw failure;
+  };
 }
 
 /**
@@ -20,6 +56,8 @@ export interface PostgresOptions {
 export const CONNECTION_SETTINGS = { jit: 'off', plan_cache_mode: 'force_custom_plan' };
 
 export function openPostgres(url: string, max: number, opts: PostgresOptions = {}): Db {
+  // postgres.js parses without connecting: where it would connect, for the checked socket.
+  const to = opts.targets?.publicOnly ? (postgres(url).options as unknown as Destination) : null;
   const sql = postgres(url, {
     max,
     onnotice: () => {},
@@ -27,6 +65,7 @@ export function openPostgres(url: string, max: number, opts: PostgresOptions = {
     connection: CONNECTION_SETTINGS,
     ...(opts.connectTimeout && { connect_timeout: opts.connectTimeout }),
     ...(opts.idleTimeout && { idle_timeout: opts.idleTimeout }),
+    ...(to && { host: to.host[0], port: to.port[0], socket: checkedSocket(opts.targets!, to, (opts.connectTimeout ?? 30) * 1000) }),
   });
   const wrap = (s: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<T = Row>(text: string, params: unknown[] = []) {

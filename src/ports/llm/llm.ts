@@ -1,5 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { outboundFetch } from '../outbound-http.ts';
+import { checkTargetUrl, type TargetRule } from '../public-target.ts';
 
 /** An OpenAI-compatible chat endpoint: a tenant's own, the server override, or the platform default. */
 export interface LlmEndpoint {
@@ -7,6 +9,8 @@ export interface LlmEndpoint {
   model: string;
   /** Empty for endpoints that take no key (a local model server). */
   apiKey: string;
+  /** A tenant's own endpoint: reached only as this rule allows (the operator's endpoints have none). */
+  targets?: TargetRule;
 }
 
 /** A part of a user message: text, or an image sent inline as a `data:` URL. */
@@ -95,6 +99,7 @@ export async function complete(endpoint: LlmEndpoint, req: CompletionRequest, op
   const started = performance.now();
   const body = { ...req, model: req.model ?? endpoint.model } as ChatCompletionCreateParamsNonStreaming;
   try {
+    await checkEndpoint(endpoint);
     const completion = await client(endpoint, opts).chat.completions.create(body);
     if (!Array.isArray(completion?.choices)) throw new Error('The endpoint did not answer with a chat completion');
     return {
@@ -117,6 +122,7 @@ export async function transcribe(endpoint: LlmEndpoint, req: TranscriptionReques
   const model = req.model ?? endpoint.model;
   const started = performance.now();
   try {
+    await checkEndpoint(endpoint);
     const result = await client(endpoint, opts).audio.transcriptions.create({
       file: await toFile(req.data, req.filename, { type: req.mime }),
       model,
@@ -135,9 +141,18 @@ export async function transcribe(endpoint: LlmEndpoint, req: TranscriptionReques
   }
 }
 
+/**
+ * A refused endpoint fails at once, without the client's retries; a name that resolves to a refused
+ * address only when connecting is refused there (outboundFetch).
+ */
+async function checkEndpoint(endpoint: LlmEndpoint): Promise<void> {
+  if (endpoint.targets) await checkTargetUrl(endpoint.targets, new URL(endpoint.baseUrl));
+}
+
 function client(endpoint: LlmEndpoint, opts: ChatOptions): OpenAI {
   return new OpenAI({
     baseURL: endpoint.baseUrl,
+    ...(endpoint.targets && { fetch: outboundFetch(endpoint.targets) }),
     // The client refuses an empty key; keyless local servers ignore whatever is sent.
     apiKey: endpoint.apiKey || 'none',
     timeout: opts.timeoutMs,
@@ -145,9 +160,16 @@ function client(endpoint: LlmEndpoint, opts: ChatOptions): OpenAI {
   });
 }
 
-/** A reason a person can act on: the status and the endpoint's message, or the network error. */
+/**
+ * A reason a person can act on: the status and the endpoint's message when it answered an
+ * OpenAI-style error (never the body of anything else), or the network error.
+ */
 function describe(err: unknown): string {
-  if (err instanceof APIError && err.status) return `${err.status} ${(err.error as { message?: string })?.message ?? err.message}`;
+  if (err instanceof APIError && err.status) {
+    if (err.status >= 300 && err.status < 400) return `${err.status}, a redirect, which is not followed`;
+    const message = (err.error as { message?: unknown } | undefined)?.message;
+    return typeof message === 'string' ? `${err.status} ${message.slice(0, 300)}` : `${err.status}, not an OpenAI-compatible error answer`;
+  }
   if (err instanceof APIConnectionError) {
     // fetch wraps the system error (ECONNREFUSED, ENOTFOUND...) one or two causes down.
     let cause = err.cause as { code?: string; message?: string; cause?: unknown } | undefined;

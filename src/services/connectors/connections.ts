@@ -3,7 +3,7 @@ import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, badRequest, notFound } from '../../core/errors.ts';
 import { iso, isUuid, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { assertPublicTarget } from '../../ports/public-target.ts';
+import { checkTargetUrl, targetRule } from '../../ports/public-target.ts';
 import type { ConnectionCreate, ConnectionView, ProviderView } from '../../schemas/connectors.ts';
 import { providers, providerSpec, type OAuthProvider, type Provider } from '../../schemas/providers/index.ts';
 import { readableCollectionSql } from '../access/grants.ts';
@@ -81,8 +81,8 @@ export async function checkConnectionFields(ctx: AuthedCtx, provider: Provider, 
   // A provider on the tenant's own site is called at an address the tenant chose: the rule of every such address (webhooks, LLM endpoints).
   const field = spec.sync.by === 'service' && 'configField' in spec.sync.api ? spec.sync.api.configField : null;
   const site = field && (checked.config as Record<string, unknown>)[field];
-  if (typeof site === 'string' && ctx.app.config.production && !ctx.app.config.webhooks.allowPrivate) {
-    await assertPublicTarget(new URL(site)).catch((err: Error) => {
+  if (typeof site === 'string') {
+    await checkTargetUrl(targetRule(ctx.app.config), new URL(site)).catch((err: Error) => {
       throw badRequest(`The ${provider} ${field} is not allowed: ${err.message}`);
     });
   }

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { outboundFetch } from '../../ports/outbound-http.ts';
+import { PrivateTargetError, type TargetRule } from '../../ports/public-target.ts';
 
-/** A provider refused or failed a request: the message is the provider's own, for the connection's `last_error`. */
+/**
+ * A provider refused or failed a request, in a sentence for the connection's `last_error`: the
+ * status, the host and the provider's own message when it sent one in its API's error format;
+ * never a body that is not (the address may not be the provider's at all).
+ */
 export class ProviderError extends Error {
   constructor(
     message: string,
@@ -44,25 +50,32 @@ function retryAfterMs(header: string | null): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
-/** The provider's own words from an error body: the fields the providers here use, else the start of the body. */
-function errorMessage(body: string): string {
+/** The provider's own words from a JSON error body (the fields the providers here use), or null. */
+function errorMessage(body: string): string | null {
   try {
     const j = JSON.parse(body) as Record<string, unknown>;
     const err = j.error as Record<string, unknown> | string | undefined;
     const first = Array.isArray(j.errors) ? (j.errors[0] as Record<string, unknown> | undefined) : undefined;
     const found = j.message ?? j.error_description ?? (typeof err === 'string' ? err : err?.message) ?? first?.message;
-    if (typeof found === 'string' && found) return found;
+    if (typeof found === 'string' && found) return found.slice(0, 300);
   } catch {
-    // not JSON: the text itself
+    // not JSON: not the provider's error format, and not repeated
   }
-  return body.slice(0, 300).trim() || 'no message';
+  return null;
+}
+
+/** The system error under fetch's "fetch failed" (ECONNREFUSED, ENOTFOUND...), or the message. */
+function networkReason(err: unknown): string {
+  for (let e = err; e instanceof Error; e = e.cause) if ((e as { code?: unknown }).code) return String((e as { code?: unknown }).code);
+  return (err as Error)?.message ?? String(err);
 }
 
 /**
  * Requests as every provider's documentation asks of clients: a 429 waits for Retry-After, a 5xx
  * or a broken connection backs off and tries again, a 4xx fails at once with the provider's message.
  */
-export function providerHttp(provider: string, rules: RetryRules = DEFAULT_RETRY): ProviderHttp {
+export function providerHttp(provider: string, targets: TargetRule, rules: RetryRules = DEFAULT_RETRY): ProviderHttp {
+  const fetch = outboundFetch(targets);
   async function send(url: string, init: RequestInit = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     let body: string | undefined;
@@ -80,7 +93,9 @@ export function providerHttp(provider: string, rules: RetryRules = DEFAULT_RETRY
       try {
         res = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, signal: AbortSignal.timeout(rules.timeoutMs) });
       } catch (err) {
-        if (last) throw new ProviderError(`${provider} could not be reached: ${(err as Error).message}`);
+        // A refused address stays refused: no retry.
+        if (err instanceof PrivateTargetError) throw new ProviderError(`${provider} is not reachable from this server: ${err.message}`);
+        if (last) throw new ProviderError(`${provider} could not be reached at ${new URL(url).host}: ${networkReason(err)}`);
         await sleep(backoff);
         backoff *= 2;
         continue;
@@ -89,7 +104,13 @@ export function providerHttp(provider: string, rules: RetryRules = DEFAULT_RETRY
       const text = await res.text().catch(() => '');
       const wait = res.status === 429 ? (retryAfterMs(res.headers.get('retry-after')) ?? backoff) : res.status >= 500 ? backoff : null;
       if (wait === null || last || wait > rules.maxWaitMs) {
-        throw new ProviderError(`${provider} answered ${res.status}: ${errorMessage(text)}`, res.status);
+        const message = errorMessage(text);
+        throw new ProviderError(
+          message === null
+            ? `${provider} answered ${res.status} at ${new URL(url).host}, without an error of its API (its answers are JSON)`
+            : `${provider} answered ${res.status}: ${message}`,
+          res.status,
+        );
       }
       await sleep(wait);
       if (res.status >= 500) backoff *= 2;
@@ -102,7 +123,8 @@ export function providerHttp(provider: string, rules: RetryRules = DEFAULT_RETRY
       try {
         return JSON.parse(text) as T;
       } catch {
-        throw new ProviderError(`${provider} answered with something that is not JSON: ${text.slice(0, 100)}`);
+        const type = res.headers.get('content-type') ?? 'no content type';
+        throw new ProviderError(`${provider} answered ${res.status} at ${new URL(url).host} with ${type}, not the JSON its API answers`);
       }
     },
     async text(url: string, init?: RequestInit) {

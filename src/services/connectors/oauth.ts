@@ -3,6 +3,7 @@ import type { App, AuthedCtx, PublicCtx } from '../../core/context.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { actFor, type Acting } from '../access/grants.ts';
 import { inUnitOfWork } from '../../ports/db/unit-of-work.ts';
+import { targetRule, type TargetRule } from '../../ports/public-target.ts';
 import { providerSpec, type OAuthProvider } from '../../schemas/providers/index.ts';
 import type { OAuthAppSpec } from '../../schemas/providers/provider.ts';
 import { appendAudit } from '../events/audit.ts';
@@ -112,8 +113,8 @@ interface TokenAnswer {
 }
 
 /** The code exchanged at the provider's token endpoint, as its app's spec says the provider documents it. */
-async function exchangeCode(app: OAuthApp, provider: OAuthProvider, code: string, redirect: string): Promise<Record<string, unknown>> {
-  const http = providerHttp(provider);
+async function exchangeCode(targets: TargetRule, app: OAuthApp, provider: OAuthProvider, code: string, redirect: string): Promise<Record<string, unknown>> {
+  const http = providerHttp(provider, targets);
   const answer =
     oauthSpec(provider).app.exchange === 'json-basic'
       ? await http.json<TokenAnswer>(app.tokenUrl, {
@@ -156,7 +157,7 @@ export async function oauthCallback(ctx: PublicCtx, provider: OAuthProvider, inp
   if ('refused' in acted) return fail(acted.refused);
   const agent = acted.ctx;
   try {
-    const credentials = await exchangeCode(oauthApp(ctx.app, provider), provider, input.code, redirectUri(ctx.origin, provider));
+    const credentials = await exchangeCode(targetRule(ctx.app.config), oauthApp(ctx.app, provider), provider, input.code, redirectUri(ctx.origin, provider));
     // The connection (tenant data) commits with its audit entry (platform), as a call through invoke does.
     const connection = await inUnitOfWork(
       ctx.app.platform,
@@ -198,7 +199,7 @@ export async function freshCredentials(app: App, conn: ConnectionRow): Promise<R
   const configured = app.config.connectors.oauth[conn.provider as OAuthProvider];
   if (!configured)
     throw new ProviderError(`The access token has expired and cannot be renewed: the ${appSpec.name} OAuth app is not configured on this server`);
-  const answer = await providerHttp(appSpec.name.toLowerCase()).json<TokenAnswer>(configured.tokenUrl, {
+  const answer = await providerHttp(appSpec.name.toLowerCase(), targetRule(app.config)).json<TokenAnswer>(configured.tokenUrl, {
     body: new URLSearchParams({
       grant_type: 'refresh_token',
       refresh_token: creds.refresh_token,

@@ -5,6 +5,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../core/errors.ts'
 import { newId } from '../../core/ids.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 import type { Provider } from '../../schemas/providers/index.ts';
+import { targetRule } from '../../ports/public-target.ts';
 import { actFor, actingJob } from '../access/grants.ts';
 import { readText } from '../files/read-text.ts';
 import { findConnection, type ConnectionRow } from './connections.ts';
@@ -72,6 +73,18 @@ async function claim(app: App, tenantId: string, id: string, scheduled: boolean)
 }
 
 /**
+ * What a failed sync tells the tenant: a provider's failure as a sentence (http.ts), and an answer
+ * the provider's code could not read (a field missing, something else than its API at the
+ * address) as that, never the program's own TypeError.
+ */
+function syncError(provider: string, err: unknown): string {
+  if (err instanceof TypeError || err instanceof SyntaxError || err instanceof RangeError) {
+    return `${provider} answered in a form its API does not have, which the sync cannot read`;
+  }
+  return String((err as Error)?.message ?? err) || 'The sync failed';
+}
+
+/**
  * Syncs a connection: the provider's records changed after its cursor, page by page, each page
  * stored before the next is fetched; the cursor moves only once every page is stored. A failure
  * sets `error` (and `paused` on the fifth in a row) with the provider's message, records the run,
@@ -96,7 +109,7 @@ export async function syncConnection(ctx: AuthedCtx, id: string, scheduled = fal
       config,
       cursor: conn.cursor,
       apiUrl: apiUrlOf(app, connector, config as Record<string, unknown>),
-      http: providerHttp(conn.provider),
+      http: providerHttp(conn.provider, targetRule(app.config)),
       readFile: async (file) =>
         (await readText(file.data, { filename: file.filename, contentType: file.contentType }, null, 'Audio and video from a connector are not transcribed'))
           .text,
@@ -108,8 +121,8 @@ export async function syncConnection(ctx: AuthedCtx, id: string, scheduled = fal
       await app.db.query('update connections set sync_started_at = now() where tenant_id = $1 and id = $2', [tenantId, id]);
     }
   } catch (err) {
-    error = String((err as Error)?.message ?? err) || 'The sync failed';
-    app.log.warn({ connection: id, provider: conn.provider, err: error }, 'connector sync failed');
+    error = syncError(conn.provider, err);
+    app.log.warn({ connection: id, provider: conn.provider, err }, 'connector sync failed');
   }
   return app.db.transaction(async (tx) => {
     const [row] = await tx.query<ConnectionRow>(

@@ -2,21 +2,16 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { App, AuthedCtx } from '../../core/context.ts';
 import { badRequest, notFound } from '../../core/errors.ts';
 import { iso } from '../../core/ids.ts';
-import { assertPublicTarget, PrivateTargetError } from '../../ports/public-target.ts';
+import { checkTargetUrl, PrivateTargetError, targetRule } from '../../ports/public-target.ts';
 import { postWebhook } from './webhook-http.ts';
-
-/** Private and loopback targets are refused in production mode unless the operator allows them. */
-const publicOnly = (app: App) => app.config.production && !app.config.webhooks.allowPrivate;
 
 /** Sets the tenant's webhook; every PUT generates a new signing secret, returned only here. */
 export async function putWebhook(ctx: AuthedCtx, url: string): Promise<{ url: string; secret: string }> {
-  if (publicOnly(ctx.app)) {
-    try {
-      await assertPublicTarget(new URL(url));
-    } catch (err) {
-      const reason = err instanceof PrivateTargetError ? err.message : `the host cannot be resolved (${(err as Error).message})`;
-      throw badRequest(`Webhook URL refused: ${reason}`);
-    }
+  try {
+    await checkTargetUrl(targetRule(ctx.app.config), new URL(url));
+  } catch (err) {
+    const reason = err instanceof PrivateTargetError ? err.message : `the host cannot be resolved (${(err as Error).message})`;
+    throw badRequest(`Webhook URL refused: ${reason}`);
   }
   const secret = `whsec_${randomBytes(32).toString('base64url')}`;
   await ctx.app.platform.query(
@@ -59,7 +54,7 @@ export async function deliverEvent(app: App, tenantId: string, event: { id: stri
         'X-Service-Event': event.type,
         'X-Service-Delivery': event.id,
       },
-      publicOnly(app),
+      targetRule(app.config),
     );
   } catch (err) {
     // A refused target stays refused: drop the event instead of retrying it.

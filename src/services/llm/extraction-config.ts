@@ -2,7 +2,7 @@ import type { App, AuthedCtx } from '../../core/context.ts';
 import { badRequest } from '../../core/errors.ts';
 import { iso } from '../../core/ids.ts';
 import { chat, LlmUnavailableError, type LlmEndpoint } from '../../ports/llm/llm.ts';
-import { assertPublicTarget } from '../../ports/public-target.ts';
+import { PrivateTargetError, targetRule } from '../../ports/public-target.ts';
 import { recorded } from './usage.ts';
 
 interface ConfigRow {
@@ -31,6 +31,7 @@ const toEndpoint = (app: App, row: ConfigRow): LlmEndpoint => ({
   baseUrl: row.base_url,
   model: row.model,
   apiKey: row.api_key_sealed ? app.secrets.decrypt(row.api_key_sealed) : '',
+  targets: targetRule(app.config),
 });
 
 /** The tenant's own endpoint, with its key unsealed, or null. */
@@ -57,14 +58,12 @@ export async function getExtractionConfig(ctx: AuthedCtx) {
 
 /** Saves the config only after a live one-token completion against it succeeds. */
 export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfigInput) {
-  const endpoint: LlmEndpoint = { baseUrl: input.base_url.replace(/\/+$/, ''), model: input.model, apiKey: input.api_key ?? '' };
-  // A tenant-chosen URL the server calls: in production it must not reach internal services,
-  // under the same rule (and the same operator switch) as webhook targets.
-  if (ctx.app.config.production && !ctx.app.config.webhooks.allowPrivate) {
-    await assertPublicTarget(new URL(endpoint.baseUrl)).catch((err: Error) => {
-      throw badRequest(`The extraction endpoint is not allowed: ${err.message}`);
-    });
-  }
+  const endpoint: LlmEndpoint = {
+    baseUrl: input.base_url.replace(/\/+$/, ''),
+    model: input.model,
+    apiKey: input.api_key ?? '',
+    targets: targetRule(ctx.app.config),
+  };
   try {
     const opts = { timeoutMs: Math.min(SELF_TEST_TIMEOUT_MS, ctx.app.config.llm.timeoutMs), maxRetries: 0 };
     await recorded(
@@ -76,6 +75,8 @@ export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfi
       chat(endpoint, { messages: [{ role: 'user', content: 'Reply with OK.' }], maxTokens: 1 }, opts),
     );
   } catch (err) {
+    if (err instanceof LlmUnavailableError && err.cause instanceof PrivateTargetError)
+      throw badRequest(`The extraction endpoint is not allowed: ${err.message}`);
     if (err instanceof LlmUnavailableError) throw badRequest(`The extraction endpoint failed its self-test: ${err.message}`);
     throw err;
   }

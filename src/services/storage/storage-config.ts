@@ -3,7 +3,7 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { badRequest } from '../../core/errors.ts';
 import { iso, newId } from '../../core/ids.ts';
 import type { BlobStore } from '../../ports/blobs/blobs.ts';
-import { assertPublicTarget } from '../../ports/public-target.ts';
+import { checkTargetUrl, targetRule } from '../../ports/public-target.ts';
 import { forgetTenantStore, loadStorageConfig, tenantBucketStore, type TenantBucket } from './tenant-store.ts';
 
 export interface StorageConfigInput extends Omit<TenantBucket, 'endpoint_url'> {
@@ -58,10 +58,9 @@ async function selfTest(store: BlobStore): Promise<void> {
 /** Saves the bucket only after a probe object could be written, read back and deleted with it. */
 export async function putStorageConfig(ctx: AuthedCtx, input: StorageConfigInput) {
   const bucket: TenantBucket = { ...input, endpoint_url: input.endpoint_url?.replace(/\/+$/, '') ?? null };
-  // A tenant-chosen URL the server calls: in production it must not reach internal services,
-  // under the same rule (and the same operator switch) as webhook targets.
-  if (bucket.endpoint_url && ctx.app.config.production && !ctx.app.config.webhooks.allowPrivate) {
-    await assertPublicTarget(new URL(bucket.endpoint_url)).catch((err: Error) => {
+  // A tenant-chosen URL the server calls: the rule of every such address (public-target.ts).
+  if (bucket.endpoint_url) {
+    await checkTargetUrl(targetRule(ctx.app.config), new URL(bucket.endpoint_url)).catch((err: Error) => {
       throw badRequest(`The storage endpoint is not allowed: ${err.message}`);
     });
   }

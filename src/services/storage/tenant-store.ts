@@ -3,6 +3,7 @@ import type { App } from '../../core/context.ts';
 import type { BlobStore } from '../../ports/blobs/blobs.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { s3BlobStore } from '../../ports/blobs/s3.ts';
+import { targetRule } from '../../ports/public-target.ts';
 
 export interface StorageConfigRow {
   backend: 's3';
@@ -45,7 +46,7 @@ export function tenantBucketStore(app: App, b: TenantBucket, opts: { timeoutMs?:
     accessKeyId: b.access_key,
     secretAccessKey: b.secret_key,
     forcePathStyle: !!b.endpoint_url,
-    publicOnly: app.config.production && !app.config.webhooks.allowPrivate,
+    targets: targetRule(app.config),
     timeoutMs: opts.timeoutMs ?? TENANT_TIMEOUT_MS,
     maxAttempts: opts.maxAttempts,
   });

@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { badRequest } from '../../core/errors.ts';
 import { iso } from '../../core/ids.ts';
-import { assertPublicTarget } from '../../ports/public-target.ts';
+import { PrivateTargetError } from '../../ports/public-target.ts';
 import { openDatabaseApp } from './pools.ts';
 import { UnusableDatabaseError } from './schema.ts';
 
@@ -67,16 +67,12 @@ const describe = (err: unknown) => (err as Error).message || String(err);
  */
 export async function putDatabaseConfig(ctx: AuthedCtx, connectionString: string) {
   needsServer(ctx);
-  // A tenant-chosen address the server connects to: in production not a private one, the rule of webhooks and buckets.
-  if (ctx.app.config.production && !ctx.app.config.webhooks.allowPrivate) {
-    await assertPublicTarget(new URL(connectionString)).catch((err: Error) => {
-      throw badRequest(`The database address is not allowed: ${err.message}`);
-    });
-  }
+  // The self-test's connections are checked as every later one is (pools.ts), on the host the driver reads.
   try {
     const view = await openDatabaseApp(ctx.app, connectionString);
     await view.db.close();
   } catch (err) {
+    if (err instanceof PrivateTargetError) throw badRequest(`The database address is not allowed: ${err.message}`);
     if (err instanceof UnusableDatabaseError) throw badRequest(`The database cannot be used: ${err.message}`);
     throw badRequest(`Could not connect to and prepare the database: ${describe(err)}`);
   }

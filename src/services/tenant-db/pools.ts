@@ -1,8 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { App } from '../../core/context.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Db } from '../../ports/db/db.ts';
 import { openPostgres } from '../../ports/db/postgres.ts';
 import { withUnitsOfWork } from '../../ports/db/unit-of-work.ts';
+import { PrivateTargetError, targetRule } from '../../ports/public-target.ts';
 import { migrateTenantDb } from './schema.ts';
 
 // A tenant's server that does not answer must not hold a request for postgres.js's 30 s.
@@ -44,7 +46,12 @@ function poolsOf(app: App): Pools {
  * the platform (the workers poll the platform's queue). Not cached: `databaseApp` caches.
  */
 export async function openDatabaseApp(app: App, url: string): Promise<App> {
-  const raw = openPostgres(url, app.config.tenantDb.pool, { connectTimeout: CONNECT_TIMEOUT_S, idleTimeout: CONNECTION_IDLE_S });
+  const raw = openPostgres(url, app.config.tenantDb.pool, {
+    connectTimeout: CONNECT_TIMEOUT_S,
+    idleTimeout: CONNECTION_IDLE_S,
+    // A tenant-chosen address: checked at every connection, whenever the config was saved.
+    targets: targetRule(app.config),
+  });
   try {
     await migrateTenantDb(raw, app.embedder.dimensions);
   } catch (err) {
@@ -66,7 +73,12 @@ export function databaseApp(app: App, sealed: string): Promise<App> {
   const { cache } = poolsOf(app);
   let opening = cache.get(sealed);
   if (!opening) {
-    opening = openDatabaseApp(app, app.secrets.decrypt(sealed));
+    opening = openDatabaseApp(app, app.secrets.decrypt(sealed)).catch((err: unknown) => {
+      // Saved before production mode, or before its name moved: refused, and said so.
+      if (err instanceof PrivateTargetError)
+        throw new AppError('SERVICE_UNAVAILABLE', `Your own database (/v1/memory/database/config) is not used: ${err.message}`);
+      throw err;
+    });
     cache.set(sealed, opening);
     // A failed open is not kept: the next request tries again.
     opening.catch(() => cache.get(sealed) === opening && cache.delete(sealed));

@@ -38,9 +38,9 @@ export interface BatchFile {
 /**
  * A batch of stored files and one ingest job per file, in the caller's transaction: the jobs
  * exist exactly when the batch does. The worker writes the memories as `ctx.agent` (mail has an
- * agent without a key: an empty id). A sync drop's batch is recorded before its files are stored
- * and read (docs/files.md): its jobs wait until `resumeAt`, to ingest what a drop killed mid-way
- * left, and its collection is made by the first memory stored, not now.
+ * agent without a key: an empty id). A batch recorded before its files are stored (a drop,
+ * docs/files.md) gets jobs that wait until `resumeAt`, to ingest what a drop killed mid-way left;
+ * the caller then queues the files it stored for now (`queueFiles`) or runs their first try itself.
  */
 export async function createBatch(
   q: Queryable,
@@ -51,7 +51,6 @@ export async function createBatch(
   { resumeAt }: { resumeAt?: Date } = {},
 ): Promise<string> {
   const batchId = newId();
-  if (!resumeAt) await ensureCollection(q, ctx.tenant.id, collection);
   await q.query(`insert into ingest_batches (tenant_id, id, collection, agent_id, agent_label, source) values ($1, $2, $3, nullif($4, '')::uuid, $5, $6)`, [
     ctx.tenant.id,
     batchId,
@@ -69,9 +68,19 @@ export async function createBatch(
       f.content_type,
       f.size,
     ]);
-    await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key }, { runAt: resumeAt });
+    if (resumeAt) await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key }, { runAt: resumeAt });
   }
+  if (!resumeAt) await queueFiles(q, ctx, collection, batchId, files);
   return batchId;
+}
+
+/**
+ * The batch's files for the worker now, and its collection made. A file whose resume job (above)
+ * runs later finds it settled and does nothing.
+ */
+export async function queueFiles(q: Queryable, ctx: AuthedCtx, collection: string, batchId: string, files: BatchFile[]): Promise<void> {
+  await ensureCollection(q, ctx.tenant.id, collection);
+  for (const f of files) await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key });
 }
 
 interface FileRow {

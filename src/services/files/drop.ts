@@ -3,7 +3,7 @@ import { AppError, badRequest, conflict } from '../../core/errors.ts';
 import { fileKey, isTenantKey } from '../../ports/blobs/blobs.ts';
 import { MAX_FILE_BYTES, type FileUpload } from '../../schemas/files.ts';
 import { storeFor } from '../storage/tenant-store.ts';
-import { createBatch, fileRow, INGEST_TRIES, type BatchFile } from './batches.ts';
+import { createBatch, fileRow, INGEST_TRIES, queueFiles, type BatchFile } from './batches.ts';
 import { runIngestFile } from './ingest-run.ts';
 import type { StoredFile } from './file-memories.ts';
 
@@ -49,9 +49,25 @@ function planUploads(ctx: AuthedCtx, collection: string, files: FileUpload[]) {
 /** Writes each file that is not too large to the tenant's store under a fresh key; the others fail alone. */
 export async function storeUploads(ctx: AuthedCtx, collection: string, files: FileUpload[]) {
   const { planned, failed } = planUploads(ctx, collection, files);
-  const store = await storeFor(ctx.app, ctx.tenant.id);
-  for (const f of planned) await store.put(f.key, f.data, f.content_type);
+  await putAll(ctx, planned);
   return { stored: planned, failed };
+}
+
+const putAll = async (ctx: AuthedCtx, files: StoredFile[]) => {
+  const store = await storeFor(ctx.app, ctx.tenant.id);
+  for (const f of files) await store.put(f.key, f.data, f.content_type);
+};
+
+/**
+ * A drop's batch, recorded before a byte is stored (docs/files.md), then its files stored: a drop
+ * cut short (its server killed) leaves every stored file in the batch, queued, and the batch's
+ * jobs ingest those after ORGMEM_SYNC_DROP_RESUME_SECONDS.
+ */
+async function recordAndStore(ctx: AuthedCtx, collection: string, files: StoredFile[], source: string): Promise<string> {
+  const resumeAt = new Date(Date.now() + ctx.app.config.syncDropResumeSeconds * 1000);
+  const batchId = await ctx.app.db.transaction((tx) => createBatch(tx, ctx, collection, files.map(asBatchFile), source, { resumeAt }));
+  await putAll(ctx, files);
+  return batchId;
 }
 
 const asBatchFile = (f: StoredFile): BatchFile => ({ key: f.key, filename: f.filename, content_type: f.content_type, size: f.data.length });
@@ -60,18 +76,13 @@ const failedFile = (filename: string, detail: string) => ({ filename, status: 'f
 
 /**
  * Sync drop: every file is stored, read and turned into memories before the answer, each on its
- * own. The batch is recorded first, with one row per file (docs/files.md): a drop cut short (its
- * server killed) leaves every stored file in it, queued, and the batch's jobs ingest those after
- * ORGMEM_SYNC_DROP_RESUME_SECONDS. When no file could be stored, the answer is a 422
- * (noFileStored) and nothing is kept: no file, no memory, no batch.
+ * own, its batch recorded first (recordAndStore). When no file could be stored, the answer is a
+ * 422 (noFileStored) and nothing is kept: no file, no memory, no batch.
  */
 export async function dropNow(ctx: AuthedCtx, collection: string, files: FileUpload[], source = 'drop') {
   const { planned, failed } = planUploads(ctx, collection, files);
   if (!planned.length) throw noFileStored(failed);
-  const resumeAt = new Date(Date.now() + ctx.app.config.syncDropResumeSeconds * 1000);
-  const batchId = await ctx.app.db.transaction((tx) => createBatch(tx, ctx, collection, planned.map(asBatchFile), source, { resumeAt }));
-  const store = await storeFor(ctx.app, ctx.tenant.id);
-  for (const f of planned) await store.put(f.key, f.data, f.content_type);
+  const batchId = await recordAndStore(ctx, collection, planned, source);
   const results = [];
   const unread: FileFailure[] = [];
   for (const file of planned) {
@@ -94,7 +105,7 @@ export async function dropNow(ctx: AuthedCtx, collection: string, files: FileUpl
   }
   if (!results.some((r) => r.status === 'stored')) {
     await ctx.app.db.query('delete from ingest_batches where tenant_id = $1 and id = $2', [ctx.tenant.id, batchId]);
-    await store.delete(planned.map((f) => f.key));
+    await (await storeFor(ctx.app, ctx.tenant.id)).delete(planned.map((f) => f.key));
     throw noFileStored([...unread, ...failed]);
   }
   for (const f of failed) results.push(failedFile(f.filename, f.detail));
@@ -107,15 +118,17 @@ export async function dropNow(ctx: AuthedCtx, collection: string, files: FileUpl
 }
 
 /**
- * Async drop: the files are stored now and read by the worker; the batch tells how it went. A
- * drop none of whose files could be stored (all too large) is a 422, with no batch; a mail's
- * attachments (source `email`) are queued whatever, the mail being stored anyway.
+ * Async drop: the files are stored now, their batch recorded first (recordAndStore), and read by
+ * the worker; the batch tells how it went. A drop none of whose files could be stored (all too
+ * large) is a 422, with no batch; a mail's attachments (source `email`) are queued whatever, the
+ * mail being stored anyway.
  */
 export async function dropLater(ctx: AuthedCtx, collection: string, files: FileUpload[], source = 'drop') {
-  const { stored, failed } = await storeUploads(ctx, collection, files);
-  if (!stored.length && source === 'drop') throw noFileStored(failed);
-  const batchId = await ctx.app.db.transaction((tx) => createBatch(tx, ctx, collection, stored.map(asBatchFile), source));
-  return { batch_id: batchId, queued: stored.length, failed: failed.map(shownFailure) };
+  const { planned, failed } = planUploads(ctx, collection, files);
+  if (!planned.length && source === 'drop') throw noFileStored(failed);
+  const batchId = await recordAndStore(ctx, collection, planned, source);
+  await ctx.app.db.transaction((tx) => queueFiles(tx, ctx, collection, batchId, planned.map(asBatchFile)));
+  return { batch_id: batchId, queued: planned.length, failed: failed.map(shownFailure) };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
 import { sendError } from '../src/pipeline/http-errors.ts';
-import { BlobTooLargeError, InvalidBlobKeyError, LocalBlobStore } from '../src/ports/blobs/local.ts';
+import { BlobExistsError, BlobTooLargeError, InvalidBlobKeyError, LocalBlobStore } from '../src/ports/blobs/local.ts';
 import { BLOB_ROUTE_PREFIX, type BlobOp, type SignedBlobUrl } from '../src/ports/blobs/signed-url.ts';
 import { MAX_FILE_BYTES } from '../src/schemas/files.ts';
 
@@ -35,6 +35,7 @@ export async function registerBlobRoutes(server: FastifyInstance, app: App): Pro
   const fail = (reply: FastifyReply, err: unknown) => {
     if (err instanceof InvalidBlobKeyError) return sendError(reply, new AppError('BAD_REQUEST', err.message));
     if (err instanceof BlobTooLargeError) return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', err.message));
+    if (err instanceof BlobExistsError) return sendError(reply, new AppError('CONFLICT', err.message));
     throw err;
   };
 
@@ -77,10 +78,10 @@ export async function registerBlobRoutes(server: FastifyInstance, app: App): Pro
       try {
         await store.putStream(url.key, body, contentType, MAX_FILE_BYTES);
       } catch (err) {
-        if (!req.raw.complete && !(err instanceof BlobTooLargeError)) {
+        if (!req.raw.complete && !(err instanceof BlobTooLargeError) && !(err instanceof BlobExistsError)) {
           return sendError(reply, new AppError('BAD_REQUEST', 'The upload was interrupted'));
         }
-        // The rest of an oversize body is read and dropped: left unread, it would stall the
+        // The rest of an oversize or refused body is read and dropped: left unread, it would stall the
         // connection for the client's next request.
         req.raw.resume();
         return fail(reply, err);

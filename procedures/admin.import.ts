@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
+import { importStatus, idempotencyKey } from '../src/schemas/memory.ts';
 import { DEFAULT_IMPORT_COLLECTION, importAccount, importTargets } from '../src/services/memory/import.ts';
 
 export default defineProcedure({
@@ -11,7 +12,10 @@ export default defineProcedure({
     `Target: into_collection if given, else the item's collection, else "${DEFAULT_IMPORT_COLLECTION}". Each item is validated on its own: ` +
     'invalid items and items for collections the key may not write are skipped and counted (errors lists the first 100). ' +
     'Listed collections are created with their description and metadata (ignored with into_collection). ' +
-    'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere).',
+    'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere). ' +
+    'Memories are stored 100 at a time, each step committed with the import record: send an Idempotency-Key header (or idempotency_key) ' +
+    'and sending the same body again (after a timeout, a dropped connection, a crash) resumes where it stopped or answers the finished ' +
+    'import, storing nothing twice; GET /v1/memory/admin/import/{import} tells how far it got.',
   rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200 },
   access: 'write',
   // Every collection named is checked; the items of those the key may not write are skipped and reported, not the call refused.
@@ -22,12 +26,12 @@ export default defineProcedure({
     memories: z.array(z.unknown()).max(100_000),
     collections: z.array(z.unknown()).max(10_000).optional(),
     into_collection: collectionName.optional(),
+    idempotency_key: idempotencyKey.optional(),
   }),
-  output: z.object({
-    imported: z.number().int(),
-    skipped: z.number().int(),
-    collections: z.array(z.string()).describe('Collections the import created or wrote to'),
-    errors: z.array(z.object({ index: z.number().int(), detail: z.string() })).describe('Why items were skipped (first 100)'),
-  }),
+  errors: {
+    UNPROCESSABLE_CONTENT: 'The Idempotency-Key was used with another body',
+    CONFLICT: 'Another request is running the import of this Idempotency-Key',
+  },
+  output: importStatus,
   handler: (ctx, input, grants) => importAccount(ctx, input, grants),
 });

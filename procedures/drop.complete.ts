@@ -8,12 +8,16 @@ export default defineProcedure({
   name: 'drop.complete',
   summary: 'Queue files uploaded with presigned URLs for ingestion as one batch',
   description:
-    'The body is a bare JSON array of {key, filename, mime, size} with the keys presign answered. A file missing from the ' +
-    'store, larger than 10 MB or already completed is rejected alone; the others are queued (poll /v1/memory/ingest/batch/{batch_id}).',
+    'The body is a bare JSON array of {key, filename, mime, size} with the keys presign answered for this collection; any other ' +
+    'key is a 400, and a key completed before a 409 naming its batch (nothing is queued either way). A file missing from the ' +
+    'store or larger than 10 MB is rejected alone; the others are queued (poll /v1/memory/ingest/batch/{batch_id}).',
   rest: { method: 'POST', path: `${C}/drop/complete`, status: 202 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
-  errors: { BAD_REQUEST: "A key is outside this tenant's and collection's upload namespace" },
+  errors: {
+    BAD_REQUEST: "A key is outside this tenant's and collection's upload namespace, or was not issued by presign",
+    CONFLICT: 'A key was completed before (the detail names its batch)',
+  },
   input: z.object({
     ...inCollection,
     files: z

@@ -28,7 +28,8 @@ export default defineProcedure({
     'the files are stored and a background worker reads them (202 with a batch to poll at /v1/memory/ingest/batch/{batch_id}). ' +
     'A file that is too large or cannot be read fails alone: while at least one file is stored the answer lists each file. ' +
     'When none can be (each too large or, without async_ingest, unreadable) the answer is 422 with errors[] naming each file ' +
-    '(path files.<i>, message "<filename>: <reason>"), and nothing is kept: no file, no memory, no batch.',
+    '(path files.<i>, message "<filename>: <reason>"), and nothing is kept: no file, no memory, no batch. ' +
+    'A sync drop records its batch before reading: cut short (its server killed), its unread files are ingested by the worker later.',
   rest: { method: 'POST', path: `${C}/drop`, status: 201 },
   access: 'write',
   // Each file is read and committed on its own; one that cannot be read does not undo the others.
@@ -41,7 +42,12 @@ export default defineProcedure({
     async_ingest: queryBool.default(false).describe('Queue the files for the background worker and answer at once (query or form field)'),
   }),
   output: z.union([
-    z.object({ stored: z.number().int(), failed: z.number().int(), files: z.array(dropped) }),
+    z.object({
+      batch_id: z.string().describe('The batch recorded before the files were read: every stored file is in it, done, failed or still queued'),
+      stored: z.number().int(),
+      failed: z.number().int(),
+      files: z.array(dropped),
+    }),
     z.object({ batch_id: z.string(), queued: z.number().int(), failed: z.array(fileFailure) }),
   ]),
   handler: (ctx, { collection, files, async_ingest }) => (async_ingest ? dropLater(ctx, collection, files) : dropNow(ctx, collection, files)),

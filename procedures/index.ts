@@ -10,6 +10,7 @@ import adminCreateTenant from './admin.create-tenant.ts';
 import adminDeleteAccount from './admin.delete-account.ts';
 import adminExport from './admin.export.ts';
 import adminImport from './admin.import.ts';
+import adminImportStatus from './admin.import-status.ts';
 import adminMe from './admin.me.ts';
 import adminMemoryHealth from './admin.memory-health.ts';
 import adminMetrics from './admin.metrics.ts';
@@ -170,6 +171,7 @@ export const catalogue = {
     stats: adminStats,
     export: adminExport,
     import: adminImport,
+    importStatus: adminImportStatus,
     deleteAccount: adminDeleteAccount,
     audit: adminAudit,
     connectors: adminConnectors,

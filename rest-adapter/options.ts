@@ -76,7 +76,7 @@ export const restOptions: { [N in ProcedureName]?: OptionsFor<ProcedureNamed<N>>
   'proxy.chatCompletions': { openaiErrors: true },
   'billing.webhook': { rawBody: 'payload', headerFields: { signature: 'Stripe-Signature' } },
   // An export file of a large account is far beyond the usual 8 MB; larger ones import in parts.
-  'admin.import': { bodyLimit: 64 * 1024 * 1024 },
+  'admin.import': { bodyLimit: 64 * 1024 * 1024, headerFields: { idempotency_key: 'Idempotency-Key' } },
   'admin.metricsPrometheus': { contentType: 'text/plain; version=0.0.4; charset=utf-8' },
   'system.pulse': { tolerant: true },
   'system.track': { tolerant: true },

@@ -289,6 +289,27 @@ describe('email drop', () => {
     expect(documents.find((m) => m.metadata.file === 'notes.txt').text).toContain('heliotrope');
   });
 
+  it('reports on the mail the attachments it did not queue: past the 50 of a message', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const to = await addressOf(t);
+    const attachments = Array.from({ length: 200 }, (_, i) => ({ filename: `part-${i}.txt`, content: `Attachment number ${i}.`, contentType: 'text/plain' }));
+    expect((await deliver({ from: accountEmail(t), to, subject: 'Many parts', text: 'See the parts.', attachments })).status).toBe(202);
+    const mail = (await memoriesIn(t)).find((m) => m.category === 'email');
+    expect(mail.metadata.attachments_skipped_count).toBe(150);
+    // The first 50 skipped are listed, each with its reason; the count has them all.
+    expect(mail.metadata.attachments_skipped).toEqual(
+      attachments.slice(50, 100).map((a) => ({ filename: a.filename, reason: 'More than 50 attachments in the message' })),
+    );
+    const batch = await t.api('GET', `/v1/memory/ingest/batch/${mail.metadata.batch_id}`);
+    expect(batch.body.total).toBe(50);
+    expect(batch.body.files.map((f: { filename: string }) => f.filename).sort()).toEqual(
+      attachments
+        .slice(0, 50)
+        .map((a) => a.filename)
+        .sort(),
+    );
+  });
+
   it('delivers into a restricted collection, attachments too: mail is stored by the "email" service identity, which grants do not name', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const to = await addressOf(t);

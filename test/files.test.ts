@@ -145,7 +145,8 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     expect(huge).toEqual({ filename: 'huge.bin', error: expect.stringMatching(/10 MB/) });
     expect(memo.key).toMatch(new RegExp(`^${t.id}/direct/[0-9a-f-]{36}/memo\\.txt$`));
     expect(new Date(memo.expires_at).getTime()).toBeGreaterThan(Date.now());
-    const put = await fetch(memo.url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'The breakwater light flashes every 5 s.' });
+    expect(memo.headers).toEqual({ 'content-type': 'text/plain', 'if-none-match': '*' });
+    const put = await fetch(memo.url, { method: 'PUT', headers: memo.headers, body: 'The breakwater light flashes every 5 s.' });
     expect(put.status).toBe(200);
 
     const foreign = await other.api('POST', `${C('direct')}/drop/complete`, [{ key: memo.key, filename: 'memo.txt', mime: 'text/plain', size: 40 }]);
@@ -160,7 +161,8 @@ describe.each(['local', 's3'] as const)('files with the %s store', (kind) => {
     const batch = await batchDone(complete.body.batch_id);
     expect(batch).toMatchObject({ total: 1, done: 1 });
     const again = await t.api('POST', `${C('direct')}/drop/complete`, [{ key: memo.key, filename: 'memo.txt', mime: 'text/plain', size: 40 }]);
-    expect(again.body).toMatchObject({ queued: 0, rejected: [{ detail: expect.stringMatching(/already/) }] });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(new RegExp(`already completed: its file is in ingest batch ${complete.body.batch_id}`));
     const list = await t.api('GET', `${C('direct')}/memories`);
     expect(list.body.map((m: { text: string }) => m.text)).toEqual(['The breakwater light flashes every 5 s.']);
   });

@@ -1,9 +1,11 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type postgres from 'postgres';
 import { request, type Ledger, type Target } from './workload.ts';
 
 /** What the database holds after the run, judged against what the service acknowledged. */
 export interface Findings {
-  checked: { creates: number; bulkItems: number; deletes: number; remembers: number; facts: number };
+  checked: { creates: number; bulkItems: number; deletes: number; remembers: number; facts: number; importItems: number; files: number };
   losses: string[];
   duplicates: string[];
   /** Unacknowledged writes that landed all the same (allowed: the answer was lost, not the write). */
@@ -13,11 +15,13 @@ export interface Findings {
   jobs: { done: number; failed: number; skipped: number };
   /** Other broken promises: a done job without its facts, a raw memory without its job. */
   broken: string[];
+  /** Stored files no batch row accounts for, and batch files left neither done nor failed. */
+  unaccountedFiles: string[];
 }
 
-export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger: Ledger): Promise<Findings> {
+export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger: Ledger, filesDir: string): Promise<Findings> {
   const f: Findings = {
-    checked: { creates: 0, bulkItems: 0, deletes: 0, remembers: 0, facts: 0 },
+    checked: { creates: 0, bulkItems: 0, deletes: 0, remembers: 0, facts: 0, importItems: 0, files: 0 },
     losses: [],
     duplicates: [],
     landedWithoutAck: 0,
@@ -25,6 +29,7 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
     notTerminal: [],
     jobs: { done: 0, failed: 0, skipped: 0 },
     broken: [],
+    unaccountedFiles: [],
   };
   const byMarker = new Map<string, string[]>();
   for (const row of await sql<{ marker: string; ids: string[] }[]>`
@@ -68,6 +73,28 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
       else if (ids.length === 1 && ids[0] !== b.ids?.[i]) f.losses.push(`bulk item ${m} was acknowledged as ${b.ids?.[i]} but is stored as ${ids[0]}`);
     }
   }
+
+  // An import sent again with its key stores each item once; an acknowledged one has every item.
+  for (const imp of ledger.imports) {
+    const present = imp.markers.filter((m) => found(m).length);
+    for (const m of imp.markers)
+      if (found(m).length > 1) f.duplicates.push(`import item ${m} (${imp.key}, sent ${imp.sends} times) stored ${found(m).length} times`);
+    if (!imp.acked) continue;
+    f.checked.importItems += imp.markers.length;
+    if (present.length !== imp.markers.length) f.losses.push(`acknowledged import ${imp.key}: ${present.length} of ${imp.markers.length} items stored`);
+  }
+
+  // Every stored file is a row of a batch, and every row ended done (its memories there, once) or failed.
+  const files = await sql<{ key: string; state: string; chunks: number; n: number }[]>`
+    select f.key, f.state, f.chunks, (select count(*)::int from memories m where m.tenant_id = f.tenant_id and m.metadata->>'key' = f.key) as n
+      from ingest_files f where f.tenant_id = ${tenantId}`;
+  const rows = new Set(files.map((r) => r.key));
+  for (const r of files) {
+    f.checked.files++;
+    if (r.state !== 'done' && r.state !== 'failed') f.unaccountedFiles.push(`file ${r.key} left ${r.state}`);
+    if (r.state === 'done' && r.n !== r.chunks) (r.n > r.chunks ? f.duplicates : f.losses).push(`file ${r.key}: ${r.chunks} chunks, ${r.n} memories`);
+  }
+  for (const key of storedKeys(join(filesDir, 'objects'))) if (!rows.has(key)) f.unaccountedFiles.push(`stored file ${key} is in no batch`);
 
   const jobs = new Map(
     (
@@ -133,9 +160,22 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
   return f;
 }
 
-/** Jobs still queued or processing, for the bounded wait before the checks. */
+/** The local store's files, as keys. */
+function storedKeys(objects: string): string[] {
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [relative(objects, join(d, e.name))]));
+  try {
+    return walk(objects);
+  } catch {
+    return [];
+  }
+}
+
+/** Jobs and batch files still queued or processing, for the bounded wait before the checks. */
 export async function pendingJobs(sql: postgres.Sql): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from extraction_jobs where state not in ('done', 'failed')`;
+  const [row] = await sql<{ n: number }[]>`
+    select (select count(*) from extraction_jobs where state not in ('done', 'failed'))::int
+         + (select count(*) from ingest_files where state not in ('done', 'failed'))::int as n`;
   return row!.n;
 }
 

@@ -8,6 +8,11 @@
  *   single creates, every item of a bulk create, the raw memory and job of a remember; an
  *   acknowledged delete is gone. A write without an answer is never retried (the API has no
  *   idempotency key); it may have landed, but at most once, and a bulk all or nothing;
+ * - an import is sent with an Idempotency-Key and again, same key and body, after no answer or a
+ *   409: each of its items is stored once, and all of them once it is acknowledged;
+ * - a sync drop records its batch before reading its files: every file in the store is a row of
+ *   a batch, and every row ended done (its chunks stored once) or failed, including the files of
+ *   drops cut short by a kill (ingested by the worker ORGMEM_SYNC_DROP_RESUME_SECONDS later);
  * - every remember job ended done or failed (none left queued or processing), and a done job's
  *   facts are stored once each (each remembered text has a unique marker, so any repeated fact
  *   is a duplicate written by a job run twice);
@@ -16,7 +21,8 @@
  *   limit is one count across both, and a key revoked through one is refused by the other.
  *
  * Clients: --clients concurrent loops (default 8), each operation on either API process at
- * random: creates 30 %, bulk creates (5-20 items) 10 %, searches 30 %, remember jobs 17 %,
+ * random: creates 30 %, bulk creates (5-20 items) 10 %, searches 24 %, imports (100-600 items)
+ * 3 %, sync drops (2-6 files) 3 %, remember jobs 17 %,
  * deletes of their own memories 6 %, cache probes 7 %. A request refused by a dead process is
  * sent to the other one, as a load balancer would (it never reached a process). The fake LLM
  * (test/fakes) answers extraction in 0.1-1 s and the worker runs 8 jobs at a time, so worker kills
@@ -83,6 +89,8 @@ const env: Record<string, string> = {
   ORGMEM_LLM_BASE_URL: fake.url,
   ORGMEM_LLM_MODEL: 'fake-model',
   ORGMEM_WORKER_HEARTBEAT_SECONDS: '1',
+  // The files of a drop cut short by a kill are ingested by the worker 5 s later (600 s by default).
+  ORGMEM_SYNC_DROP_RESUME_SECONDS: '5',
   // Enough jobs in flight that a worker kill interrupts several, and the queue keeps up with the load.
   ORGMEM_WORKER_CONCURRENCY: '8',
   ORGMEM_LOG_LEVEL: 'warn',
@@ -146,7 +154,7 @@ try {
   for (const c of clients) await c.probe();
   const rate = await checkRateLimit(apis, limitedKey, RATE_LIMIT);
   const revocation = await checkRevocation(apis, key);
-  const f = await checkDatabase(sql, tenantId, ledger);
+  const f = await checkDatabase(sql, tenantId, ledger, join(dir, 'data', 'files'));
   const queueLeft = (await sql<{ n: number }[]>`select count(*)::int as n from graphile_worker._private_jobs`)[0]!.n;
 
   const probes = { fresh: 0, stale: 0, inconclusive: 0, warm: 0 };
@@ -155,7 +163,8 @@ try {
     if (p.warm) probes.warm++;
   }
   const quietInconclusive = ledger.probes.slice(duringLoad).filter((p) => p.outcome !== 'fresh').length;
-  const acked = f.checked.creates + f.checked.bulkItems + f.checked.deletes + f.checked.remembers;
+  const acked = f.checked.creates + f.checked.bulkItems + f.checked.deletes + f.checked.remembers + f.checked.importItems;
+  const retried = ledger.imports.filter((i) => i.sends > 1);
   const serverErrors = ledger.serverErrors.length;
   const statuses = [...ledger.statuses]
     .sort(([a], [b]) => a - b)
@@ -173,8 +182,13 @@ try {
     ['queue drained in', `${drainSeconds.toFixed(1)} s`],
     [
       'acknowledged writes checked',
-      `${acked} (creates ${f.checked.creates}, bulk items ${f.checked.bulkItems}, deletes ${f.checked.deletes}, remembers ${f.checked.remembers}) + ${f.checked.facts} facts`,
+      `${acked} (creates ${f.checked.creates}, bulk items ${f.checked.bulkItems}, deletes ${f.checked.deletes}, remembers ${f.checked.remembers}, import items ${f.checked.importItems}) + ${f.checked.facts} facts`,
     ],
+    [
+      'imports',
+      `${ledger.imports.length}, acknowledged ${ledger.imports.filter((i) => i.acked).length}; sent again with their key after no answer or a 409: ${retried.length} (acknowledged then ${retried.filter((i) => i.acked).length})`,
+    ],
+    ['sync drops', `${ledger.drops.sent}, cut short by a kill ${ledger.drops.unanswered}; batch files checked ${f.checked.files}`],
     ['unacknowledged writes that landed', f.landedWithoutAck],
     ['jobs', `done ${f.jobs.done}, failed ${f.jobs.failed}${f.jobs.skipped ? `, skipped ${f.jobs.skipped}` : ''}`],
     ['graphile queue rows left', queueLeft],
@@ -188,6 +202,7 @@ try {
     ['duplicates', f.duplicates.length, f.duplicates.length === 0],
     ['jobs not terminal', f.notTerminal.length, f.notTerminal.length === 0],
     ['partial bulk writes', f.partialBulks.length, f.partialBulks.length === 0],
+    ['stored files unaccounted for', f.unaccountedFiles.length, f.unaccountedFiles.length === 0],
     ['other broken promises', f.broken.length, f.broken.length === 0],
     ['5xx answers', serverErrors, serverErrors === 0],
     ['stale cross-process reads', probes.stale, probes.stale === 0],
@@ -205,6 +220,7 @@ try {
     ...f.losses,
     ...f.duplicates,
     ...f.partialBulks,
+    ...f.unaccountedFiles,
     ...f.broken,
     ...ledger.serverErrors,
     ...ledger.probes.flatMap((p) => (p.detail ? [p.detail] : [])),

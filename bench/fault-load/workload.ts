@@ -3,9 +3,10 @@ import { rng } from '../lib/stats.ts';
 /**
  * The clients of the fault-and-load run and the ledger of what the service acknowledged to them.
  * A write counts as acknowledged only on its 2xx; a request without an answer (connection
- * refused or reset by a killed process, or timed out) is never retried, since the API has no
+ * refused or reset by a killed process, or timed out) is not retried where the API has no
  * idempotency key: what such a write left behind is judged separately (at most once, and a bulk
- * all or nothing).
+ * all or nothing). An import is sent with an Idempotency-Key and sent again until it is answered,
+ * as a client that knows the key would.
  */
 export interface Reply {
   /** 0: no answer at all. */
@@ -16,11 +17,11 @@ export interface Reply {
   headers: Headers;
 }
 
-export async function request(url: string, key: string, method: string, path: string, body?: unknown): Promise<Reply> {
+export async function request(url: string, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
   try {
     const res = await fetch(url + path, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
@@ -57,12 +58,22 @@ export interface RememberRecord {
   acked: boolean;
   jobId?: string;
 }
+export interface ImportRecord {
+  key: string;
+  markers: string[];
+  acked: boolean;
+  /** Times it was sent (more than 1: retried after no answer or a 409). */
+  sends: number;
+}
 export type ProbeOutcome = 'fresh' | 'stale' | 'inconclusive';
 
 export class Ledger {
   creates: CreateRecord[] = [];
   bulks: BulkRecord[] = [];
   remembers: RememberRecord[] = [];
+  imports: ImportRecord[] = [];
+  /** Sync drops sent, and those left without an answer (cut short by a kill). */
+  drops = { sent: 0, unanswered: 0 };
   probes: Array<{ outcome: ProbeOutcome; warm: boolean; detail?: string }> = [];
   /** Requests per operation, and answers by status (0: none). */
   requests = new Map<string, number>();
@@ -176,6 +187,38 @@ export class Client {
     this.ledger.remembers.push({ content, sentences, acked: res.status === 202, jobId: res.status === 202 ? res.body.job_id : undefined });
   }
 
+  /**
+   * An import of 100-600 memories (1 to 6 steps) with an Idempotency-Key, sent again with the
+   * same key and body after no answer or a 409 (another process still running it), up to 20 times.
+   */
+  async importMany(): Promise<void> {
+    const markers = Array.from({ length: 100 + this.r.int(501) }, () => this.marker());
+    const record: ImportRecord = { key: `import-${markers[0]}`, markers, acked: false, sends: 0 };
+    this.ledger.imports.push(record);
+    const collection = this.r.pick(COLLECTIONS);
+    const body = { memories: markers.map((m) => ({ text: `Imported note ${m} on ${this.words(3)}.`, collection, metadata: { fl_marker: m } })) };
+    while (record.sends < 20) {
+      record.sends++;
+      const target = this.r.pick(this.apis);
+      const res = await request(target.url, this.key, 'POST', '/v1/memory/admin/import', body, { 'idempotency-key': record.key });
+      this.ledger.count('import', 'POST', '/v1/memory/admin/import', res);
+      if (res.status === 200) return void (record.acked = res.body.imported === markers.length);
+      if (res.status !== 0 && res.status !== 409) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  /** A sync drop of 2-6 small text files (JSON with base64 files), each a marker of its own. */
+  async drop(): Promise<void> {
+    const files = Array.from({ length: 2 + this.r.int(5) }, () => {
+      const m = this.marker();
+      return { filename: `${m}.txt`, content_type: 'text/plain', data: Buffer.from(`Dropped file ${m} about ${this.words(5)}.`).toString('base64') };
+    });
+    this.ledger.drops.sent++;
+    const res = await this.send('drop', 'POST', `/v1/memory/collections/${this.r.pick(COLLECTIONS)}/drop`, { files });
+    if (res.status === 0) this.ledger.drops.unanswered++;
+  }
+
   async remove(): Promise<void> {
     const live = this.mine.filter((c) => !c.deleted);
     if (!live.length) return;
@@ -217,7 +260,9 @@ export class Client {
       const before = this.ledger.statuses.get(0) ?? 0;
       if (x < 0.3) await this.create();
       else if (x < 0.4) await this.bulk();
-      else if (x < 0.7) await this.search();
+      else if (x < 0.64) await this.search();
+      else if (x < 0.67) await this.importMany();
+      else if (x < 0.7) await this.drop();
       else if (x < 0.87) await this.remember();
       else if (x < 0.93) await this.remove();
       else await this.probe();

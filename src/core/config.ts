@@ -76,6 +76,7 @@ const env = z.object({
   ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ORGMEM_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   ORGMEM_WORKER_HEARTBEAT_SECONDS: z.coerce.number().positive().default(10),
+  ORGMEM_SYNC_DROP_RESUME_SECONDS: z.coerce.number().positive().default(600),
   ORGMEM_PRODUCTION: bool.default(false),
   ORGMEM_LLM_BASE_URL: z.string().url().optional(),
   ORGMEM_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
@@ -259,6 +260,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.ORGMEM_LOG_LEVEL,
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,
     workerHeartbeatSeconds: e.ORGMEM_WORKER_HEARTBEAT_SECONDS,
+    syncDropResumeSeconds: e.ORGMEM_SYNC_DROP_RESUME_SECONDS,
     production: e.ORGMEM_PRODUCTION,
     /** Planner statistics refreshed by the service after bulk writes and every minute (services/memory/table-stats.ts). */
     autoAnalyze: e.ORGMEM_AUTO_ANALYZE,

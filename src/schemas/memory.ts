@@ -56,3 +56,28 @@ export const collectionSchema = z
     updated_at: timestamp.describe('When the collection or any of its memories last changed (ISO 8601 UTC with milliseconds)'),
   })
   .openapi('Collection');
+
+/** A client's key for one import: the same key with the same body is the same import (docs/contract.md, "Retries and idempotency"). */
+export const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .describe('Names this import: sending the same body with the same key resumes or answers it, never stores twice (the Idempotency-Key header)');
+
+/** An import as it stands: its answer, and its status while it runs or after it stopped. */
+export const importStatus = z
+  .object({
+    import_id: z.string(),
+    idempotency_key: z.string().nullable(),
+    complete: z.boolean().describe('false while it runs, or when it stopped (a crash, a dropped connection): send it again with the same key to resume'),
+    total: z.number().int().describe('Items in the body'),
+    imported: z.number().int(),
+    skipped: z.number().int(),
+    pending: z.number().int().describe('Items neither imported nor skipped yet'),
+    collections: z.array(z.string()).describe('Collections the import created or wrote to'),
+    errors: z.array(z.object({ index: z.number().int(), detail: z.string() })).describe('Why items were skipped (first 100)'),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Import');

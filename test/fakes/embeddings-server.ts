@@ -11,9 +11,9 @@ export interface FakeEmbeddings {
 /**
  * An OpenAI-compatible POST /embeddings on 127.0.0.1. Vectors are derived from the text's
  * characters so equal texts get equal vectors; the answer uses float arrays, as servers that
- * ignore `encoding_format` do.
+ * ignore `encoding_format` do. `delayMs` holds each answer back, as a busy model server would.
  */
-export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
+export async function startFakeEmbeddings(opts: { delayMs?: number } = {}): Promise<FakeEmbeddings> {
   const requests: FakeEmbeddings['requests'] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -29,8 +29,8 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
         const v = Array.from({ length: body.dimensions }, (_, i) => Math.sin((text.charCodeAt(i % text.length) || 1) * (i + 1)));
         return { object: 'embedding', index, embedding: v };
       });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      const answer = JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: 1, total_tokens: 1 } });
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), opts.delayMs ?? 0);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -63,12 +63,13 @@ export const samples: Record<string, Sample> = {
   'memories.detach': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, image_index: '0' }), allowedStatus: () => 404 },
   'drop.files': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
   'drop.presign': { input: (fx) => ({ collection: fx.collection, uploads: [{ filename: 'tides.txt', content_type: 'text/plain', size: 28 }] }) },
-  // Nothing was uploaded at the key: the call is allowed and rejects the file alone.
+  // presign never issued the key: the call is allowed and refused with 400 (nothing is queued).
   'drop.complete': {
     input: (fx) => ({
       collection: fx.collection,
       files: [{ key: `${fx.tenantId}/${fx.collection}/0196a1b2-0000-7000-8000-000000000000/tides.txt`, filename: 'tides.txt', mime: 'text/plain', size: 28 }],
     }),
+    allowedStatus: () => 400,
   },
   'memories.forget': { input: (fx) => ({ collection: fx.collection, query: 'tide tables', min_score: 1 }) },
   'search.collection': { input: (fx) => ({ collection: fx.collection, query: 'tide tables' }) },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, open, readdir, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -12,6 +12,8 @@ import { checkBlobSignature, signBlobUrl, type SignedBlobUrl } from './signed-ur
 export class InvalidBlobKeyError extends Error {}
 /** A streamed upload went over its limit; nothing was stored. */
 export class BlobTooLargeError extends Error {}
+/** A streamed upload to a key that already holds a file; the file was left as it was. */
+export class BlobExistsError extends Error {}
 
 const DEFAULT_TYPE = 'application/octet-stream';
 // A file starts with its content type and a newline, so the type and the bytes are written (and
@@ -88,10 +90,13 @@ export class LocalBlobStore implements BlobStore {
 
   /**
    * Writes a streamed upload, counting bytes as they arrive: past `maxBytes` it stops reading and
-   * throws BlobTooLargeError, and nothing is stored.
+   * throws BlobTooLargeError, and nothing is stored. It creates the key, never replaces it (a
+   * presigned upload writes once, docs/files.md): a key that holds a file, before the upload or
+   * by the time it is written, throws BlobExistsError and the file stays as it was.
    */
   async putStream(key: string, body: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<void> {
     const path = this.pathOf(key);
+    if (await this.head(key)) throw new BlobExistsError('A file was already uploaded at this key: an upload link writes once');
     const temp = await this.tempFile();
     let size = 0;
     try {
@@ -107,11 +112,15 @@ export class LocalBlobStore implements BlobStore {
         },
         createWriteStream(temp, { flags: 'wx' }),
       );
+      // A hard link never replaces a file (rename would): of two uploads racing, the second fails here.
+      await mkdir(dirname(path), { recursive: true });
+      await link(temp, path);
     } catch (err) {
-      await rm(temp, { force: true });
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') err = new BlobExistsError('A file was already uploaded at this key: an upload link writes once');
       throw err;
+    } finally {
+      await rm(temp, { force: true });
     }
-    await this.commit(temp, path);
   }
 
   private async openFile(key: string): Promise<FileHandle | null> {

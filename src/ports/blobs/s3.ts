@@ -129,7 +129,10 @@ export function s3BlobStore(opts: S3Options): BlobStore {
       }
     },
     presign(op, key, { expiresInSeconds, contentType }) {
-      const command = op === 'get' ? new GetObjectCommand({ Bucket, Key: key }) : new PutObjectCommand({ Bucket, Key: key, ContentType: contentType });
+      // An upload URL writes once (docs/files.md): the PUT must carry `If-None-Match: *`, which is
+      // signed into the URL, so the bucket refuses it (412) when the key already holds a file.
+      const command =
+        op === 'get' ? new GetObjectCommand({ Bucket, Key: key }) : new PutObjectCommand({ Bucket, Key: key, ContentType: contentType, IfNoneMatch: '*' });
       return getSignedUrl(client, command, { expiresIn: expiresInSeconds });
     },
     async close() {

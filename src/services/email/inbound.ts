@@ -27,6 +27,8 @@ const MAX_TEXT = 10_000;
 const MAX_HEADER = 998;
 /** Header To addresses kept in metadata (which is at most 16 KiB). */
 const MAX_TO = 20;
+/** Skipped attachments listed in metadata, each name cut to 100 characters (the count says how many in all). */
+const MAX_SKIPPED_LISTED = 50;
 
 /**
  * The `raw` of the HTTP handoff: base64, possibly wrapped in lines (`base64` without `-w0`).
@@ -153,6 +155,15 @@ async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, env
   // a duplicate and the attachments lost.
   const batch = files.length ? await dropLater(ctx, collection, files.slice(0, MAX_FILES), 'email') : null;
   if (batch) memory.metadata.batch_id = batch.batch_id;
+  // Attachments not queued are told on the mail's memory (docs/email.md): too large, or past the limit of a message.
+  const skipped = [
+    ...(batch?.failed ?? []).map((f) => ({ filename: f.filename, reason: f.detail })),
+    ...files.slice(MAX_FILES).map((f) => ({ filename: f.filename, reason: `More than ${MAX_FILES} attachments in the message` })),
+  ];
+  if (skipped.length) {
+    memory.metadata.attachments_skipped = skipped.slice(0, MAX_SKIPPED_LISTED).map((f) => ({ ...f, filename: f.filename.slice(0, 100) }));
+    memory.metadata.attachments_skipped_count = skipped.length;
+  }
   const [stored] = await ctx.app.db.transaction((tx) =>
     insertMemories(
       tx,
@@ -167,7 +178,7 @@ async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, env
       tenant: ctx.tenant.id,
       collection,
       memory: stored!.id,
-      attachments: batch && { batch: batch.batch_id, queued: batch.queued, failed: batch.failed, skipped: Math.max(0, files.length - MAX_FILES) },
+      attachments: batch && { batch: batch.batch_id, queued: batch.queued, skipped: skipped.length },
       requestId: ctx.requestId,
     },
     'inbound mail stored',

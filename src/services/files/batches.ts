@@ -11,16 +11,20 @@ import { ensureCollection } from '../memory/collections.ts';
  * One stored file of a batch, turned into memories by the worker as the batch's agent (the key
  * that dropped it, or mail's service identity), writing the batch's collection. Tries: 3, backing off.
  */
-export const ingestJob = actingJob(defineJob('ingest_file', z.object({ tenant_id: z.uuid(), batch_id: z.uuid(), key: z.string() }), { maxAttempts: 3 }), {
-  subject: async (app, { tenant_id, batch_id }) => {
-    const [batch] = await app.db.query<{ collection: string; agent_id: string | null; agent_label: string }>(
-      'select collection, agent_id, agent_label from ingest_batches where tenant_id = $1 and id = $2',
-      [tenant_id, batch_id],
-    );
-    return batch && { actor: batch.agent_id ? { agent_id: batch.agent_id } : { service: batch.agent_label }, collection: batch.collection };
+export const INGEST_TRIES = 3;
+export const ingestJob = actingJob(
+  defineJob('ingest_file', z.object({ tenant_id: z.uuid(), batch_id: z.uuid(), key: z.string() }), { maxAttempts: INGEST_TRIES }),
+  {
+    subject: async (app, { tenant_id, batch_id }) => {
+      const [batch] = await app.db.query<{ collection: string; agent_id: string | null; agent_label: string }>(
+        'select collection, agent_id, agent_label from ingest_batches where tenant_id = $1 and id = $2',
+        [tenant_id, batch_id],
+      );
+      return batch && { actor: batch.agent_id ? { agent_id: batch.agent_id } : { service: batch.agent_label }, collection: batch.collection };
+    },
+    grant: { field: 'collection', permission: 'write' },
   },
-  grant: { field: 'collection', permission: 'write' },
-});
+);
 
 export type FileState = 'queued' | 'processing' | 'done' | 'failed';
 
@@ -34,11 +38,19 @@ export interface BatchFile {
 /**
  * A batch of stored files and one ingest job per file, in the caller's transaction: the jobs
  * exist exactly when the batch does. The worker writes the memories as `ctx.agent` (mail has an
- * agent without a key: an empty id).
+ * agent without a key: an empty id). A batch recorded before its files are stored (a drop,
+ * docs/files.md) gets jobs that wait until `resumeAt`, to ingest what a drop killed mid-way left;
+ * the caller then queues the files it stored for now (`queueFiles`) or runs their first try itself.
  */
-export async function createBatch(q: Queryable, ctx: AuthedCtx, collection: string, files: BatchFile[], source: string): Promise<string> {
+export async function createBatch(
+  q: Queryable,
+  ctx: AuthedCtx,
+  collection: string,
+  files: BatchFile[],
+  source: string,
+  { resumeAt }: { resumeAt?: Date } = {},
+): Promise<string> {
   const batchId = newId();
-  await ensureCollection(q, ctx.tenant.id, collection);
   await q.query(`insert into ingest_batches (tenant_id, id, collection, agent_id, agent_label, source) values ($1, $2, $3, nullif($4, '')::uuid, $5, $6)`, [
     ctx.tenant.id,
     batchId,
@@ -56,9 +68,19 @@ export async function createBatch(q: Queryable, ctx: AuthedCtx, collection: stri
       f.content_type,
       f.size,
     ]);
-    await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key });
+    if (resumeAt) await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key }, { runAt: resumeAt });
   }
+  if (!resumeAt) await queueFiles(q, ctx, collection, batchId, files);
   return batchId;
+}
+
+/**
+ * The batch's files for the worker now, and its collection made. A file whose resume job (above)
+ * runs later finds it settled and does nothing.
+ */
+export async function queueFiles(q: Queryable, ctx: AuthedCtx, collection: string, batchId: string, files: BatchFile[]): Promise<void> {
+  await ensureCollection(q, ctx.tenant.id, collection);
+  for (const f of files) await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key });
 }
 
 interface FileRow {
@@ -106,4 +128,15 @@ export async function getBatch(ctx: AuthedCtx, batchId: string) {
     files,
     created_at: iso(batch.created_at)!,
   };
+}
+
+/** How a file of a batch was settled, as a try that found it settled reports it. */
+export async function fileRow(ctx: AuthedCtx, batchId: string, key: string) {
+  const [row] = await ctx.app.db.query<FileRow>(
+    `select key, filename, state, chunks, memory_ids, error from ingest_files where tenant_id = $1 and batch_id = $2 and key = $3`,
+    [ctx.tenant.id, batchId, key],
+  );
+  return row?.state === 'done'
+    ? { state: 'done' as const, memory_ids: row.memory_ids, chunks: row.chunks, preview: '' }
+    : { state: 'failed' as const, error: row?.error ?? 'The file was settled by another try' };
 }

@@ -1,7 +1,11 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AuthedCtx } from '../../core/context.ts';
+import { AppError, conflict, invalidInput, notFound } from '../../core/errors.ts';
+import { iso, isUuid, newId } from '../../core/ids.ts';
 import { collectionName, metadataObject } from '../../schemas/fields.ts';
 import { memoryCreate } from '../../schemas/memory.ts';
+import type { Queryable } from '../../ports/db/db.ts';
 import type { Grants } from '../access/grants.ts';
 import { insertMemories, type NewMemory } from './memories.ts';
 
@@ -22,16 +26,11 @@ export const DEFAULT_IMPORT_COLLECTION = 'default';
 const BATCH = 100;
 const MAX_REPORTED = 100;
 
-interface Report {
-  imported: number;
-  skipped: number;
-  collections: string[];
-  errors: Array<{ index: number; detail: string }>;
-}
+type ImportError = { index: number; detail: string };
 
 const issueText = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ');
 
-type ImportInput = { memories: unknown[]; collections?: unknown[]; into_collection?: string };
+type ImportInput = { memories: unknown[]; collections?: unknown[]; into_collection?: string; idempotency_key?: string };
 
 /**
  * Every collection an import may write, the rule admin.import declares (each is checked for write
@@ -50,35 +49,96 @@ export function importTargets(input: ImportInput): string[] {
   return [...new Set([...items, ...listed])];
 }
 
-/**
- * Imports memories (new ids, texts re-embedded) in batches of 100, each batch its own
- * transaction, so no transaction waits on the embedder. Every item is validated on its own:
- * a bad item, an item of a collection the key may not write (`grants`, resolved from
- * `importTargets`), or a batch that cannot be stored is skipped and counted, and the rest goes
- * on. A listed collection the key may not write is not created.
- */
-export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: Grants): Promise<Report> {
-  const report: Report = { imported: 0, skipped: 0, collections: [], errors: [] };
-  const skip = (index: number, detail: string) => {
-    report.skipped++;
-    if (report.errors.length < MAX_REPORTED) report.errors.push({ index, detail });
+interface ImportRow {
+  id: string;
+  idempotency_key: string | null;
+  body_hash: string;
+  total: number;
+  processed: number;
+  imported: number;
+  skipped: number;
+  collections: string[];
+  errors: ImportError[];
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An import as its answer and its status show it. */
+function importView(row: ImportRow) {
+  return {
+    import_id: row.id,
+    idempotency_key: row.idempotency_key,
+    complete: row.completed_at !== null,
+    total: row.total,
+    imported: row.imported,
+    skipped: row.skipped,
+    pending: row.total - row.imported - row.skipped,
+    collections: row.collections,
+    errors: row.errors,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
   };
-  const touched = new Set<string>();
+}
 
-  // Listed collections are created with their description and metadata (existing ones are
-  // left as they are). With into_collection everything lands in that one collection.
-  if (!input.into_collection) {
-    for (const raw of input.collections ?? []) {
-      const c = importCollection.safeParse(raw);
-      if (!c.success || !grants.allows(c.data.name)) continue;
-      await ctx.app.db.query(
-        'insert into collections (tenant_id, name, description, metadata) values ($1, $2, $3, $4::jsonb) on conflict (tenant_id, name) do nothing',
-        [ctx.tenant.id, c.data.name, c.data.description ?? null, c.data.metadata ?? {}],
-      );
-      touched.add(c.data.name);
-    }
+const bodyHash = (input: ImportInput) =>
+  createHash('sha256')
+    .update(JSON.stringify([input.memories, input.collections ?? null, input.into_collection ?? null]))
+    .digest('hex');
+
+const COLUMNS = 'id, idempotency_key, body_hash, total, processed, imported, skipped, collections, errors, completed_at, created_at, updated_at';
+
+/** The tenant's import with this id or idempotency key (404 otherwise). */
+export async function getImport(ctx: AuthedCtx, ref: string) {
+  const [row] = await ctx.app.db.query<ImportRow>(
+    `select ${COLUMNS} from imports where tenant_id = $1 and (idempotency_key = $2 or id = $3::uuid) order by coalesce(idempotency_key = $2, false) desc limit 1`,
+    [ctx.tenant.id, ref, isUuid(ref) ? ref : null],
+  );
+  if (!row) throw notFound(`Import ${ref} not found`);
+  return importView(row);
+}
+
+/**
+ * The import's row: a new one, or the one of the same idempotency key (the same body, or a 422).
+ * Its first `processed` valid items were handled by the tries before.
+ */
+async function importRow(ctx: AuthedCtx, input: ImportInput, total: number, skipped: ImportError[], skippedCount: number): Promise<ImportRow> {
+  const hash = bodyHash(input);
+  const key = input.idempotency_key ?? null;
+  const [created] = await ctx.app.db.query<ImportRow>(
+    `insert into imports (tenant_id, id, idempotency_key, body_hash, total, skipped, errors) values ($1, $2, $3, $4, $5, $6, $7::jsonb)
+     on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing returning ${COLUMNS}`,
+    [ctx.tenant.id, newId(), key, hash, total, skippedCount, skipped],
+  );
+  const [row] = created
+    ? [created]
+    : await ctx.app.db.query<ImportRow>(`select ${COLUMNS} from imports where tenant_id = $1 and idempotency_key = $2`, [ctx.tenant.id, key]);
+  if (row!.body_hash !== hash) {
+    throw invalidInput([{ path: 'idempotency_key', message: 'This Idempotency-Key was used with another body: send a new key for a new import' }]);
   }
+  return row!;
+}
 
+/**
+ * Imports memories (new ids, texts re-embedded) in steps of 100, each its own transaction, so no
+ * transaction waits on the embedder. Every item is validated on its own: a bad item, an item of a
+ * collection the key may not write (`grants`, resolved from `importTargets`), or a step that
+ * cannot be stored is skipped and counted, and the rest goes on. A listed collection the key may
+ * not write is not created.
+ *
+ * Each step commits with the import's row (docs/contract.md, "Retries and idempotency"): with an
+ * idempotency key, the same body sent again answers the import as recorded once it is complete,
+ * or resumes after the last step committed (a crash, a dropped connection), so nothing is stored
+ * twice. Two requests running the same import at once: the second to commit a step is refused
+ * (409) and its step rolled back.
+ */
+export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: Grants) {
+  const errors: ImportError[] = [];
+  let skippedCount = 0;
+  const skip = (index: number, detail: string) => {
+    skippedCount++;
+    if (errors.length < MAX_REPORTED) errors.push({ index, detail });
+  };
   const valid: Array<{ index: number; collection: string; item: NewMemory }> = [];
   for (const [index, raw] of input.memories.entries()) {
     const parsed = importItem.safeParse(raw);
@@ -91,14 +151,49 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     if (!grants.allows(target)) skip(index, `this API key may not write collection "${target}"`);
     else valid.push({ index, collection: target, item });
   }
+  const row = await importRow(ctx, input, input.memories.length, errors, skippedCount);
+  if (row.completed_at) return importView(row);
 
-  for (let start = 0; start < valid.length; start += BATCH) {
-    const batch = valid.slice(start, start + BATCH);
+  // Listed collections are created with their description and metadata (existing ones are
+  // left as they are). With into_collection everything lands in that one collection.
+  const listed: string[] = [];
+  if (!input.into_collection) {
+    for (const raw of input.collections ?? []) {
+      const c = importCollection.safeParse(raw);
+      if (!c.success || !grants.allows(c.data.name)) continue;
+      await ctx.app.db.query(
+        'insert into collections (tenant_id, name, description, metadata) values ($1, $2, $3, $4::jsonb) on conflict (tenant_id, name) do nothing',
+        [ctx.tenant.id, c.data.name, c.data.description ?? null, c.data.metadata ?? {}],
+      );
+      listed.push(c.data.name);
+    }
+  }
+
+  // A step's counts move only from what this request last read: another request that moved them meanwhile wins.
+  let processed = row.processed;
+  const advance = async (q: Queryable, step: number, fields: { imported: number; errors: ImportError[]; collections: string[] }) => {
+    const moved = await q.query(
+      `update imports set processed = processed + $4, imported = imported + $5, skipped = skipped + $4 - $5,
+              errors = (errors || $6::jsonb), collections = (select coalesce(jsonb_agg(distinct c order by c), '[]'::jsonb) from jsonb_array_elements_text(collections || $7::jsonb) c),
+              updated_at = now()
+        where tenant_id = $1 and id = $2 and processed = $3 and completed_at is null returning id`,
+      [ctx.tenant.id, row.id, processed, step, fields.imported, fields.errors, fields.collections],
+    );
+    if (!moved.length) throw conflict(`Import ${row.id} is being run by another request: GET /v1/memory/admin/import/${row.id} tells how far it got`);
+  };
+  // Room left in the recorded errors (the first 100 of the import's whole life).
+  let room = Math.max(0, MAX_REPORTED - row.errors.length);
+
+  while (processed < valid.length) {
+    const batch = valid.slice(processed, processed + BATCH);
+    const names = [...new Set(batch.map((b) => b.collection))];
     try {
-      const embeddings = await ctx.app.embedder.embed(batch.map((b) => b.item.text));
+      const vectors = await ctx.app.embedder.embed(batch.map((b) => b.item.text));
       await ctx.app.db.transaction(async (tx) => {
-        for (const name of new Set(batch.map((b) => b.collection))) {
-          const group = batch.flatMap((b, i) => (b.collection === name ? [{ item: b.item, embedding: embeddings[i]! }] : []));
+        // First, so that a second request running this import waits here and is refused, before it inserts anything.
+        await advance(tx, batch.length, { imported: batch.length, errors: [], collections: names });
+        for (const name of names) {
+          const group = batch.flatMap((b, i) => (b.collection === name ? [{ item: b.item, embedding: vectors[i]! }] : []));
           await insertMemories(
             tx,
             ctx,
@@ -108,13 +203,20 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
           );
         }
       });
-      report.imported += batch.length;
-      for (const b of batch) touched.add(b.collection);
     } catch (err) {
+      if (err instanceof AppError && err.code === 'CONFLICT') throw err;
       ctx.app.log.error({ err, requestId: ctx.requestId }, 'import batch failed');
-      for (const b of batch) skip(b.index, `could not be stored (request ${ctx.requestId})`);
+      const failed = batch.slice(0, room).map((b) => ({ index: b.index, detail: `could not be stored (request ${ctx.requestId})` }));
+      room -= failed.length;
+      await advance(ctx.app.db, batch.length, { imported: 0, errors: failed, collections: [] });
     }
+    processed += batch.length;
   }
-  report.collections = [...touched].sort();
-  return report;
+  const [done] = await ctx.app.db.query<ImportRow>(
+    `update imports set completed_at = now(), updated_at = now(),
+            collections = (select coalesce(jsonb_agg(distinct c order by c), '[]'::jsonb) from jsonb_array_elements_text(collections || $3::jsonb) c)
+      where tenant_id = $1 and id = $2 returning ${COLUMNS}`,
+    [ctx.tenant.id, row.id, listed],
+  );
+  return importView(done!);
 }

@@ -14,6 +14,8 @@ export const DATA_TABLES = [
   'extraction_jobs',
   'ingest_batches',
   'ingest_files',
+  'presigned_uploads',
+  'imports',
   'connections',
   'connection_runs',
   'connection_records',

@@ -5,7 +5,7 @@ import { Busy, ErrorNote } from './ui.tsx';
 import { useApi } from './use-api.ts';
 
 /** The files an async drop refused at once (the rest are in the batch). */
-export type FileRejected = Extract<ApiOutput['drop']['files'], { batch_id: string }>['failed'];
+export type FileRejected = Extract<ApiOutput['drop']['files'], { queued: number }>['failed'];
 
 /** One file's outcome, whichever way it was read (the sync answer or an async batch). */
 export interface FileOutcome {

@@ -28,7 +28,7 @@ export function FileDropForm() {
       api<ApiOutput['drop']['files']>('POST', `/v1/memory/collections/${seg(name)}/drop${query({ async_ingest: background || undefined })}`, { form }),
     );
     if (!res) return;
-    setOutcome('batch_id' in res ? { collection: name, batchId: res.batch_id, rejected: res.failed } : { collection: name, files: res.files });
+    setOutcome('files' in res ? { collection: name, files: res.files } : { collection: name, batchId: res.batch_id, rejected: res.failed });
     if (input.current) input.current.value = '';
     setCount(0);
   }

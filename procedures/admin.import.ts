@@ -14,6 +14,7 @@ export default defineProcedure({
     'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere).',
   rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   // Every collection named is checked; the items of those the key may not write are skipped and reported, not the call refused.
   collection: { collections: importTargets, permission: 'write', partial: true },
   // Page by page, so that a large import neither holds one long transaction nor all its embeddings.

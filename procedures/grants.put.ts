@@ -13,6 +13,7 @@ export default defineProcedure({
     'Unknown collection, or a key id that is not an active key of the tenant: 404.',
   rest: { method: 'PUT', path: '/v1/memory/collections/{name}/grants', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   collection: { field: 'name', permission: 'write' },
   errors: {
     BAD_REQUEST: 'The change would leave the collection restricted with no active key granted can_write',

@@ -6,7 +6,7 @@ import { AppError, forbidden, unauthorized, validationError } from '../core/erro
 import { screenInput } from './input-guard.ts';
 import { isUnreachable } from '../ports/db/db.ts';
 import { inUnitOfWork } from '../ports/db/unit-of-work.ts';
-import { isRead, validatesInput, type AnyProcedure } from './procedure.ts';
+import { isRead, keyRoleOf, validatesInput, type AnyProcedure } from './procedure.ts';
 import { answers } from './responses.ts';
 import type { Tenant } from '../schemas/access.ts';
 import { authenticate } from '../services/access/authenticate.ts';
@@ -35,7 +35,7 @@ export interface InvokeResult {
 }
 
 /**
- * The one pipeline every front end calls: authenticate (and rate-limit) -> admin and read-only
+ * The one pipeline every front end calls: authenticate (and rate-limit) -> operator, key role and read-only
  * checks -> parse -> collection grants -> handler -> output check -> audit (writes, in the
  * write's own transaction) -> error mapping. Access rules live here and nowhere else.
  */
@@ -56,6 +56,9 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
       // The tenant's data may live in its own database: the context's App is the tenant's from here on.
       ctx = { ...base, app: await tenantApp(app, auth.tenant.id, auth.database), tenant: auth.tenant, agent: auth.agent };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
+      if (keyRoleOf(proc) === 'admin' && auth.agent.role !== 'admin') {
+        throw forbidden(`${proc.name} needs an admin API key; this key's role is ${auth.agent.role}`);
+      }
       // A write that a dry run turns into a read is decided once its input is read.
       if (auth.agent.read_only && !isRead(proc) && !proc.readWhen) throw forbidden('This API key is read-only');
     }

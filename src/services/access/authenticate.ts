@@ -1,14 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Agent, App, AuthedCtx } from '../../core/context.ts';
 import { unauthorized } from '../../core/errors.ts';
-import type { Tenant } from '../../schemas/access.ts';
+import type { KeyRole, Tenant } from '../../schemas/access.ts';
 import { hashKey, type KeyRow } from './keys.ts';
 import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
 import { tenantView, type TenantRow } from './tenants.ts';
 
 type AuthRow = KeyRow & TenantRow & { key_id: string; database_sealed: string | null; rl_count?: number; rl_reset?: number };
 
-const KEY_BY_HASH = `select k.id as key_id, k.key_hash, k.label, k.read_only, k.revoked_at, k.last_used_at,
+const KEY_BY_HASH = `select k.id as key_id, k.key_hash, k.label, k.role, k.read_only, k.revoked_at, k.last_used_at,
             t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at,
             (select d.connection_string_sealed from database_configs d where d.tenant_id = t.id) as database_sealed
        from api_keys k join tenants t on t.id = k.tenant_id
@@ -64,7 +64,7 @@ export async function authenticate(app: App, header: string | undefined): Promis
   }
   return {
     tenant: tenantView(row, app.config.tiers),
-    agent: { id: row.key_id, label: row.label, read_only: row.read_only },
+    agent: { id: row.key_id, label: row.label, role: row.role, read_only: row.read_only },
     rate: row.rl_count == null ? null : { count: row.rl_count, reset_at: row.rl_reset! },
     database: row.database_sealed,
   };
@@ -82,12 +82,12 @@ export type Actor = { agent_id: string } | { service: string; id?: string };
  * the agent's work goes on as it), with the tenant.
  */
 const AGENT = `with recursive chain as (
-    select k.id, k.label, k.read_only, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
+    select k.id, k.label, k.role, k.read_only, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
     union all
-    select k.id, k.label, k.read_only, k.revoked_at, k.replaced_by, c.depth + 1
+    select k.id, k.label, k.role, k.read_only, k.revoked_at, k.replaced_by, c.depth + 1
       from chain c join api_keys k on k.tenant_id = $1 and k.id = c.replaced_by where c.depth < 1000
   )
-  select t.*, c.id as key_id, c.label as key_label, c.read_only as key_read_only, c.revoked_at is not null as key_revoked
+  select t.*, c.id as key_id, c.label as key_label, c.role as key_role, c.read_only as key_read_only, c.revoked_at is not null as key_revoked
     from tenants t join chain c on true where t.id = $1 order by c.depth desc limit 1`;
 
 /**
@@ -100,14 +100,14 @@ export async function actAs(app: App, tenantId: string, actor: Actor, requestId:
   if ('service' in actor) {
     const [row] = await app.platform.query<TenantRow>('select * from tenants where id = $1', [tenantId]);
     if (!row) return null;
-    const agent = { id: actor.id ?? '', label: actor.service, read_only: false };
+    const agent = { id: actor.id ?? '', label: actor.service, role: 'agent' as const, read_only: false };
     return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: false };
   }
-  const [row] = await app.platform.query<TenantRow & { key_id: string; key_label: string; key_read_only: boolean; key_revoked: boolean }>(AGENT, [
+  const [row] = await app.platform.query<TenantRow & { key_id: string; key_label: string; key_role: KeyRole; key_read_only: boolean; key_revoked: boolean }>(AGENT, [
     tenantId,
     actor.agent_id,
   ]);
   if (!row) return null;
-  const agent = { id: row.key_id, label: row.key_label, read_only: row.key_read_only };
+  const agent = { id: row.key_id, label: row.key_label, role: row.key_role, read_only: row.key_read_only };
   return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: row.key_revoked };
 }

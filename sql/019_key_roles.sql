@@ -14,7 +14,7 @@ update api_keys k set role = 'admin'
 -- reroute the restricted data, so only the account's own key is admin: its first key, followed
 -- through rotations to the key that replaced it.
 with recursive chain as (
-    select distinct on (tenant_id) tenant_id, id, 0 as depth from api_keys order by tenant_id, created_at, id
+    (select distinct on (tenant_id) tenant_id, id, 0 as depth from api_keys order by tenant_id, created_at, id)
     union all
     select k.tenant_id, k.id, c.depth + 1
       from chain c join api_keys a on a.tenant_id = c.tenant_id and a.id = c.id

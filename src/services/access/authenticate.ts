@@ -103,10 +103,10 @@ export async function actAs(app: App, tenantId: string, actor: Actor, requestId:
     const agent = { id: actor.id ?? '', label: actor.service, role: 'agent' as const, read_only: false };
     return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: false };
   }
-  const [row] = await app.platform.query<TenantRow & { key_id: string; key_label: string; key_role: KeyRole; key_read_only: boolean; key_revoked: boolean }>(AGENT, [
-    tenantId,
-    actor.agent_id,
-  ]);
+  const [row] = await app.platform.query<TenantRow & { key_id: string; key_label: string; key_role: KeyRole; key_read_only: boolean; key_revoked: boolean }>(
+    AGENT,
+    [tenantId, actor.agent_id],
+  );
   if (!row) return null;
   const agent = { id: row.key_id, label: row.key_label, role: row.key_role, read_only: row.key_read_only };
   return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: row.key_revoked };

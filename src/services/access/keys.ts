@@ -12,15 +12,10 @@ export const hashKey = (key: string) => createHash('sha256').update(key).digest(
 export async function insertKey(q: Queryable, tenantId: string, label: string, role: KeyRole, readOnly: boolean) {
   const apiKey = `mv_${randomBytes(32).toString('base64url')}`;
   const id = newId();
-  const [row] = await q.query<KeyRow>(`insert into api_keys (tenant_id, id, key_hash, prefix, label, role, read_only) values ($1, $2, $3, $4, $5, $6, $7) returning *`, [
-    tenantId,
-    id,
-    hashKey(apiKey),
-    apiKey.slice(0, 9),
-    label,
-    role,
-    readOnly,
-  ]);
+  const [row] = await q.query<KeyRow>(
+    `insert into api_keys (tenant_id, id, key_hash, prefix, label, role, read_only) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    [tenantId, id, hashKey(apiKey), apiKey.slice(0, 9), label, role, readOnly],
+  );
   return { row: row!, apiKey };
 }
 

@@ -11,7 +11,7 @@ import { answers } from './responses.ts';
 import type { Tenant } from '../schemas/access.ts';
 import { authenticate } from '../services/access/authenticate.ts';
 import { NO_GRANTS, resolveGrants } from '../services/access/grants.ts';
-import { enforce } from '../services/access/rate-limit.ts';
+import { enforce, rateLimited } from '../services/access/rate-limit.ts';
 import { tenantApp } from '../services/tenant-db/tenant-app.ts';
 
 export interface Caller {
@@ -89,13 +89,16 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
 }
 
 /**
- * Authenticates a request and counts it against its key's rate limit: RateLimit-* go into
- * `headers`, and over the limit it is a 429 with Retry-After.
+ * Authenticates a request and counts its `calls` (each call of a batch, docs/contract.md "Rate
+ * limits") against its key's rate limit: RateLimit-* go into `headers`; `within` is how many of the
+ * calls, the first ones, fit in the window, and none fitting is a 429 with Retry-After. `refusal`
+ * is what each call past them answers.
  */
-export async function authenticateRequest(app: App, authorization: string | undefined, headers: Record<string, string>) {
-  const auth = await authenticate(app, authorization);
-  enforce(headers, auth.tenant.limits.rate_limit_per_minute, auth.rate);
-  return auth;
+export async function authenticateRequest(app: App, authorization: string | undefined, headers: Record<string, string>, calls = 1) {
+  const auth = await authenticate(app, authorization, calls);
+  const limit = auth.tenant.limits.rate_limit_per_minute;
+  const within = enforce(headers, limit, auth.rate, 'API key', calls);
+  return { ...auth, within, refusal: () => rateLimited(limit, auth.rate!) };
 }
 
 /** Constant-time, and an unset secret never matches: an unconfigured internal endpoint is closed. */

@@ -22,13 +22,13 @@ const authSql = (limited: boolean) => `with k as (${KEY_BY_HASH}),
   used as (update api_keys a set last_used_at = now() from k
             where a.tenant_id = k.id and a.id = k.key_id and k.revoked_at is null
               and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute'))
-  ${limited ? `, hit as (${hitSql(`'key:' || k.key_id`, '$2', 'from k where k.revoked_at is null')})` : ''}
+  ${limited ? `, hit as (${hitSql(`'key:' || k.key_id`, '$2', 'from k where k.revoked_at is null', '$3::int')})` : ''}
   select k.*${limited ? ', hit.count as rl_count, hit.reset_at as rl_reset from k left join hit on true' : ' from k'}`;
 
-async function lookupKey(app: App, hash: string): Promise<AuthRow | undefined> {
+async function lookupKey(app: App, hash: string, calls: number): Promise<AuthRow | undefined> {
   if (!app.config.rateLimit.enabled) return (await app.platform.query<AuthRow>(authSql(false), [hash]))[0];
   try {
-    return (await app.platform.query<AuthRow>(authSql(true), [hash, app.config.rateLimit.windowSeconds]))[0];
+    return (await app.platform.query<AuthRow>(authSql(true), [hash, app.config.rateLimit.windowSeconds, calls]))[0];
   } catch (err) {
     // Without the counter the lookup works: the limiter's store failed, so fail open. If the
     // plain lookup fails as well, the database itself is down and that error is the answer.
@@ -41,22 +41,22 @@ async function lookupKey(app: App, hash: string): Promise<AuthRow | undefined> {
 export interface Authenticated {
   tenant: Tenant;
   agent: Agent;
-  /** This request's hit on the key's rate-limit window; null when the limiter is off or failed. */
+  /** This request's hit on the key's rate-limit window (the count after its calls); null when the limiter is off or failed. */
   rate: RateHit | null;
   /** The tenant's own database (sealed connection string), or null: its data is on the platform. */
   database: string | null;
 }
 
 /**
- * Resolves `Authorization: Bearer mv_...` to its tenant and agent, counting the request
- * against the key's rate limit. Every failure is the same 401 so that an attacker learns
- * nothing about which keys exist.
+ * Resolves `Authorization: Bearer mv_...` to its tenant and agent, counting the request's `calls`
+ * (a batch's, else 1) against the key's rate limit. Every failure is the same 401 so that an
+ * attacker learns nothing about which keys exist.
  */
-export async function authenticate(app: App, header: string | undefined): Promise<Authenticated> {
+export async function authenticate(app: App, header: string | undefined, calls = 1): Promise<Authenticated> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) throw unauthorized(header ? 'Authorization must be "Bearer <API key>"' : 'Missing API key: send Authorization: Bearer <API key>');
   const presented = hashKey(match[1]!);
-  const row = await lookupKey(app, presented);
+  const row = await lookupKey(app, presented, calls);
   // The lookup is by hash; comparing the hashes again in constant time keeps the check
   // independent of how the index compares strings.
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(presented)) || row.revoked_at) {

@@ -23,7 +23,10 @@ describe('per-key rate limit', () => {
   let t: Tenant;
 
   beforeAll(async () => {
-    server = await startServer({ ORGMEM_TIERS: TIERS, ORGMEM_RATE_LIMIT_WINDOW_SECONDS: '3600', ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    server = await startServer(
+      { ORGMEM_TIERS: TIERS, ORGMEM_RATE_LIMIT_WINDOW_SECONDS: '3600', ORGMEM_PULSE_PER_IP: '5', ORGMEM_PULSE_WINDOW_SECONDS: '3600', ORGMEM_EMBEDDER: 'hash' },
+      { worker: false },
+    );
   });
   afterAll(() => server?.close());
 
@@ -96,6 +99,20 @@ describe('per-key rate limit', () => {
     const unauthenticated = await call(server.url, 'GET', '/v1/memory/agents', { key: 'mv_unknown' });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('gives the pageview beacon a budget per client address: past it 429 with Retry-After, and nothing stored', async () => {
+    const views = async () => (await server.app.platform.query<{ n: number }>('select count(*)::int as n from pageviews'))[0]!.n;
+    const before = await views();
+    // The beacon and its alias share the budget of 5.
+    const paths = ['/v1/pulse', '/v1/track', '/v1/pulse', '/v1/track', '/v1/pulse', '/v1/pulse', '/v1/track'];
+    const answers = [];
+    for (const path of paths) answers.push(await call(server.url, 'POST', path, { body: { path: '/pricing' } }));
+    expect(answers.map((a) => a.status)).toEqual([204, 204, 204, 204, 204, 429, 429]);
+    const over = answers[5]!;
+    expect(over.body.detail).toMatch(/^Rate limit of 5 calls per window exceeded for this client address; retry in \d+ s$/);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await views()).toBe(before + 5);
   });
 
   describe('a batch of 100 calls against a budget of 10', () => {

@@ -182,7 +182,7 @@ describe('MCP prompts', () => {
     const none = await client
       .getPrompt({ name: 'recall', arguments: { task: 'quantum chromodynamics lecture', collection: 'empty-one' } })
       .catch((e: Error) => e);
-    expect(String(none)).toMatch(/404:/);
+    expect(none).toMatchObject({ code: -32002, data: { status: 404, detail: 'Collection "empty-one" not found' } });
   });
 
   it('save_learnings asks the model to remember what was learned, in the collection given', async () => {

@@ -6,6 +6,9 @@ import { hashKey, type KeyRow } from './keys.ts';
 import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
 import { tenantView, type TenantRow } from './tenants.ts';
 
+/** Far above an API key's `Bearer mv_` + 43 characters. */
+const MAX_AUTHORIZATION = 1024;
+
 type AuthRow = KeyRow & TenantRow & { key_id: string; database_sealed: string | null; rl_count?: number; rl_reset?: number };
 
 const KEY_BY_HASH = `select k.id as key_id, k.key_hash, k.label, k.role, k.read_only, k.revoked_at, k.last_used_at,
@@ -53,6 +56,8 @@ export interface Authenticated {
  * attacker learns nothing about which keys exist.
  */
 export async function authenticate(app: App, header: string | undefined, calls = 1): Promise<Authenticated> {
+  // No key is that long: refused before it is hashed or looked up.
+  if (header && header.length > MAX_AUTHORIZATION) throw unauthorized(`The Authorization header is longer than any API key (${MAX_AUTHORIZATION} characters)`);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) throw unauthorized(header ? 'Authorization must be "Bearer <API key>"' : 'Missing API key: send Authorization: Bearer <API key>');
   const presented = hashKey(match[1]!);

@@ -103,7 +103,7 @@ ${HELP}`,
 };
 
 const createKeyCommand: Command = {
-  usage: `Usage: orgmem admin create-key --tenant T [--label L] [--read-only]
+  usage: `Usage: orgmem admin create-key --tenant T [--label L] [--role admin|agent] [--read-only]
 
 Creates an API key for an existing tenant and prints it once; the tenant's other keys stay as
 they are. This is how an operator replaces a lost key, the first start's admin key included:
@@ -115,7 +115,7 @@ It works while orgmem serve runs on the same data: it then asks that server.
 Options:
   --tenant T        the tenant's name, email or id
   --label L         the key's label, its agent name (default: cli)
-  --role R          admin (default: the key of whoever runs the server) or agent
+  --role R          admin (the default: it also manages keys, grants, settings) or agent
   --read-only       a key that can read but not write
 ${HELP}`,
   options: { tenant: { type: 'string' }, label: { type: 'string' }, role: { type: 'string' }, 'read-only': { type: 'boolean' } },

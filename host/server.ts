@@ -1,7 +1,6 @@
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { maxHeaderSize } from 'node:http';
 import { registerMcpHttp } from '../mcp/http.ts';
 import { openApiDocument } from '../rest-adapter/openapi.ts';
 import { registerRestRoutes } from '../rest-adapter/routes.ts';
@@ -9,7 +8,7 @@ import { appRouter } from '../trpc/router.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
-import { answerClientError, sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
+import { answerClientError, MAX_HEADER_BYTES, sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
 import { isAppPage, registerWebRoutes, sendAppPage } from './web-routes.ts';
 
 // Bulk create carries up to 100 texts of 10,000 characters plus metadata.
@@ -41,7 +40,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     // like any bad name, a long id 404 like any unknown one (docs/contract.md, "Conventions"), where the router's
     // default limit (100) would answer 414 first. The request line counts against Node's header
     // limit, so no parameter can be longer than that, and a longer URL is a 431 (below).
-    routerOptions: { maxParamLength: maxHeaderSize },
+    routerOptions: { maxParamLength: MAX_HEADER_BYTES },
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
     frameworkErrors: answerError,
     // Requests Node's parser refuses before fastify sees them (headers over the limit...).
     clientErrorHandler: answerClientError,

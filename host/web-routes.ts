@@ -10,6 +10,28 @@ export const WEB_DIR = fileURLToPath(new URL('../dist/web/', import.meta.url));
 const API = /^\/(v1\/|v1$|trpc\/|openapi\.json)/;
 
 /**
+ * What a browser may do with the dashboard's pages (docs/dashboard.md, "Headers"): its own scripts,
+ * styles and API only (the build has no inline script or style element; React sets styles through
+ * the DOM, which a CSP allows), images from anywhere (a tenant's own bucket serves memory images),
+ * and no framing by any site.
+ */
+export const DASHBOARD_HEADERS = {
+  'content-security-policy': [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    'img-src * data: blob:',
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+};
+
+/**
  * Serves the dashboard at `/`: its files as built, and index.html for any other page address
  * (`/collections/notes`), so the single-page app's links can be opened directly. Hashed assets
  * are cached for good; index.html is checked each time so a new build shows at once. Answers
@@ -17,6 +39,9 @@ const API = /^\/(v1\/|v1$|trpc\/|openapi\.json)/;
  */
 export async function registerWebRoutes(server: FastifyInstance): Promise<boolean> {
   if (!existsSync(`${WEB_DIR}index.html`)) return false;
+  server.addHook('onSend', async (req, reply) => {
+    if (!API.test(req.url)) reply.headers(DASHBOARD_HEADERS);
+  });
   await server.register(fastifyStatic, {
     root: WEB_DIR,
     wildcard: false,

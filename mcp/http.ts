@@ -1,10 +1,28 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
-import { sendError } from '../src/pipeline/http-errors.ts';
+import { sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
 import { authenticateRequest } from '../src/pipeline/invoke.ts';
+import { requestError } from './results.ts';
 import { buildMcpServer } from './server.ts';
+
+/** The JSON-RPC calls (requests, not notifications) a POST carries; a body that is none still counts one. */
+const callsIn = (body: unknown) => Math.max(1, (Array.isArray(body) ? body : [body]).filter((m) => isJSONRPCRequest(m)).length);
+
+/**
+ * Why a body cannot be handed to the transport, or null: answered here as a JSON-RPC error with our
+ * `data: {status, detail}` (docs/contract.md, "Errors"), where the transport's own has no detail.
+ */
+function unreadable(body: unknown): { code: number; detail: string } | null {
+  if (body instanceof UnreadableBody) return { code: ErrorCode.ParseError, detail: body.detail };
+  const messages = Array.isArray(body) ? body : [body];
+  if (!messages.length || messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) {
+    return { code: ErrorCode.InvalidRequest, detail: 'The body is not a JSON-RPC message or a batch of them' };
+  }
+  return null;
+}
 
 /**
  * Streamable HTTP at POST /v1/mcp, stateless: each request gets its own server and
@@ -12,15 +30,24 @@ import { buildMcpServer } from './server.ts';
  */
 export function registerMcpHttp(server: FastifyInstance, app: App) {
   server.post('/v1/mcp', async (req, reply) => {
-    // Authenticate and rate-limit the HTTP request once, before speaking MCP: a bad key is a
-    // 401 + WWW-Authenticate, too many requests a 429; the tools then run as this agent.
+    // Authenticate the HTTP request once, before speaking MCP, counting each JSON-RPC call of a
+    // batch against the rate limit (docs/contract.md, "Rate limits"): a bad key is a 401 +
+    // WWW-Authenticate, no call within the limit a 429; the tools then run as this agent.
     const headers: Record<string, string> = {};
     let auth;
     try {
-      auth = await authenticateRequest(app, req.headers.authorization, headers);
+      auth = await authenticateRequest(app, req.headers.authorization, headers, callsIn(req.body));
     } catch (err) {
       const e = err as AppError;
       return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers }));
+    }
+    const refused = unreadable(req.body);
+    if (refused) {
+      const { code, detail } = refused;
+      return reply
+        .code(400)
+        .headers(headers)
+        .send({ jsonrpc: '2.0', id: null, error: { code, message: detail, data: { status: 400, detail } } });
     }
     for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
     const mcp = buildMcpServer(app, {
@@ -34,6 +61,14 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
       void mcp.close();
     });
     await mcp.connect(transport);
+    // The calls past the limit are answered here, each with its JSON-RPC error; the first ones run.
+    const serve = transport.onmessage!;
+    let left = auth.within;
+    transport.onmessage = (message, extra) => {
+      if (!isJSONRPCRequest(message) || left-- > 0) return serve(message, extra);
+      const { code, message: detail, data } = requestError(auth.refusal());
+      void transport.send({ jsonrpc: '2.0', id: message.id, error: { code, message: detail, data } });
+    };
     reply.hijack();
     await transport.handleRequest(req.raw, reply.raw, req.body);
   });

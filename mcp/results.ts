@@ -5,32 +5,41 @@ import { AppError } from '../src/core/errors.ts';
 const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * A JSON-RPC error as the SDK sends it: `code` and `message` as they are. (An McpError's message
- * already carries "MCP error <code>:", which the client adds a second time.)
+ * A JSON-RPC error as the SDK sends it: `code`, `message` and `data` as they are. (An McpError's
+ * message already carries "MCP error <code>:", which the client adds a second time.) Ours carry the
+ * detail REST would answer as the message and again in `data`, with REST's status
+ * (docs/contract.md, "Errors").
  */
 export class RpcError extends Error {
+  readonly data: { status: number; detail: string };
   constructor(
     readonly code: number,
-    message: string,
+    detail: string,
+    status: number,
   ) {
-    super(message);
+    super(detail);
+    this.data = { status, detail };
   }
 }
 
-/** A refusal as MCP callers read it: the status REST would answer, then the detail ("404: ..."). */
-function refusal(err: unknown): { status: number; text: string } {
+/** A refusal as MCP callers read it: the status REST would answer, and the detail. */
+function refusal(err: unknown): { status: number; detail: string } {
   // `invoke` maps every failure to an AppError; anything else is a bug of this front end.
-  const status = err instanceof AppError ? err.status : 500;
-  return { status, text: `${status}: ${err instanceof AppError ? err.detail : 'Internal error'}` };
+  return err instanceof AppError ? { status: err.status, detail: err.detail } : { status: 500, detail: 'Internal error' };
 }
 
-/** A tool's failure is a result the model reads, not a protocol error. */
+/** A tool's failure is a result the model reads, not a protocol error: the status, then the detail ("404: ..."). */
 export function toolError(err: unknown): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: refusal(err).text }] };
+  const { status, detail } = refusal(err);
+  return { isError: true, content: [{ type: 'text', text: `${status}: ${detail}` }] };
 }
 
-/** A resource or prompt failure is a JSON-RPC error carrying the same text. */
+/** MCP's code for a call over the key's rate limit (a server error of JSON-RPC's implementation-defined range). */
+const RATE_LIMITED = -32029;
+
+/** A resource or prompt failure, or a call of a batch over the rate limit, is a JSON-RPC error. */
 export function requestError(err: unknown): RpcError {
-  const { status, text } = refusal(err);
-  return new RpcError(status === 404 ? RESOURCE_NOT_FOUND : status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, text);
+  const { status, detail } = refusal(err);
+  const code = status === 404 ? RESOURCE_NOT_FOUND : status === 429 ? RATE_LIMITED : status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  return new RpcError(code, detail, status);
 }

@@ -34,7 +34,7 @@ export function buildMcpServer(app: App, caller: Caller): McpServer {
   mcp.server.setRequestHandler(CallToolRequestSchema, ({ params: { name, arguments: args } }) => {
     if (isConnectorTool(name)) return callConnectorTool(app, caller, name, args);
     const proc = procedureOfTool(name);
-    if (!proc) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!proc) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, 404);
     return callProcedureTool(app, caller, proc, args);
   });
   return mcp;

@@ -8,6 +8,7 @@ export default defineProcedure({
   description: 'confirm must equal the tenant name exactly, else 400.',
   rest: { method: 'POST', path: '/v1/memory/admin/delete-account', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: { BAD_REQUEST: 'confirm is not the exact name of the tenant' },
   input: z.object({ confirm: z.string().describe('The tenant name') }),
   output: z.object({ deleted: z.literal(true) }),

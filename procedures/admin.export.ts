@@ -19,6 +19,7 @@ export default defineProcedure({
     'procedure answers 400.',
   rest: { method: 'GET', path: '/v1/memory/admin/export', status: 200 },
   access: 'read',
+  keyRole: 'admin',
   input: z.object({}),
   output: z.object({
     version: z.literal(1),

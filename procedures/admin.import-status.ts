@@ -11,6 +11,7 @@ export default defineProcedure({
     'running stopped (a crash, a dropped connection): send the same body with the same key to resume it.',
   rest: { method: 'GET', path: '/v1/memory/admin/import/{import}', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: { NOT_FOUND: 'No import of this tenant has this id or key' },
   input: z.object({ import: z.string().min(1).max(255).describe('The import_id, or the Idempotency-Key') }),
   output: importStatus,

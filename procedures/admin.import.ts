@@ -18,6 +18,7 @@ export default defineProcedure({
     'import, storing nothing twice; GET /v1/memory/admin/import/{import} tells how far it got.',
   rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   // Every collection named is checked; the items of those the key may not write are skipped and reported, not the call refused.
   collection: { collections: importTargets, permission: 'write', partial: true },
   // Page by page, so that a large import neither holds one long transaction nor all its embeddings.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { tenantSchema } from '../src/schemas/access.ts';
+import { keyRole, tenantSchema } from '../src/schemas/access.ts';
 
 export default defineProcedure({
   name: 'admin.me',
@@ -9,7 +9,9 @@ export default defineProcedure({
   access: 'read',
   input: z.object({}),
   output: tenantSchema.extend({
-    key: z.object({ id: z.string(), label: z.string(), read_only: z.boolean() }).describe('The calling API key: a read-only one may not write'),
+    key: z
+      .object({ id: z.string(), label: z.string(), role: keyRole, read_only: z.boolean() })
+      .describe('The calling API key: an agent key may not change the settings that need an admin key, a read-only one may not write'),
   }),
   handler: async (ctx) => ({ ...ctx.tenant, key: ctx.agent }),
 });

@@ -12,6 +12,7 @@ export default defineProcedure({
     "before that, Stripe makes one from the account email. `success_url` and `cancel_url` default to this server's `/`.",
   rest: { method: 'POST', path: '/v1/memory/stripe/checkout/create', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: {
     CONFLICT: 'The tenant already has a subscription: change or cancel it in the billing portal',
     BAD_GATEWAY: 'Stripe refused the session or could not be reached',

@@ -9,6 +9,7 @@ export default defineProcedure({
   description: "Plan changes, cancellation, payment methods and invoices, on Stripe. `return_url` defaults to this server's `/`.",
   rest: { method: 'POST', path: '/v1/memory/stripe/portal', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: {
     BAD_REQUEST: 'the tenant has no Stripe customer yet (no checkout completed)',
     BAD_GATEWAY: 'Stripe refused the session or could not be reached',

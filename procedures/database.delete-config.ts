@@ -11,6 +11,7 @@ export default defineProcedure({
     'setting the config is visible again. Answers the config now in effect with a `note` saying so.',
   rest: { method: 'DELETE', path: '/v1/memory/database/config', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: { BAD_REQUEST: NEEDS_SERVER },
   input: z.object({}),
   output: databaseConfigChange,

@@ -20,6 +20,7 @@ export default defineProcedure({
     'usage stay on the platform. Data stored before is not moved (see `note`): export it first and import it after.',
   rest: { method: 'PUT', path: '/v1/memory/database/config', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: {
     BAD_REQUEST:
       'The database could not be reached, has no pgvector, is an orgmem platform database, or could not be migrated; (production mode) its host, ' +

@@ -18,6 +18,7 @@ export default defineProcedure({
     'address (the envelope sender when there is none); mail from anyone else is dropped without a bounce.',
   rest: { method: 'PUT', path: '/v1/memory/email/senders', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   input: z.object({ senders: z.array(sender).max(100).describe('At most 100 addresses or @domains; [] leaves only the account email') }),
   output: sendersView,
   handler: (ctx, input) => putSenders(ctx, input.senders),

@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: 'Replace the drop address with a new token; mail to the old address is dropped from now on',
   rest: { method: 'POST', path: '/v1/memory/email/address/rotate', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   input: z.object({}),
   output: dropAddressView,
   handler: (ctx) => rotateDropAddress(ctx),

@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: 'Remove your extraction config: extraction goes back to the server override or the platform default',
   rest: { method: 'DELETE', path: '/v1/memory/extraction/config', status: 204 },
   access: 'write',
+  keyRole: 'admin',
   input: z.object({}),
   output: noContent,
   handler: async (ctx) => {

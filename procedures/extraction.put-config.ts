@@ -12,6 +12,7 @@ export default defineProcedure({
     'against the spend cap.',
   rest: { method: 'PUT', path: '/v1/memory/extraction/config', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: { BAD_REQUEST: 'The endpoint failed its self-test, or (production mode) it is a private or loopback address' },
   input: z.object({
     provider: z.literal('custom').default('custom'),

@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: "Remove an agent's grant; removing the last grant reopens the collection (404 if there is no such grant)",
   rest: { method: 'DELETE', path: '/v1/memory/collections/{name}/grants/{agent_key_id}', status: 204 },
   access: 'write',
+  keyRole: 'admin',
   collection: { field: 'name', permission: 'write' },
   errors: {
     BAD_REQUEST: 'The change would leave the collection restricted with no active key granted can_write',

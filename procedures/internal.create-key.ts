@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
+import { keyRole } from '../src/schemas/access.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { createKeyFor } from '../src/services/access/tenants.ts';
 import keysCreate from './keys.create.ts';
@@ -20,9 +21,10 @@ export default defineProcedure({
     tenant: z.object({ id: z.string(), name: z.string(), email: z.string() }),
     id: z.string(),
     label: z.string(),
+    role: keyRole,
     read_only: z.boolean(),
     created_at: timestamp,
     api_key: z.string(),
   }),
-  handler: (ctx, input) => createKeyFor(ctx.app, input.tenant, input.label, input.read_only),
+  handler: (ctx, input) => createKeyFor(ctx.app, input.tenant, input.label, input.role, input.read_only),
 });

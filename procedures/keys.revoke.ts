@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: 'Revoke an API key (soft); the last active key cannot be revoked (400)',
   rest: { method: 'DELETE', path: '/v1/memory/keys/{key_id}', status: 204 },
   access: 'write',
+  keyRole: 'admin',
   errors: { BAD_REQUEST: 'It is the last active key of the tenant', NOT_FOUND: 'No key of this tenant has this id' },
   input: z.object({ key_id: z.string() }),
   output: noContent,

@@ -12,6 +12,7 @@ export default defineProcedure({
     'extraction config are never capped.',
   rest: { method: 'PUT', path: '/v1/memory/spend-cap', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   input: z.object({ monthly_usd: z.number().min(0).nullable() }),
   output: spendCapView,
   handler: (ctx, input) => putSpendCap(ctx, input.monthly_usd),

@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: "Remove your own bucket: new files go to the platform's store again (files in your bucket stay there)",
   rest: { method: 'DELETE', path: '/v1/memory/storage/config', status: 204 },
   access: 'write',
+  keyRole: 'admin',
   input: z.object({}),
   output: noContent,
   handler: async (ctx) => {

@@ -12,6 +12,7 @@ export default defineProcedure({
     'encrypted and never returned. New files go to the bucket from then on; files stored before stay where they are.',
   rest: { method: 'PUT', path: '/v1/memory/storage/config', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: { BAD_REQUEST: 'The bucket failed its self-test (write, read or delete), or (production mode) the endpoint is a private or loopback address' },
   input: z.object({
     backend: z.literal('s3').default('s3'),

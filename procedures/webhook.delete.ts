@@ -8,6 +8,7 @@ export default defineProcedure({
   summary: 'Remove the outbound webhook; events stop at once (404 when none is configured)',
   rest: { method: 'DELETE', path: '/v1/memory/webhook/config', status: 204 },
   access: 'write',
+  keyRole: 'admin',
   errors: { NOT_FOUND: 'No webhook is configured' },
   input: z.object({}),
   output: noContent,

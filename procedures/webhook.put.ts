@@ -12,6 +12,7 @@ export default defineProcedure({
     'private and loopback targets are refused (400) unless the operator allows them.',
   rest: { method: 'PUT', path: '/v1/memory/webhook/config', status: 200 },
   access: 'write',
+  keyRole: 'admin',
   errors: { BAD_REQUEST: '(Production mode) the URL is a private or loopback address, or its host cannot be resolved' },
   input: z.object({
     url: z

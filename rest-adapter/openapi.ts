@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
-import type { AnyProcedure } from '../src/pipeline/procedure.ts';
+import { keyRoleOf, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import '../src/schemas/fields.ts';
 import { restErrorResponses, restShape, type BodyShape, type RestShape } from './shape.ts';
 
@@ -72,6 +72,8 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
     description: proc.description,
     tags: [proc.name.split('.')[0]!],
     security: proc.access === 'public' || proc.access === 'internal' ? [] : [{ bearer: [] }],
+    // The key role the operation needs (docs/access.md, "Key roles"), on every operation an API key calls.
+    ...(proc.access !== 'public' && proc.access !== 'internal' && { 'x-key-role': keyRoleOf(proc) }),
     request: {
       params: shape.params.length ? pick(input, shape.params) : undefined,
       query: shape.query.length ? pick(input, shape.query) : undefined,

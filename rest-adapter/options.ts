@@ -16,7 +16,7 @@ export interface RestOptions<F extends string = string, In = any> {
   queryFields?: F[];
   /** A second success status and the input that selects it (remember: sync=true answers 200, not 202). */
   altStatus?: { status: number; description: string; when: (input: In) => boolean };
-  /** Answers the procedure's status whatever the body and outcome (the pageview beacon). */
+  /** Answers the procedure's status whatever the body and outcome, but a 429 (the pageview beacon). */
   tolerant?: boolean;
   /** A larger request body than the server's default allows, in bytes (account import). */
   bodyLimit?: number;

@@ -123,8 +123,9 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
           if (shape.contentType) return reply.type(shape.contentType).send(output);
           return status === 204 ? reply.send() : reply.send(output);
         } catch (err) {
-          // A tolerant route (the beacon) answers its own status whatever happened.
-          if (shape.tolerant) return reply.code(shape.status).send();
+          // A tolerant route (the beacon) answers its own status whatever happened, but its budget's 429:
+          // a client past it is told to wait.
+          if (shape.tolerant && (err as AppError).code !== 'TOO_MANY_REQUESTS') return reply.code(shape.status).send();
           return sendError(reply, inRequestTerms(shape, err as AppError), { openai: shape.openaiErrors });
         }
       },

@@ -155,7 +155,8 @@ describe('account: stats, export, import, delete', () => {
 
   it('an import into a restricted collection the key may not write skips its items and leaves the collection as it was', async () => {
     const t = await tenant();
-    const agent = await t.newKey('agent');
+    // An admin key, as import needs one: grants bind it all the same.
+    const agent = await t.newKey('agent', false, 'admin');
     await t.api('POST', '/v1/memory/collections', { name: 'locked', description: 'as the owner left it' });
     const owner = (await t.api('GET', '/v1/memory/agents')).body.find((a: { id: string }) => a.id !== agent.id).id;
     // The agent may read "locked" but not write it.

@@ -386,7 +386,8 @@ describe('billing (Stripe)', () => {
 
   it('checkout and portal refuse read-only keys', async () => {
     const { t } = await subscribed();
-    const reader = await t.newKey('reader', true);
+    // An admin key: billing needs one, and this one is refused for being read-only.
+    const reader = await t.newKey('reader', true, 'admin');
     for (const [path, body] of [
       [CHECKOUT, { tier: 'pro' }],
       [PORTAL, {}],

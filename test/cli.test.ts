@@ -71,7 +71,7 @@ describe('orgmem on an empty embedded database, started from another directory',
     );
     expect(made.stderr).toBe('');
     expect(made.code).toBe(0);
-    expect(made.stdout).toContain(`Created API key 'replacement' for tenant admin <admin@localhost>.`);
+    expect(made.stdout).toContain(`Created admin API key 'replacement' for tenant admin <admin@localhost>.`);
     const replacement = KEY.exec(made.stdout)?.[1];
     expect(replacement).toBeDefined();
     expect(replacement).not.toBe(key);
@@ -102,7 +102,7 @@ describe('orgmem on an empty embedded database, started from another directory',
     expect(created.stderr).toBe('');
     expect(created.stdout).toMatch(/^Created tenant Acme \([0-9a-f-]{36}, tier team\)\.\nAPI key \(shown only now\): mv_/);
     const key = await orgmem(['admin', 'create-key', '--tenant', 'ops@acme.test', '--read-only'], env, cwd);
-    expect(key.stdout).toMatch(/^Created API key 'cli' \(read-only\) for tenant Acme <Ops@Acme.test>\.\nAPI key \(shown only now\): mv_/);
+    expect(key.stdout).toMatch(/^Created admin API key 'cli' \(read-only\) for tenant Acme <Ops@Acme.test>\.\nAPI key \(shown only now\): mv_/);
     const missing = await orgmem(['admin', 'create-key', '--tenant', 'nobody'], env, cwd);
     expect(missing).toMatchObject({ code: 1, stdout: '', stderr: "orgmem: No tenant has the name, email or id 'nobody'\n" });
   }, 120_000);
@@ -119,7 +119,7 @@ describe('orgmem on an empty embedded database, started from another directory',
 
       const made = await orgmem(['admin', 'create-key', '--tenant', 'admin', '--label', 'while-serving'], env, cwd);
       expect(made.stderr).toBe('');
-      expect(made.stdout).toMatch(/^Created API key 'while-serving' for tenant admin <admin@localhost>\.\nAPI key \(shown only now\): mv_/);
+      expect(made.stdout).toMatch(/^Created admin API key 'while-serving' for tenant admin <admin@localhost>\.\nAPI key \(shown only now\): mv_/);
       expect((await call(url, 'GET', '/v1/memory/admin/me', { key: KEY.exec(made.stdout)![1] })).body).toMatchObject({ name: 'admin', is_admin: true });
 
       // The same rules as on the data itself: a name two tenants share is refused with both listed, to name one by email.

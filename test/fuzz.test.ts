@@ -311,6 +311,8 @@ async function trpcRun(proc: AnyProcedure, key: string, c: Case<typeof trpcArb>)
   const error = json(a.text)?.error;
   if (failed(proc, a.status) || failed(proc, error?.data?.httpStatus)) fail(proc, 'tRPC', request, a, 'a 5xx');
   if (a.status >= 400 && typeof error?.message !== 'string') fail(proc, 'tRPC', request, a, 'a refusal without a tRPC error');
+  // The same human detail as REST's, inside tRPC's envelope (docs/contract.md, "Errors").
+  if (a.status >= 400 && error?.data?.detail !== error?.message) fail(proc, 'tRPC', request, a, 'a tRPC error without its detail in data.detail');
   // Text that is not JSON is refused by tRPC itself, before any procedure.
   if (a.status >= 400 && json(encoded) !== undefined && undeclared(proc, a.status)) fail(proc, 'tRPC', request, a, 'a refusal the procedure does not declare');
 }
@@ -356,7 +358,8 @@ beforeAll(async () => {
 });
 
 /** Each test calls with its own key: admin.rotateKey and keys.revoke may end the key they are given. */
-const freshKey = async (proc: AnyProcedure, transport: string) => (await tenant.newKey(`fuzz ${proc.name} ${transport}`)).key;
+// Admin keys, so procedures that need one are fuzzed past their role check too.
+const freshKey = async (proc: AnyProcedure, transport: string) => (await tenant.newKey(`fuzz ${proc.name} ${transport}`, false, 'admin')).key;
 const options = (runs: number) => ({ seed: SEED, numRuns: runs, interruptAfterTimeLimit: 40_000 });
 
 let mcp: Client | undefined;

@@ -72,7 +72,9 @@ describe('grants matrix (generated from the catalogue)', () => {
 
   beforeAll(async () => {
     t = await newTenant(url, adminKey);
-    agent = await t.newKey('agent under test');
+    // An admin key, so that grants.put and import reach their grant rules: grants bind admin keys as
+    // they bind agent keys, and security.test.ts has the roles' own matrix.
+    agent = await t.newKey('agent under test', false, 'admin');
     ownerKeyId = (await t.api('GET', '/v1/memory/agents')).body.find((a: { id: string }) => a.id !== agent.id).id;
     trpc = trpcClient(url, agent.key);
     mcp = await mcpClient(url, agent.key);

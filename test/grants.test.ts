@@ -10,7 +10,8 @@ describe('grants and agents', () => {
 
   beforeEach(async () => {
     t = await newTenant(url, adminKey);
-    agent = await t.newKey('researcher');
+    // An admin key, as grants are managed with admin keys; grants bind admin keys as they bind agent keys.
+    agent = await t.newKey('researcher', false, 'admin');
     ownerId = (await t.api('GET', '/v1/memory/agents')).body[0].id;
     expect((await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'the launch is on Tuesday' })).status).toBe(201);
   });
@@ -117,7 +118,7 @@ describe('grants and agents', () => {
     const res = await t.api('GET', '/v1/memory/agents');
     expect(res.status).toBe(200);
     expect(res.body.map((a: { label: string }) => a.label)).toEqual(['default', 'researcher']);
-    for (const a of res.body) expect(Object.keys(a).sort()).toEqual(['created_at', 'id', 'label', 'read_only']);
+    for (const a of res.body) expect(Object.keys(a).sort()).toEqual(['created_at', 'id', 'label', 'read_only', 'role']);
     expect((await t.api('GET', '/v1/memory/agents', undefined, 'mv_wrong')).status).toBe(401);
   });
 

@@ -51,8 +51,8 @@ describe('errors the HTTP server answers itself', () => {
 
   it('headers or a request line over the limit are a 431 with a JSON body', async () => {
     const answers = [
-      await rawRequest(`GET /v1/memory/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
-      await rawRequest(`GET ${C}/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      await rawRequest(`GET /v1/memory/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`),
+      await rawRequest(`GET ${C}/${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
     ];
     for (const answer of answers) {
       const [head = '', body = ''] = answer.split('\r\n\r\n');
@@ -60,6 +60,14 @@ describe('errors the HTTP server answers itself', () => {
       expect(head).toMatch(/^content-type: application\/json$/im);
       expect(JSON.parse(body)).toEqual({ detail: expect.stringMatching(/larger than \d+ bytes/) });
     }
+  });
+
+  it('an oversized bearer token (60 kB) is a 401 with {detail}, not a 431', async () => {
+    const answer = await rawRequest(`GET ${C} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer mv_${'a'.repeat(60_000)}\r\nConnection: close\r\n\r\n`);
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 401 /);
+    expect(head).toMatch(/^www-authenticate: Bearer$/im);
+    expect(JSON.parse(body)).toEqual({ detail: 'The Authorization header is longer than any API key (1024 characters)' });
   });
 
   it('bytes that are not HTTP are a 400 with a JSON body', async () => {

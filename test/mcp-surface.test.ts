@@ -134,8 +134,14 @@ describe('MCP resources', () => {
     expect(notes.memories).toEqual([expect.objectContaining({ id, text: 'Ana prefers oat milk' })]);
     expect(await read(`orgmem://collections/notes/memories/${id}`)).toMatchObject({ id, text: 'Ana prefers oat milk' });
 
-    await expect(client.readResource({ uri: 'orgmem://collections/notes/memories/nope' })).rejects.toThrow(/-32002: 404:/);
-    await expect(client.readResource({ uri: 'orgmem://collections/absent' })).rejects.toThrow(/404:/);
+    // A JSON-RPC error carries REST's detail as its message and again in data, with REST's status.
+    const detail = 'Memory nope not found in collection "notes"';
+    await expect(client.readResource({ uri: 'orgmem://collections/notes/memories/nope' })).rejects.toMatchObject({
+      code: -32002,
+      data: { status: 404, detail },
+    });
+    await expect(client.readResource({ uri: 'orgmem://collections/notes/memories/nope' })).rejects.toThrow(`-32002: ${detail}`);
+    await expect(client.readResource({ uri: 'orgmem://collections/absent' })).rejects.toMatchObject({ data: { status: 404 } });
     const completed = await client.complete({ ref: { type: 'ref/resource', uri: 'orgmem://collections/{name}' }, argument: { name: 'name', value: 'pl' } });
     expect(completed.completion.values).toEqual(['plans']);
   });
@@ -146,7 +152,7 @@ describe('MCP resources', () => {
     expect((await t.api('PUT', '/v1/memory/collections/secret/grants', { agent_key_id: agent.id, can_read: true, can_write: true })).status).toBe(200);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['orgmem://collections']);
-    await expect(client.readResource({ uri: `orgmem://collections/secret/memories/${id}` })).rejects.toThrow(/403:/);
+    await expect(client.readResource({ uri: `orgmem://collections/secret/memories/${id}` })).rejects.toMatchObject({ data: { status: 403 } });
     const granted = await mcpClient(url, agent.key);
     try {
       const memory = await granted.readResource({ uri: `orgmem://collections/secret/memories/${id}` });
@@ -176,7 +182,7 @@ describe('MCP prompts', () => {
     const none = await client
       .getPrompt({ name: 'recall', arguments: { task: 'quantum chromodynamics lecture', collection: 'empty-one' } })
       .catch((e: Error) => e);
-    expect(String(none)).toMatch(/404:/);
+    expect(none).toMatchObject({ code: -32002, data: { status: 404, detail: 'Collection "empty-one" not found' } });
   });
 
   it('save_learnings asks the model to remember what was learned, in the collection given', async () => {

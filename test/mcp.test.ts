@@ -27,6 +27,22 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 
+  it('answers a body that is no JSON-RPC with a JSON-RPC error carrying the detail and the status', async () => {
+    const t = await newTenant(url, adminKey);
+    const accept = { accept: 'application/json, text/event-stream' };
+    const cases: Array<[{ body?: unknown; rawBody?: string; headers?: Record<string, string> }, number, string]> = [
+      [{ rawBody: '{"jsonrpc":' }, -32700, 'Malformed JSON body'],
+      [{ rawBody: 'tools/list', headers: { 'content-type': 'text/plain' } }, -32700, 'Unsupported content type text/plain: send application/json'],
+      [{ body: { hello: 'world' } }, -32600, 'The body is not a JSON-RPC message or a batch of them'],
+      [{ body: [] }, -32600, 'The body is not a JSON-RPC message or a batch of them'],
+    ];
+    for (const [request, code, detail] of cases) {
+      const res = await call(url, 'POST', '/v1/mcp', { key: t.key, ...request, headers: { ...accept, ...request.headers } });
+      expect(res.status, detail).toBe(400);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code, message: detail, data: { status: 400, detail } } });
+    }
+  });
+
   it('GET and DELETE are 405: the endpoint is stateless and keeps no stream open', async () => {
     const t = await newTenant(url, adminKey);
     for (const method of ['GET', 'DELETE']) {

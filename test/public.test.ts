@@ -32,6 +32,22 @@ describe('public endpoints', () => {
     }
   });
 
+  it('the dashboard forbids framing, sniffing and scripts from anywhere but itself; the API does not carry these headers', async () => {
+    const page = await fetch(`${url}/collections/notes`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    // The build has no inline script or style for the policy to block.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=/);
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    for (const res of [page, await fetch(url + asset), await fetch(`${url}/favicon.svg`)]) {
+      expect(res.headers.get('content-security-policy'), res.url).toContain("script-src 'self'");
+      expect(res.headers.get('content-security-policy'), res.url).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-frame-options'), res.url).toBe('DENY');
+      expect(res.headers.get('x-content-type-options'), res.url).toBe('nosniff');
+    }
+    expect((await fetch(`${url}/v1/memory/health`)).headers.get('content-security-policy')).toBeNull();
+  });
+
   it('an unknown route is a 404 {detail}', async () => {
     const res = await call(url, 'GET', '/v1/nothing-here');
     expect(res.status).toBe(404);

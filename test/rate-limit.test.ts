@@ -6,7 +6,10 @@ import { startServer, type TestServer } from './support/server.ts';
 
 // Free tier at 3 requests per window. The window is an hour so that a test never straddles a
 // window boundary; the reset is tested by moving the stored window into the past.
-const TIERS = JSON.stringify({ free: { rate_limit_per_minute: 3, max_memories: 100, max_collections: 10, max_storage_bytes: 1_000_000 } });
+const TIERS = JSON.stringify({
+  free: { rate_limit_per_minute: 3, max_memories: 100, max_collections: 10, max_storage_bytes: 1_000_000 },
+  pro: { rate_limit_per_minute: 10, max_memories: 1000, max_collections: 10, max_storage_bytes: 1_000_000 },
+});
 
 const mcpInit = {
   jsonrpc: '2.0',
@@ -20,7 +23,10 @@ describe('per-key rate limit', () => {
   let t: Tenant;
 
   beforeAll(async () => {
-    server = await startServer({ ORGMEM_TIERS: TIERS, ORGMEM_RATE_LIMIT_WINDOW_SECONDS: '3600', ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    server = await startServer(
+      { ORGMEM_TIERS: TIERS, ORGMEM_RATE_LIMIT_WINDOW_SECONDS: '3600', ORGMEM_PULSE_PER_IP: '5', ORGMEM_PULSE_WINDOW_SECONDS: '3600', ORGMEM_EMBEDDER: 'hash' },
+      { worker: false },
+    );
   });
   afterAll(() => server?.close());
 
@@ -93,6 +99,66 @@ describe('per-key rate limit', () => {
     const unauthenticated = await call(server.url, 'GET', '/v1/memory/agents', { key: 'mv_unknown' });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('gives the pageview beacon a budget per client address: past it 429 with Retry-After, and nothing stored', async () => {
+    const views = async () => (await server.app.platform.query<{ n: number }>('select count(*)::int as n from pageviews'))[0]!.n;
+    const before = await views();
+    // The beacon and its alias share the budget of 5.
+    const paths = ['/v1/pulse', '/v1/track', '/v1/pulse', '/v1/track', '/v1/pulse', '/v1/pulse', '/v1/track'];
+    const answers = [];
+    for (const path of paths) answers.push(await call(server.url, 'POST', path, { body: { path: '/pricing' } }));
+    expect(answers.map((a) => a.status)).toEqual([204, 204, 204, 204, 204, 429, 429]);
+    const over = answers[5]!;
+    expect(over.body.detail).toMatch(/^Rate limit of 5 calls per window exceeded for this client address; retry in \d+ s$/);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await views()).toBe(before + 5);
+  });
+
+  describe('a batch of 100 calls against a budget of 10', () => {
+    const stored = async (tenantId: string) =>
+      (await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1', [tenantId]))[0]!.n;
+    const tenMemories = Array.from({ length: 100 }, (_, i) => ({ collection: 'batch', text: `memory number ${i}` }));
+
+    it('over MCP: runs the first 10 JSON-RPC calls and answers each of the other 90 with a rate-limit error', async () => {
+      const m = await newTenant(server.url, server.adminKey, { tier: 'pro' });
+      const batch = tenMemories.map((args, id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'store_memory', arguments: args } }));
+      const headers = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' };
+      const res = await call(server.url, 'POST', '/v1/mcp', { key: m.key, body: batch, headers });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-remaining')).toBe('0');
+      const answers = res.body as Array<{ id: number; result?: { isError?: boolean }; error?: { code: number; message: string; data: unknown } }>;
+      expect(answers).toHaveLength(100);
+      const ran = answers.filter((a) => a.result && !a.result.isError).map((a) => a.id);
+      expect(ran.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      const refused = answers.filter((a) => a.error);
+      expect(refused).toHaveLength(90);
+      for (const { error } of refused) {
+        expect(error).toEqual({
+          code: -32029,
+          message: expect.stringMatching(/^Rate limit of 10 calls per window exceeded/),
+          data: { status: 429, detail: error!.message },
+        });
+      }
+      expect(await stored(m.id)).toBe(10);
+      // The window is spent: the next request is refused whole.
+      expect((await call(server.url, 'POST', '/v1/mcp', { key: m.key, body: batch.slice(0, 1), headers })).status).toBe(429);
+    });
+
+    it('over tRPC: runs 10 of the calls and answers each of the other 90 with TOO_MANY_REQUESTS', async () => {
+      const m = await newTenant(server.url, server.adminKey, { tier: 'pro' });
+      const path = `/trpc/${tenMemories.map(() => 'memories.create').join(',')}?batch=1`;
+      const res = await call(server.url, 'POST', path, { key: m.key, body: Object.fromEntries(tenMemories.map((input, i) => [i, input])) });
+      const answers = res.body as Array<{ result?: unknown; error?: { message: string; data: { code: string; httpStatus: number; detail: string } } }>;
+      expect(answers).toHaveLength(100);
+      expect(answers.filter((a) => a.result)).toHaveLength(10);
+      const refused = answers.filter((a) => a.error);
+      expect(refused).toHaveLength(90);
+      for (const { error } of refused) {
+        expect(error!.data).toMatchObject({ code: 'TOO_MANY_REQUESTS', httpStatus: 429, detail: error!.message });
+      }
+      expect(await stored(m.id)).toBe(10);
+    });
   });
 
   it('fails open when its table is unavailable, and counts the failure', async () => {

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { procedures } from '../procedures/index.ts';
-import { isRead, type AnyProcedure } from '../src/pipeline/procedure.ts';
+import { isRead, keyRoleOf, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { call, newTenant, shared, type Tenant } from './support/client.ts';
+import { mcpCall, mcpClient, restCall, trpcCall, trpcClient } from './support/transports.ts';
 
 /**
  * Generated from the catalogue: every procedure added later is covered without editing
@@ -30,6 +31,7 @@ let b: Tenant;
 let memoryOfA: string;
 let revokedKey: string;
 let readOnlyKey: string;
+let agentKey: string;
 
 beforeAll(async () => {
   a = await newTenant(url, adminKey);
@@ -40,7 +42,9 @@ beforeAll(async () => {
   const spare = await b.newKey('to-revoke');
   expect((await b.api('DELETE', `/v1/memory/keys/${spare.id}`)).status).toBe(204);
   revokedKey = spare.key;
-  readOnlyKey = (await b.newKey('reader', true)).key;
+  // An admin key: its writes are refused for being read-only, whatever role they need.
+  readOnlyKey = (await b.newKey('reader', true, 'admin')).key;
+  agentKey = (await b.newKey('agent')).key;
 });
 
 const cases = (list: AnyProcedure[]) => list.map((p) => [p.name, p] as [string, AnyProcedure]);
@@ -113,4 +117,32 @@ it("a tenant cannot revoke another tenant's key", async () => {
   const keyOfA = (await a.api('GET', '/v1/memory/keys')).body[0].id;
   expect((await b.api('DELETE', `/v1/memory/keys/${keyOfA}`)).status).toBe(404);
   expect((await a.api('GET', '/v1/memory/keys')).body[0].revoked_at).toBeNull();
+});
+
+/** The procedures only an admin key may call (docs/access.md, "Key roles"), from the catalogue. */
+const adminOnly = authed.filter((p) => keyRoleOf(p) === 'admin');
+
+it('keeps the settings that route or expose data for admin keys', () => {
+  // The routes an agent key without a grant used to turn into a way to read restricted memories.
+  const routing = ['webhook.put', 'extraction.putConfig', 'database.putConfig', 'storage.putConfig', 'keys.create', 'grants.put', 'admin.export'];
+  expect(routing.filter((name) => !adminOnly.some((p) => p.name === name))).toEqual([]);
+});
+
+describe.each(cases(adminOnly))('%s (needs an admin key)', (_name, proc) => {
+  it('answers 403 naming the admin role to an agent key, on REST, tRPC and MCP', async () => {
+    const rest = await call(url, proc.rest.method, path(proc), { key: agentKey, body: WRITE_BODIES[proc.name] ?? emptyBody(proc) });
+    expect(rest.status).toBe(403);
+    expect(rest.body.detail).toBe(`${proc.name} needs an admin API key; this key's role is agent`);
+    expect(await trpcCall(trpcClient(url, agentKey), proc, {})).toBe(403);
+    if (proc.mcp) {
+      const mcp = await mcpClient(url, agentKey);
+      expect(await mcpCall(mcp, proc, {})).toBe(403);
+      await mcp.close();
+    }
+  });
+
+  it('is not refused for its role to an admin key', async () => {
+    const res = await restCall(url, b.key, proc, {});
+    expect(res.body?.detail ?? '').not.toMatch(/needs an admin API key/);
+  });
 });

@@ -174,6 +174,34 @@ describe('dashboard: keys, grants, settings, usage', () => {
     expect(await page.getByRole('combobox').count()).toBe(0);
   });
 
+  it('an agent key sees no key, grant or settings controls, which need an admin key, but may rotate itself', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    await t.api('POST', '/v1/memory/collections', { name: 'notes' });
+    const agent = await t.newKey('worker');
+    const page = await openPage(browser);
+    await signIn(page, server.url, agent.key);
+    await page.getByText('agent key', { exact: true }).waitFor();
+
+    await page.goto(`${server.url}/keys`);
+    const row = page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: /worker.*this dashboard/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('agent');
+    await page.getByRole('button', { name: 'Rotate key' }).waitFor();
+    for (const name of ['Create key', 'Revoke']) expect(await page.getByRole('button', { name }).count(), name).toBe(0);
+
+    await page.goto(`${server.url}/settings`);
+    await page.getByText('This is an agent key').waitFor();
+    await page.getByText('No webhook is configured.').waitFor();
+    expect(await page.locator('main form').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Save|Remove|Test/ }).count()).toBe(0);
+
+    await page.goto(`${server.url}/collections/notes/grants`);
+    await page.getByText('Every key of the account can use this collection').waitFor();
+    expect(await page.getByRole('button', { name: /Save grant|Remove|Change/ }).count()).toBe(0);
+    // What the dashboard hides, the API refuses.
+    expect((await t.api('PUT', '/v1/memory/webhook/config', { url: 'https://hooks.example/x' }, agent.key)).status).toBe(403);
+  });
+
   it('grants an agent read-only access to a collection, which restricts it, and removes the grant', async () => {
     const { t, page } = await signedIn();
     await t.api('POST', '/v1/memory/collections', { name: 'shared' });

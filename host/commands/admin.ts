@@ -103,7 +103,7 @@ ${HELP}`,
 };
 
 const createKeyCommand: Command = {
-  usage: `Usage: orgmem admin create-key --tenant T [--label L] [--read-only]
+  usage: `Usage: orgmem admin create-key --tenant T [--label L] [--role admin|agent] [--read-only]
 
 Creates an API key for an existing tenant and prints it once; the tenant's other keys stay as
 they are. This is how an operator replaces a lost key, the first start's admin key included:
@@ -115,9 +115,10 @@ It works while orgmem serve runs on the same data: it then asks that server.
 Options:
   --tenant T        the tenant's name, email or id
   --label L         the key's label, its agent name (default: cli)
+  --role R          admin (the default: it also manages keys, grants, settings) or agent
   --read-only       a key that can read but not write
 ${HELP}`,
-  options: { tenant: { type: 'string' }, label: { type: 'string' }, 'read-only': { type: 'boolean' } },
+  options: { tenant: { type: 'string' }, label: { type: 'string' }, role: { type: 'string' }, 'read-only': { type: 'boolean' } },
   async run(values) {
     if (!values.tenant) throw new UsageError('create-key needs --tenant (a tenant name, email or id)');
     const [{ loadConfig }, { hasEmbeddedData }, { default: procedure }] = await Promise.all([
@@ -125,8 +126,13 @@ ${HELP}`,
       import('../../src/ports/db/pglite.ts'),
       import('../../procedures/internal.create-key.ts'),
     ]);
-    const flags = { tenant: '--tenant', label: '--label' };
-    const input = procedure.input.safeParse({ tenant: values.tenant, label: values.label ?? 'cli', read_only: values['read-only'] ?? false });
+    const flags = { tenant: '--tenant', label: '--label', role: '--role' };
+    const input = procedure.input.safeParse({
+      tenant: values.tenant,
+      label: values.label ?? 'cli',
+      role: values.role ?? 'admin',
+      read_only: values['read-only'] ?? false,
+    });
     if (!input.success) throw invalid(input.error.issues, flags);
     const config = loadConfig();
     // A new, empty database has no tenant to give a key to: say where the data was looked for instead of making one.
@@ -139,10 +145,10 @@ ${HELP}`,
     }
     const key = await onTheData(procedure, input.data, flags, async (app) => {
       const { createKeyFor } = await import('../../src/services/access/tenants.ts');
-      return createKeyFor(app, input.data.tenant, input.data.label, input.data.read_only);
+      return createKeyFor(app, input.data.tenant, input.data.label, input.data.role, input.data.read_only);
     });
     process.stdout.write(
-      `Created API key '${key.label}'${key.read_only ? ' (read-only)' : ''} for tenant ${key.tenant.name} <${key.tenant.email}>.\nAPI key (shown only now): ${key.api_key}\n`,
+      `Created ${key.role} API key '${key.label}'${key.read_only ? ' (read-only)' : ''} for tenant ${key.tenant.name} <${key.tenant.email}>.\nAPI key (shown only now): ${key.api_key}\n`,
     );
   },
 };

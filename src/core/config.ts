@@ -103,6 +103,8 @@ const env = z.object({
   ORGMEM_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   ORGMEM_SIGNUP_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(10),
   ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR: z.coerce.number().int().positive().default(3),
+  ORGMEM_PULSE_PER_IP: z.coerce.number().int().positive().default(60),
+  ORGMEM_PULSE_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   ORGMEM_SMTP_URL: z.string().url().optional(),
   ORGMEM_MAIL_FROM: z.string().default('orgmem <no-reply@localhost>'),
   ORGMEM_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
@@ -286,6 +288,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     rateLimit: { enabled: e.ORGMEM_RATE_LIMIT, windowSeconds: e.ORGMEM_RATE_LIMIT_WINDOW_SECONDS },
     signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
+    /** The pageview beacon's budget per client address: a fixed window (docs/contract.md, "Rate limits"). */
+    pulseLimit: { perIp: e.ORGMEM_PULSE_PER_IP, windowSeconds: e.ORGMEM_PULSE_WINDOW_SECONDS },
     mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
     /**
      * Which addresses a tenant-chosen target may have (webhooks, LLM endpoints, connectors,

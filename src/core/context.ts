@@ -7,7 +7,7 @@ import type { JobQueue } from '../ports/jobs/jobs.ts';
 import type { Mailer } from '../ports/mailer.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { Secrets } from '../ports/secrets.ts';
-import type { Tenant } from '../schemas/access.ts';
+import type { KeyRole, Tenant } from '../schemas/access.ts';
 
 /** The long-lived parts of a running service, shared by every request and job. */
 export interface App {
@@ -36,6 +36,7 @@ export interface App {
 export interface Agent {
   id: string;
   label: string;
+  role: KeyRole;
   read_only: boolean;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AppError } from '../core/errors.ts';
 
@@ -29,6 +29,13 @@ export class UnreadableBody {
 }
 
 /**
+ * The most the request line and headers may hold, in bytes: four times Node's default, so that an
+ * oversized credential (a 60 kB bearer token) reaches authentication and is a 401 there
+ * (docs/contract.md, "Errors"), while a request past it is still refused before it is read.
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
+
+/**
  * The answer to a connection Node's HTTP parser gives up on before fastify sees a request
  * (headers over the limit, a request too slow to arrive, bytes that are not HTTP): written on
  * the socket, still `{detail}` JSON, and the connection closed.
@@ -37,7 +44,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, detail] =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, `The request line and headers are larger than ${maxHeaderSize} bytes`]
+      ? [431, `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes`]
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'The request did not arrive in time']
         : [400, 'The request cannot be read as HTTP'];

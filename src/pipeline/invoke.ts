@@ -6,12 +6,12 @@ import { AppError, forbidden, unauthorized, validationError } from '../core/erro
 import { screenInput } from './input-guard.ts';
 import { isUnreachable } from '../ports/db/db.ts';
 import { inUnitOfWork } from '../ports/db/unit-of-work.ts';
-import { isRead, validatesInput, type AnyProcedure } from './procedure.ts';
+import { isRead, keyRoleOf, validatesInput, type AnyProcedure } from './procedure.ts';
 import { answers } from './responses.ts';
 import type { Tenant } from '../schemas/access.ts';
 import { authenticate } from '../services/access/authenticate.ts';
 import { NO_GRANTS, resolveGrants } from '../services/access/grants.ts';
-import { enforce } from '../services/access/rate-limit.ts';
+import { enforce, rateLimited } from '../services/access/rate-limit.ts';
 import { tenantApp } from '../services/tenant-db/tenant-app.ts';
 
 export interface Caller {
@@ -35,7 +35,7 @@ export interface InvokeResult {
 }
 
 /**
- * The one pipeline every front end calls: authenticate (and rate-limit) -> admin and read-only
+ * The one pipeline every front end calls: authenticate (and rate-limit) -> operator, key role and read-only
  * checks -> parse -> collection grants -> handler -> output check -> audit (writes, in the
  * write's own transaction) -> error mapping. Access rules live here and nowhere else.
  */
@@ -56,6 +56,9 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
       // The tenant's data may live in its own database: the context's App is the tenant's from here on.
       ctx = { ...base, app: await tenantApp(app, auth.tenant.id, auth.database), tenant: auth.tenant, agent: auth.agent };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
+      if (keyRoleOf(proc) === 'admin' && auth.agent.role !== 'admin') {
+        throw forbidden(`${proc.name} needs an admin API key; this key's role is ${auth.agent.role}`);
+      }
       // A write that a dry run turns into a read is decided once its input is read.
       if (auth.agent.read_only && !isRead(proc) && !proc.readWhen) throw forbidden('This API key is read-only');
     }
@@ -86,13 +89,16 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
 }
 
 /**
- * Authenticates a request and counts it against its key's rate limit: RateLimit-* go into
- * `headers`, and over the limit it is a 429 with Retry-After.
+ * Authenticates a request and counts its `calls` (each call of a batch, docs/contract.md "Rate
+ * limits") against its key's rate limit: RateLimit-* go into `headers`; `within` is how many of the
+ * calls, the first ones, fit in the window, and none fitting is a 429 with Retry-After. `refusal`
+ * is what each call past them answers.
  */
-export async function authenticateRequest(app: App, authorization: string | undefined, headers: Record<string, string>) {
-  const auth = await authenticate(app, authorization);
-  enforce(headers, auth.tenant.limits.rate_limit_per_minute, auth.rate);
-  return auth;
+export async function authenticateRequest(app: App, authorization: string | undefined, headers: Record<string, string>, calls = 1) {
+  const auth = await authenticate(app, authorization, calls);
+  const limit = auth.tenant.limits.rate_limit_per_minute;
+  const within = enforce(headers, limit, auth.rate, 'API key', calls);
+  return { ...auth, within, refusal: () => rateLimited(limit, auth.rate!) };
 }
 
 /** Constant-time, and an unset secret never matches: an unconfigured internal endpoint is closed. */

@@ -4,6 +4,7 @@ import type { AuthedCtx, PublicCtx } from '../core/context.ts';
 import type { Download } from '../core/download.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { CommitMode } from '../ports/db/unit-of-work.ts';
+import type { KeyRole } from '../schemas/access.ts';
 import type { GrantRules, Grants } from '../services/access/grants.ts';
 
 /** `internal`: no API key; the caller proves itself with the procedure's shared `secret`. */
@@ -34,6 +35,11 @@ export interface Procedure<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   secret?: { header: string; value: (config: Config) => string | undefined };
   /** `read`/`write`: any authenticated key, writes refused to read-only keys. */
   access: A;
+  /**
+   * `admin`: only the tenant's admin keys may call it (docs/access.md, "Key roles"): the
+   * tenant-wide settings that route or expose data. Unset: any key of the tenant, within its grants.
+   */
+  keyRole?: Extract<KeyRole, 'admin'>;
   /**
    * The collections the call touches and the permission it needs on each (services/access/grants.ts),
    * resolved by `invoke` before the handler runs: a 403 for a collection refused, unless the rule
@@ -89,6 +95,9 @@ export function defineProcedure<I extends z.ZodObject, O extends z.ZodType, A ex
  * (`trpc/router.ts` mirrors this rule at the type level.)
  */
 export const isRead = (p: AnyProcedure) => p.access === 'read' || (p.access === 'public' && p.rest.method === 'GET');
+
+/** The role a key needs to call `p`: the one rule every front end goes through (invoke.ts). */
+export const keyRoleOf = (p: AnyProcedure): KeyRole => p.keyRole ?? 'agent';
 
 /**
  * Whether the input can fail validation. A procedure without fields ignores whatever it is sent

@@ -1,5 +1,5 @@
 import { STATUS, type ErrorCode } from '../core/errors.ts';
-import { isRead, validatesInput, type AnyProcedure } from './procedure.ts';
+import { isRead, keyRoleOf, validatesInput, type AnyProcedure } from './procedure.ts';
 import { refusablePermissions } from '../services/access/grants.ts';
 
 export interface ErrorResponse {
@@ -19,6 +19,7 @@ function pipelineErrors(proc: AnyProcedure, add: (code: ErrorCode, why: string) 
   else if (proc.access !== 'public') {
     add('UNAUTHORIZED', 'Missing, unknown, revoked or rotated API key');
     if (proc.access === 'admin') add('FORBIDDEN', 'The tenant is not an operator (admin) tenant');
+    if (keyRoleOf(proc) === 'admin') add('FORBIDDEN', "The API key's role is agent: this needs an admin key");
     if (!isRead(proc)) add('FORBIDDEN', 'The API key is read-only');
     const refusable = proc.collection ? refusablePermissions(proc.collection) : [];
     if (refusable.length) add('FORBIDDEN', `The collection is restricted and the key is not granted ${refusable.join(' and ')} on it`);

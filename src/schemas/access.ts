@@ -16,10 +16,18 @@ export const tenantSchema = z
   .openapi('Tenant');
 export type Tenant = z.infer<typeof tenantSchema>;
 
+/**
+ * What a key may change (docs/access.md, "Key roles"): an `admin` key also the tenant-wide settings
+ * that route or expose data, an `agent` key only what its grants allow.
+ */
+export const keyRole = z.enum(['admin', 'agent']).describe("The key's role: admin keys also manage the tenant's keys, grants and settings");
+export type KeyRole = z.infer<typeof keyRole>;
+
 export const keySchema = z
   .object({
     id: z.string(),
     label: z.string(),
+    role: keyRole,
     read_only: z.boolean(),
     prefix: z.string(),
     masked: z.string(),
@@ -29,7 +37,7 @@ export const keySchema = z
   })
   .openapi('ApiKey');
 
-export const agentSchema = z.object({ id: z.string(), label: z.string(), read_only: z.boolean(), created_at: timestamp }).openapi('Agent');
+export const agentSchema = z.object({ id: z.string(), label: z.string(), role: keyRole, read_only: z.boolean(), created_at: timestamp }).openapi('Agent');
 
 export const grantSchema = z.object({ agent_key_id: z.string(), label: z.string(), can_read: z.boolean(), can_write: z.boolean() }).openapi('Grant');
 

@@ -38,8 +38,8 @@ export interface Tenant {
   key: string;
   /** Calls the server with this tenant's key. */
   api<T = any>(method: string, path: string, body?: unknown, key?: string): Promise<Res<T>>;
-  /** Creates another key of this tenant. */
-  newKey(label: string, readOnly?: boolean): Promise<{ id: string; key: string }>;
+  /** Creates another key of this tenant: an agent key unless `role` says admin. */
+  newKey(label: string, readOnly?: boolean, role?: 'admin' | 'agent'): Promise<{ id: string; key: string }>;
 }
 
 /** A fresh tenant on the server: each test works in its own tenant, so tests never collide. */
@@ -56,8 +56,8 @@ export async function newTenant(baseUrl: string, adminKey: string, opts: { tier?
     name: res.body.tenant.name,
     key,
     api: (method, path, body, k = key) => call(baseUrl, method, path, { key: k, body }),
-    async newKey(label, readOnly = false) {
-      const r = await call(baseUrl, 'POST', '/v1/memory/keys', { key, body: { label, read_only: readOnly } });
+    async newKey(label, readOnly = false, role = 'agent') {
+      const r = await call(baseUrl, 'POST', '/v1/memory/keys', { key, body: { label, role, read_only: readOnly } });
       if (r.status !== 201) throw new Error(`key creation failed: ${r.status}`);
       return { id: r.body.id, key: r.body.api_key };
     },

@@ -60,7 +60,9 @@ export async function startServer(env: Record<string, string> = {}, opts: { work
       await a.end();
     };
   }
-  const config = loadConfig({ ...process.env, ORGMEM_DB_POOL: '8', ...dbEnv, ...env });
+  // Every test reaches the server from 127.0.0.1: the beacon's budget per address (the fuzzer sends
+  // it hundreds) would make whichever test comes last fail; test/rate-limit.test.ts sets its own.
+  const config = loadConfig({ ...process.env, ORGMEM_DB_POOL: '8', ORGMEM_PULSE_PER_IP: '1000000', ...dbEnv, ...env });
   const { log, broken } = contractLog(opts.logLines);
   const app = await createApp(config, { log });
   const server = await buildServer(app);

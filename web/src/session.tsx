@@ -9,6 +9,8 @@ interface Session {
   me: Me | null;
   /** A read-only key sees no write controls. */
   canWrite: boolean;
+  /** Only a writable admin key sees the controls of keys, grants and the tenant's settings (docs/access.md, "Key roles"). */
+  canAdmin: boolean;
   /** Checks the key against the service (admin.me) and keeps it for this tab. */
   signIn(key: string): Promise<void>;
   signOut(): void;
@@ -40,7 +42,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [signIn]);
 
   if (!checked) return <p className="muted pad">Loading…</p>;
-  return <SessionContext.Provider value={{ me, canWrite: !!me && !me.key.read_only, signIn, signOut }}>{children}</SessionContext.Provider>;
+  const canWrite = !!me && !me.key.read_only;
+  return <SessionContext.Provider value={{ me, canWrite, canAdmin: canWrite && me.key.role === 'admin', signIn, signOut }}>{children}</SessionContext.Provider>;
 }
 
 export function useSession(): Session {

@@ -3,22 +3,19 @@ import type { Agent, App, AuthedCtx } from '../../core/context.ts';
 import { badRequest, notFound, unauthorized } from '../../core/errors.ts';
 import { iso, isUuid, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import type { KeyRole } from '../../schemas/access.ts';
 import { dataQueryable } from '../tenant-db/tenant-app.ts';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 /** `mv_` + 43 base64url characters (32 random bytes); only its hash and prefix are stored. */
-export async function insertKey(q: Queryable, tenantId: string, label: string, readOnly: boolean) {
+export async function insertKey(q: Queryable, tenantId: string, label: string, role: KeyRole, readOnly: boolean) {
   const apiKey = `mv_${randomBytes(32).toString('base64url')}`;
   const id = newId();
-  const [row] = await q.query<KeyRow>(`insert into api_keys (tenant_id, id, key_hash, prefix, label, read_only) values ($1, $2, $3, $4, $5, $6) returning *`, [
-    tenantId,
-    id,
-    hashKey(apiKey),
-    apiKey.slice(0, 9),
-    label,
-    readOnly,
-  ]);
+  const [row] = await q.query<KeyRow>(
+    `insert into api_keys (tenant_id, id, key_hash, prefix, label, role, read_only) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    [tenantId, id, hashKey(apiKey), apiKey.slice(0, 9), label, role, readOnly],
+  );
   return { row: row!, apiKey };
 }
 
@@ -28,6 +25,7 @@ export interface KeyRow {
   key_hash: string;
   prefix: string;
   label: string;
+  role: KeyRole;
   read_only: boolean;
   created_at: Date;
   last_used_at: Date | null;
@@ -37,6 +35,7 @@ export interface KeyRow {
 export const keyView = (k: KeyRow) => ({
   id: k.id,
   label: k.label,
+  role: k.role,
   read_only: k.read_only,
   prefix: k.prefix,
   masked: `${k.prefix}…`,
@@ -83,7 +82,7 @@ export async function rotateKey(app: App, tenantId: string, agent: Agent) {
       agent.id,
     ]);
     if (!revoked.length) throw unauthorized('Invalid or revoked API key');
-    const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.read_only);
+    const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.role, agent.read_only);
     await tx.query('update api_keys set replaced_by = $3 where tenant_id = $1 and id = $2', [tenantId, agent.id, row.id]);
     await dataQueryable(app, tx).query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [
       tenantId,
@@ -96,9 +95,9 @@ export async function rotateKey(app: App, tenantId: string, agent: Agent) {
 
 /** The tenant's agents: its active API keys (revoked keys are not agents), without key material. */
 export async function listAgents(ctx: AuthedCtx) {
-  const rows = await ctx.app.platform.query<{ id: string; label: string; read_only: boolean; created_at: Date }>(
-    'select id, label, read_only, created_at from api_keys where tenant_id = $1 and revoked_at is null order by created_at, id',
+  const rows = await ctx.app.platform.query<{ id: string; label: string; role: KeyRole; read_only: boolean; created_at: Date }>(
+    'select id, label, role, read_only, created_at from api_keys where tenant_id = $1 and revoked_at is null order by created_at, id',
     [ctx.tenant.id],
   );
-  return rows.map((r) => ({ id: r.id, label: r.label, read_only: r.read_only, created_at: iso(r.created_at)! }));
+  return rows.map((r) => ({ id: r.id, label: r.label, role: r.role, read_only: r.read_only, created_at: iso(r.created_at)! }));
 }

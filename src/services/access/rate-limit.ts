@@ -12,14 +12,15 @@ export interface RateHit {
 /**
  * SQL of one hit as a single upsert, so a counter shared by every API process costs one
  * statement. Windows are aligned on the database clock (multiples of `windowParam` seconds
- * since the epoch); a row from an older window restarts at 1. `source` is an optional
- * `from ... where ...` clause that the bucket expression reads from.
+ * since the epoch); a row from an older window restarts at the hit's weight. `source` is an
+ * optional `from ... where ...` clause that the bucket expression reads from; `weightExpr` how many
+ * calls the hit counts (a batch of calls counts each, docs/contract.md "Rate limits").
  */
-export function hitSql(bucketExpr: string, windowParam: string, source = ''): string {
+export function hitSql(bucketExpr: string, windowParam: string, source = '', weightExpr = '1'): string {
   return `insert into rate_limits (bucket, window_start, count)
-    select ${bucketExpr}, to_timestamp((floor(extract(epoch from now()) / ${windowParam}::int) * ${windowParam}::int)::float8), 1 ${source}
+    select ${bucketExpr}, to_timestamp((floor(extract(epoch from now()) / ${windowParam}::int) * ${windowParam}::int)::float8), ${weightExpr} ${source}
     on conflict (bucket) do update
-       set count = case when rate_limits.window_start = excluded.window_start then rate_limits.count + 1 else 1 end,
+       set count = case when rate_limits.window_start = excluded.window_start then rate_limits.count + excluded.count else excluded.count end,
            window_start = excluded.window_start
     returning count, extract(epoch from window_start)::float8 + ${windowParam}::int as reset_at`;
 }
@@ -47,22 +48,27 @@ export async function hit(app: App, q: Queryable, bucket: string, windowSeconds:
 }
 
 /**
- * Writes the RateLimit-* headers of `hit` into `headers` (when given) and refuses the request
- * with 429 and Retry-After once the window's count is over `limit`.
+ * Writes the RateLimit-* headers of `hit` into `headers` (when given) and answers how many of the
+ * hit's `calls` fit in the window under `limit`, the first ones; none fitting is a 429 with Retry-After.
  */
-export function enforce(headers: Record<string, string> | null, limit: number, h: RateHit | null, what = 'API key'): void {
-  if (!h) return;
+export function enforce(headers: Record<string, string> | null, limit: number, h: RateHit | null, what = 'API key', calls = 1): number {
+  if (!h) return calls;
   if (headers) {
     headers['RateLimit-Limit'] = String(limit);
     headers['RateLimit-Remaining'] = String(Math.max(0, limit - h.count));
     headers['RateLimit-Reset'] = String(Math.round(h.reset_at));
   }
-  if (h.count > limit) {
-    const retryAfter = Math.max(1, Math.ceil(h.reset_at - Date.now() / 1000));
-    throw new AppError('TOO_MANY_REQUESTS', `Rate limit of ${limit} requests per window exceeded for this ${what}; retry in ${retryAfter} s`, undefined, {
-      'Retry-After': String(retryAfter),
-    });
-  }
+  const within = Math.max(0, Math.min(calls, limit - (h.count - calls)));
+  if (!within) throw rateLimited(limit, h, what);
+  return within;
+}
+
+/** The refusal of a call over `limit`, with Retry-After: the whole request's, or one call's of a batch. */
+export function rateLimited(limit: number, h: RateHit, what = 'API key'): AppError {
+  const retryAfter = Math.max(1, Math.ceil(h.reset_at - Date.now() / 1000));
+  return new AppError('TOO_MANY_REQUESTS', `Rate limit of ${limit} calls per window exceeded for this ${what}; retry in ${retryAfter} s`, undefined, {
+    'Retry-After': String(retryAfter),
+  });
 }
 
 /** Windows long past are never read again; the hourly sweep drops them. */

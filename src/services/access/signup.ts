@@ -102,7 +102,7 @@ export async function reveal(ctx: PublicCtx, token: string): Promise<{ api_key: 
       [sha256(token)],
     );
     if (!link) throw notFound('This link is unknown, already used or expired');
-    const { row: key, apiKey } = await insertKey(tx, link.tenant_id, link.purpose === 'signup' ? 'default' : 'recovered', false);
+    const { row: key, apiKey } = await insertKey(tx, link.tenant_id, link.purpose === 'signup' ? 'default' : 'recovered', 'admin', false);
     const [tenant] = await tx.query<TenantRow>('select * from tenants where id = $1', [link.tenant_id]);
     await appendAudit(
       tx,

@@ -3,7 +3,7 @@ import type { App } from '../../core/context.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import { iso, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import type { Tenant } from '../../schemas/access.ts';
+import type { KeyRole, Tenant } from '../../schemas/access.ts';
 import { insertKey } from './keys.ts';
 
 export interface TenantRow {
@@ -51,7 +51,7 @@ export async function createTenant(app: App, input: NewTenant): Promise<{ tenant
   return app.platform.transaction(async (tx) => {
     const row = await insertTenant(tx, input);
     if (!row) throw conflict('A tenant with this email already exists');
-    const { apiKey } = await insertKey(tx, row.id, 'default', false);
+    const { apiKey } = await insertKey(tx, row.id, 'default', 'admin', false);
     return { tenant: tenantView(row, app.config.tiers), api_key: apiKey };
   });
 }
@@ -80,10 +80,10 @@ async function tenantNamed(q: Queryable, ref: string): Promise<TenantRef> {
 }
 
 /** A new API key for the tenant `ref` names (tenantNamed); its other keys stay as they are. The key is in the answer only. */
-export async function createKeyFor(app: App, ref: string, label: string, readOnly: boolean) {
+export async function createKeyFor(app: App, ref: string, label: string, role: KeyRole, readOnly: boolean) {
   const tenant = await tenantNamed(app.platform, ref);
-  const { row, apiKey } = await insertKey(app.platform, tenant.id, label, readOnly);
-  return { tenant, id: row.id, label: row.label, read_only: row.read_only, created_at: iso(row.created_at)!, api_key: apiKey };
+  const { row, apiKey } = await insertKey(app.platform, tenant.id, label, role, readOnly);
+  return { tenant, id: row.id, label: row.label, role: row.role, read_only: row.read_only, created_at: iso(row.created_at)!, api_key: apiKey };
 }
 
 export async function countTenants(app: App): Promise<number> {

@@ -5,7 +5,7 @@ import { useAction, useApi } from './use-api.ts';
 
 /** The tenant's email drop address; rotating it is destructive (the old address stops working). */
 export function FileEmailDrop() {
-  const { canWrite } = useSession();
+  const { canAdmin } = useSession();
   const addr = useApi(() => rpc.email.address.query(), []);
   const rotate = useAction();
   return (
@@ -23,7 +23,7 @@ export function FileEmailDrop() {
           <p className="muted">Allowed senders: the account's email and those set with PUT /v1/memory/email/senders.</p>
         </>
       )}
-      {canWrite && addr.data && (
+      {canAdmin && addr.data && (
         <ConfirmButton
           label="Rotate address"
           title="Rotate the drop address?"

@@ -9,15 +9,17 @@ import { useAction } from './use-api.ts';
 export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
   const [label, setLabel] = useState('');
   const [readOnly, setReadOnly] = useState(false);
+  const [admin, setAdmin] = useState(false);
   const [created, setCreated] = useState<ApiOutput['keys']['create'] | null>(null);
   const { busy, error, run } = useAction();
 
   async function submit() {
-    const key = await run(() => rpc.keys.create.mutate({ label: label.trim(), read_only: readOnly }));
+    const key = await run(() => rpc.keys.create.mutate({ label: label.trim(), role: admin ? 'admin' : 'agent', read_only: readOnly }));
     if (!key) return;
     setCreated(key);
     setLabel('');
     setReadOnly(false);
+    setAdmin(false);
     onCreated();
   }
 
@@ -38,6 +40,9 @@ export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
         <KeyCheckbox id="key-read-only" checked={readOnly} onChange={setReadOnly}>
           Read-only (may read and search, never write)
         </KeyCheckbox>
+        <KeyCheckbox id="key-admin" checked={admin} onChange={setAdmin}>
+          Admin (may also manage keys, grants and the account&apos;s settings; agents need none of that)
+        </KeyCheckbox>
         <p>
           <button type="submit" className="primary" disabled={busy || !label.trim()}>
             Create key
@@ -50,7 +55,7 @@ export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
         <KeyShownOnce
           id="new-key"
           label="New API key"
-          what={`the key “${created.label}”${created.read_only ? ' (read-only)' : ''}`}
+          what={`the ${created.role} key “${created.label}”${created.read_only ? ' (read-only)' : ''}`}
           value={created.api_key}
           onDone={() => setCreated(null)}
         />

@@ -5,9 +5,9 @@ import type { AccountKey } from './KeyTypes.ts';
 import { ConfirmButton, ErrorNote, when } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
-/** The tenant's keys, masked, with revocation for writable keys. */
+/** The tenant's keys, masked, with revocation for admin keys. */
 export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: () => void }) {
-  const { me, canWrite, signOut } = useSession();
+  const { me, canAdmin, signOut } = useSession();
   const navigate = useNavigate();
   const { error, run } = useAction();
   const active = keys.filter((k) => !k.revoked_at).length;
@@ -36,11 +36,12 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
             <tr>
               <th scope="col">Label</th>
               <th scope="col">Key</th>
+              <th scope="col">Role</th>
               <th scope="col">Access</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">Status</th>
-              {canWrite && <th scope="col">Actions</th>}
+              {canAdmin && <th scope="col">Actions</th>}
             </tr>
           </thead>
           <tbody>
@@ -55,11 +56,12 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
                   <td>
                     <code>{k.masked}</code>
                   </td>
+                  <td>{k.role}</td>
                   <td>{k.read_only ? <span className="badge warn">read-only</span> : 'read & write'}</td>
                   <td>{when(k.created_at)}</td>
                   <td>{k.last_used_at ? when(k.last_used_at) : 'never'}</td>
                   <td>{k.revoked_at ? <span className="muted">revoked {when(k.revoked_at)}</span> : 'active'}</td>
-                  {canWrite && (
+                  {canAdmin && (
                     <td>
                       {!k.revoked_at && (
                         <ConfirmButton label="Revoke" title={`Revoke the key “${k.label}”?`} confirmLabel="Revoke key" onConfirm={() => revoke(k)}>

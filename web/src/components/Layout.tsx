@@ -43,6 +43,7 @@ export function Layout() {
         <div className="who">
           <span title={me?.email}>{me?.name}</span> · <span>{me?.key.label}</span>
           {me?.key.read_only && <span className="badge">read-only</span>}
+          {me?.key.role === 'agent' && <span className="badge">agent key</span>}
           <button
             type="button"
             onClick={() => {

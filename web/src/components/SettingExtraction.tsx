@@ -14,7 +14,7 @@ const SOURCES: Record<ApiOutput['extraction']['getConfig']['source'], string> = 
 
 /** The account's own OpenAI-compatible extraction endpoint; saving runs a live self-test first. */
 export function SettingExtraction() {
-  const { canWrite } = useSession();
+  const { canAdmin } = useSession();
   const config = useApi(() => rpc.extraction.getConfig.query(), []);
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
@@ -73,7 +73,7 @@ export function SettingExtraction() {
           ]}
         />
       )}
-      {canWrite && (
+      {canAdmin && (
         <form
           onSubmit={(e) => {
             e.preventDefault();

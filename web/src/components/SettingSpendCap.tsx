@@ -9,7 +9,7 @@ const usd = (n: number) => n.toLocaleString(undefined, { style: 'currency', curr
 
 /** The monthly cap on the platform's LLM spend for this account. */
 export function SettingSpendCap() {
-  const { canWrite } = useSession();
+  const { canAdmin } = useSession();
   const cap = useApi(() => rpc.spendCap.get.query(), []);
   const [amount, setAmount] = useState('');
   const { busy, error, run } = useAction();
@@ -45,7 +45,7 @@ export function SettingSpendCap() {
           ]}
         />
       )}
-      {canWrite && (
+      {canAdmin && (
         <form
           onSubmit={(e) => {
             e.preventDefault();

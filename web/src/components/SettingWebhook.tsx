@@ -7,7 +7,7 @@ import { useAction, useApi } from './use-api.ts';
 
 /** The outbound webhook: its URL, and its signing secret shown once after each save. */
 export function SettingWebhook() {
-  const { canWrite } = useSession();
+  const { canAdmin } = useSession();
   // None configured: the API answers nulls, shown as no webhook.
   const hook = useApi(async () => {
     const got = await rpc.webhook.get.query();
@@ -51,7 +51,7 @@ export function SettingWebhook() {
         </p>
       )}
       {secret && <KeyShownOnce id="webhook-secret" label="Signing secret" what="the signing secret" value={secret} onDone={() => setSecret(null)} />}
-      {canWrite && (
+      {canAdmin && (
         <>
           <form
             onSubmit={(e) => {

@@ -11,7 +11,7 @@ import { useSession } from '../session.tsx';
 /** Which agents (API keys) may read or write one collection. */
 export function Grants() {
   const { name = '' } = useParams();
-  const { me, canWrite } = useSession();
+  const { me, canAdmin } = useSession();
   const grants = useApi(() => rpc.grants.list.query({ name }), [name, me?.key.id]);
   const agents = useApi(() => rpc.agents.list.query(), [me?.key.id]);
   // "Change" on a row picks that agent in the form (remounted with its current flags).
@@ -60,7 +60,7 @@ export function Grants() {
                     <th scope="col">Agent</th>
                     <th scope="col">Can read</th>
                     <th scope="col">Can write</th>
-                    {canWrite && <th scope="col">Actions</th>}
+                    {canAdmin && <th scope="col">Actions</th>}
                   </tr>
                 </thead>
                 <tbody>
@@ -72,7 +72,7 @@ export function Grants() {
                       </td>
                       <td>{g.can_read ? 'yes' : 'no'}</td>
                       <td>{g.can_write ? 'yes' : 'no'}</td>
-                      {canWrite && (
+                      {canAdmin && (
                         <td className="row">
                           <button
                             type="button"
@@ -102,7 +102,7 @@ export function Grants() {
             </div>
           )}
           <ErrorNote error={agents.error} />
-          {canWrite && agents.data && (
+          {canAdmin && agents.data && (
             <GrantForm key={`${formRound}-${data.restricted}`} collection={name} current={data} agents={agents.data} pick={pick} onSaved={grants.reload} />
           )}
         </>

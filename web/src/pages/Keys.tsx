@@ -9,7 +9,7 @@ import { useSession } from '../session.tsx';
 
 /** Keys & agents: every API key is an agent identity; create (shown once), revoke, rotate. */
 export function Keys() {
-  const { me, canWrite } = useSession();
+  const { me, canWrite, canAdmin } = useSession();
   // The key id changes on rotation: load again for the new one.
   const keys = useApi(() => rpc.keys.list.query(), [me?.key.id]);
   const agents = useApi(() => rpc.agents.list.query(), [me?.key.id]);
@@ -25,7 +25,7 @@ export function Keys() {
         Each API key is an agent: its writes carry its label, and collections can be granted to it alone. Keys are shown masked; a key's secret is shown only
         once, when it is made.
       </p>
-      {canWrite && <KeyCreateForm onCreated={reload} />}
+      {canAdmin && <KeyCreateForm onCreated={reload} />}
 
       <h2>API keys</h2>
       <ErrorNote error={keys.error} />
@@ -47,6 +47,7 @@ export function Keys() {
             <thead>
               <tr>
                 <th scope="col">Agent</th>
+                <th scope="col">Role</th>
                 <th scope="col">Access</th>
                 <th scope="col">Since</th>
                 <th scope="col">Id</th>
@@ -59,6 +60,7 @@ export function Keys() {
                     {a.label}
                     {a.id === me?.key.id && <span className="badge">this dashboard</span>}
                   </td>
+                  <td>{a.role}</td>
                   <td>{a.read_only ? <span className="badge warn">read-only</span> : 'read & write'}</td>
                   <td>{when(a.created_at)}</td>
                   <td>

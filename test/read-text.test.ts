@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmUnavailableError } from '../src/ports/llm/llm.ts';
 import { chunkText } from '../src/services/files/chunk.ts';
-import { readText, UnreadableFileError, type MediaReader } from '../src/services/files/read-text.ts';
+import { loadConfig } from '../src/core/config.ts';
+import { readText, type MediaReader } from '../src/services/files/read-text.ts';
+import { UnreadableFileError } from '../src/services/files/unreadable.ts';
 import { closeOcr } from '../src/services/files/ocr.ts';
 import { resolveLlm } from '../src/services/llm/tenant-llm.ts';
 import * as doc from './support/documents.ts';
@@ -31,8 +33,9 @@ afterAll(async () => {
   await llm?.close();
 });
 
+const LIMITS = loadConfig({ ORGMEM_DATA_DIR: 'memory://' }).parse;
 const read = (data: Buffer, filename: string, contentType: string, reader: MediaReader | null = null, noMediaReason?: string) =>
-  readText(data, { filename, contentType }, reader, noMediaReason);
+  readText(data, { filename, contentType }, LIMITS, reader, noMediaReason);
 
 const failure = async (p: Promise<unknown>) => {
   const err = await p.then(

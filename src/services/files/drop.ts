@@ -4,7 +4,7 @@ import { fileKey, isTenantKey } from '../../ports/blobs/blobs.ts';
 import { MAX_FILE_BYTES, type FileUpload } from '../../schemas/files.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import { createBatch, type BatchFile } from './batches.ts';
-import { UnreadableFileError } from './read-text.ts';
+import { UnreadableFileError } from './unreadable.ts';
 import { chunkMemories, preview, readFile, type StoredFile } from './file-memories.ts';
 
 /** Presigned file URLs (upload PUTs, and GETs of attached files) live this long. */

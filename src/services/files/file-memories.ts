@@ -33,7 +33,7 @@ export async function mediaReaderFor(ctx: AuthedCtx): Promise<{ media: MediaRead
 
 export async function readFile(ctx: AuthedCtx, file: Omit<StoredFile, 'key'>): Promise<FileText> {
   const { media, noMediaReason } = await mediaReaderFor(ctx);
-  return readText(file.data, { filename: file.filename, contentType: file.content_type }, media, noMediaReason);
+  return readText(file.data, { filename: file.filename, contentType: file.content_type }, ctx.app.config.parse, media, noMediaReason);
 }
 
 export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[][]> {

@@ -4,7 +4,7 @@ import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import type { FileState } from './batches.ts';
-import { UnreadableFileError } from './read-text.ts';
+import { UnreadableFileError } from './unreadable.ts';
 import { chunkMemories, readFile } from './file-memories.ts';
 
 interface Job {

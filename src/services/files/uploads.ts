@@ -9,7 +9,7 @@ import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-vie
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import { noFileStored, shownFailure, tooLarge, storeUploads, URL_SECONDS, type FileFailure } from './drop.ts';
-import { UnreadableFileError } from './read-text.ts';
+import { UnreadableFileError } from './unreadable.ts';
 import { chunkText } from './chunk.ts';
 import { embedAll, readFile, type StoredFile } from './file-memories.ts';
 

@@ -44,12 +44,11 @@ export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[
 
 /**
  * A file's text as memories: one per chunk, with metadata `{file, chunk, chunks, key}` (chunk
- * counts from 1) so every chunk leads back to its file. Embeddings are computed before the
- * caller's transaction opens; `store` inserts them in it.
+ * counts from 1) so every chunk leads back to its file. The same text always gives the same list.
  */
-export async function chunkMemories(ctx: AuthedCtx, file: Omit<StoredFile, 'data'>, text: string, source: string) {
+export function fileMemories(file: Omit<StoredFile, 'data'>, text: string, source: string): NewMemory[] {
   const chunks = chunkText(text, CHUNK_CHARS);
-  const items: NewMemory[] = chunks.map((chunk, i) => ({
+  return chunks.map((chunk, i) => ({
     text: chunk,
     importance: 0.5,
     category: 'document',
@@ -57,9 +56,20 @@ export async function chunkMemories(ctx: AuthedCtx, file: Omit<StoredFile, 'data
     metadata: { file: file.filename, chunk: i + 1, chunks: chunks.length, key: file.key, content_type: file.content_type },
     container_tag: null,
   }));
-  const embeddings = await embedAll(ctx, chunks);
+}
+
+/**
+ * A file's memories embedded before the caller's transaction opens; `store` inserts them all in
+ * it (the sync routes: a file is stored whole or not at all).
+ */
+export async function chunkMemories(ctx: AuthedCtx, file: Omit<StoredFile, 'data'>, text: string, source: string) {
+  const items = fileMemories(file, text, source);
+  const embeddings = await embedAll(
+    ctx,
+    items.map((m) => m.text),
+  );
   return {
-    chunks: chunks.length,
+    chunks: items.length,
     store: (q: Queryable, collection: string): Promise<Memory[]> => insertMemories(q, ctx, collection, items, embeddings),
   };
 }

@@ -1,5 +1,5 @@
 import { FileLimitError, type ReadLimits } from './unreadable.ts';
-import { unzippedSize } from './zip-size.ts';
+import { unzipsPast } from './zip-size.ts';
 
 /**
  * One reader per document format, each returning the raw text its library gives; the libraries
@@ -48,14 +48,14 @@ async function readPdf(data: Buffer, limits: ReadLimits): Promise<string> {
 }
 
 async function readDocx(data: Buffer, limits: ReadLimits): Promise<string> {
-  checkUnzipped(data, limits);
+  await checkUnzipped(data, limits);
   const { default: mammoth } = await import('mammoth');
   return (await mammoth.extractRawText({ buffer: data })).value;
 }
 
 /** PPTX, XLSX, the OpenDocument formats and RTF (officeparser finds which from the bytes). */
 async function readOffice(data: Buffer, limits: ReadLimits): Promise<string> {
-  checkUnzipped(data, limits);
+  await checkUnzipped(data, limits);
   const { OfficeParser } = await import('officeparser');
   try {
     return (await OfficeParser.parseOffice(data, { outputErrorToConsole: false })).toText();
@@ -65,11 +65,10 @@ async function readOffice(data: Buffer, limits: ReadLimits): Promise<string> {
   }
 }
 
-/** An office file (a zip; RTF is not one) whose parts would inflate past the limit is refused before any is. */
-function checkUnzipped(data: Buffer, limits: ReadLimits): void {
-  const size = data[0] === 0x50 && data[1] === 0x4b ? unzippedSize(data) : null;
-  if (size !== null && size > limits.unzippedBytes)
-    throw new FileLimitError(`its parts unzip to ${size} bytes, more than the limit of ${limits.unzippedBytes} (ORGMEM_PARSE_MAX_UNZIPPED_MB)`);
+/** An office file (a zip; RTF is not one) whose parts inflate past the limit is refused before its reader inflates them. */
+async function checkUnzipped(data: Buffer, limits: ReadLimits): Promise<void> {
+  if (data[0] === 0x50 && data[1] === 0x4b && (await unzipsPast(data, limits.unzippedBytes)))
+    throw new FileLimitError(`its parts unzip to more than the limit of ${limits.unzippedBytes} bytes (ORGMEM_PARSE_MAX_UNZIPPED_MB)`);
 }
 
 /**

@@ -71,7 +71,8 @@ function runOnce(request: ParseRequest, limits: ParseLimits): Promise<string> {
     const onMessage = (reply: ParseReply) => {
       if ('text' in reply) return done(() => resolve(reply.text), true);
       const { name, message, limit } = reply.error;
-      done(() => reject(limit ? new FileLimitError(message) : Object.assign(new Error(message), { name })), true);
+      // A reader that failed may have left its heap full (a library's buffers): the worker goes.
+      done(() => reject(limit ? new FileLimitError(message) : Object.assign(new Error(message), { name })), false);
     };
     const onError = (err: Error & { code?: string }) =>
       done(

@@ -30,6 +30,8 @@ interface Runner {
   worker: Worker;
   memoryMb: number;
   idle?: NodeJS.Timeout;
+  /** While idle: takes it off the idle list should it end. */
+  gone?: () => void;
 }
 
 const idle: Runner[] = [];
@@ -41,7 +43,7 @@ export async function parseDocument(kind: DocumentKind, input: Buffer | string, 
   while (active >= limits.concurrency) await new Promise<void>((wake) => waiting.push(wake));
   active++;
   try {
-    return await runOnce({ kind, input, limits }, limits);
+    return await runOnce(kind, input, limits);
   } finally {
     active--;
     waiting.shift()?.();
@@ -53,7 +55,7 @@ export async function closeParsers(): Promise<void> {
   await Promise.all(idle.splice(0).map((r) => (clearTimeout(r.idle), r.worker.terminate())));
 }
 
-function runOnce(request: ParseRequest, limits: ParseLimits): Promise<string> {
+function runOnce(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<string> {
   const runner = takeIdle(limits.memoryMb) ?? start(limits.memoryMb);
   return new Promise<string>((resolve, reject) => {
     const done = (settle: () => void, keep: boolean) => {
@@ -86,8 +88,7 @@ function runOnce(request: ParseRequest, limits: ParseLimits): Promise<string> {
       );
     const onExit = (code: number) => done(() => reject(new FileLimitError(`its reader stopped (exit code ${code})`)), false);
     runner.worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    const { kind, input, limits: all } = request;
-    const read: ReadLimits = { pages: all.pages, depth: all.depth, unzippedBytes: all.unzippedBytes, chars: all.chars };
+    const read: ReadLimits = { pages: limits.pages, depth: limits.depth, unzippedBytes: limits.unzippedBytes, chars: limits.chars };
     runner.worker.postMessage({ kind, input, limits: read } satisfies ParseRequest);
   });
 }
@@ -97,14 +98,17 @@ function takeIdle(memoryMb: number): Runner | undefined {
   if (i < 0) return undefined;
   const [runner] = idle.splice(i, 1);
   clearTimeout(runner!.idle);
+  runner!.worker.off('exit', runner!.gone!);
   return runner;
 }
 
 function putIdle(runner: Runner): void {
-  runner.idle = setTimeout(() => {
-    idle.splice(idle.indexOf(runner), 1);
-    void runner.worker.terminate();
-  }, IDLE_MS).unref();
+  runner.gone = () => {
+    clearTimeout(runner.idle);
+    if (idle.includes(runner)) idle.splice(idle.indexOf(runner), 1);
+  };
+  runner.idle = setTimeout(() => void runner.worker.terminate(), IDLE_MS).unref();
+  runner.worker.once('exit', runner.gone);
   idle.push(runner);
 }
 

@@ -6,7 +6,7 @@ import { LlmUnavailableError } from '../src/ports/llm/llm.ts';
 import { chunkText } from '../src/services/files/chunk.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { readText, type MediaReader } from '../src/services/files/read-text.ts';
-import { UnreadableFileError } from '../src/services/files/unreadable.ts';
+import { FileLimitError, UnreadableFileError } from '../src/services/files/unreadable.ts';
 import { closeOcr } from '../src/services/files/ocr.ts';
 import { resolveLlm } from '../src/services/llm/tenant-llm.ts';
 import * as doc from './support/documents.ts';
@@ -196,6 +196,21 @@ describe('audio and video', () => {
     const err = await read(doc.wav(0.2), 'memo.wav', 'audio/wav', media).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmUnavailableError);
     expect((err as Error).message).toBe('400 model fake-model does not transcribe');
+  });
+});
+
+describe('the character limit', () => {
+  const json = Buffer.from('{"tide":[1,2,3]}');
+  const readJson = (chars: number) => readText(json, { filename: 't.json', contentType: 'application/json' }, { ...LIMITS, chars }, null);
+
+  it('keeps a JSON file as it came when its indented form would not fit, and refuses text over the limit naming it', async () => {
+    expect((await readJson(1000)).text).toBe('{\n  "tide": [\n    1,\n    2,\n    3\n  ]\n}');
+    expect((await readJson(json.length)).text).toBe('{"tide":[1,2,3]}');
+    const err = await readJson(json.length - 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FileLimitError);
+    expect((err as Error).message).toBe(
+      `The JSON file was not read: it holds ${json.length} characters of text, more than the limit of ${json.length - 1} (ORGMEM_PARSE_MAX_CHARS)`,
+    );
   });
 });
 

@@ -12,7 +12,8 @@
  * document part inflates to 1.1 GB. The probe calls health and a search in turn, every 250 ms;
  * the sampler reads the server's resident memory from /proc every 250 ms (Linux), and its peak
  * (VmHWM) at the end. Every bomb must fail with its limit named and every ordinary file must be
- * stored, or the run exits 1. The embedded database lives in a temporary directory; with
+ * stored, or the run exits 1. A request that gets no answer (a reset connection) is sent again and
+ * counted (`connection_resets`). The embedded database lives in a temporary directory; with
  * --postgres, a fresh database `orgmem_soak` at BENCH_DATABASE_URL
  * (default postgres://postgres@127.0.0.1:5432/postgres). Results go to bench/results/.
  */
@@ -75,14 +76,32 @@ if (args.postgres)
 else env.ORGMEM_DATA_DIR = join(dir, 'data');
 const server = await startOrgmem(env, Number(args.port), { worker: true });
 const key = createTenantKey(env, 'soak');
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+/**
+ * A request that got no answer at all (the connection reset) is counted by route and sent again,
+ * as a load balancer would, so the run goes on and the count is reported.
+ */
+const resets: Record<string, number> = {};
+async function answered<T>(route: string, send: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await send();
+    } catch (err) {
+      const name = route.replace(/[0-9a-f-]{36}/g, ':id');
+      resets[name] = (resets[name] ?? 0) + 1;
+      if (!running()) throw err;
+    }
+  }
+}
+const call = (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> =>
+  answered(`${method} ${path}`, async () => {
+    const res = await fetch(server.url + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
   });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const form = (path: string, fields: Record<string, unknown>) => answered(`POST ${path}`, () => postForm(server.url, key, path, fields));
 
 const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
 const hwmMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
@@ -123,7 +142,7 @@ function checkFiles(files: Array<{ filename: string; status?: string; state?: st
 
 async function syncFeeder() {
   for (let round = 0; running(); round++) {
-    const res = await postForm(server.url, key, '/v1/memory/collections/soak-sync/drop', { files: [...bombs.map((b) => b.file), ...ordinary(round)] });
+    const res = await form('/v1/memory/collections/soak-sync/drop', { files: [...bombs.map((b) => b.file), ...ordinary(round)] });
     if (res.status !== 201) problems.push(`sync drop answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
     else checkFiles(res.body.files);
     counts.syncRounds++;
@@ -131,11 +150,13 @@ async function syncFeeder() {
     const raw = await new MailComposer({ from: 'soak@localhost', to, subject: 'Deep', html: nestedHtml(200_000), messageId: `<deep-${round}@soak.test>` })
       .compile()
       .build();
-    const mail = await fetch(`${server.url}/v1/memory/email/inbound`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-inbound-secret': SECRET },
-      body: JSON.stringify({ to, from: 'soak@localhost', raw: raw.toString('base64') }),
-    });
+    const mail = await answered('POST /v1/memory/email/inbound', () =>
+      fetch(`${server.url}/v1/memory/email/inbound`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-inbound-secret': SECRET },
+        body: JSON.stringify({ to, from: 'soak@localhost', raw: raw.toString('base64') }),
+      }),
+    );
     if (mail.status !== 422) problems.push(`nested mail answered ${mail.status}`);
     counts.mails++;
   }
@@ -144,7 +165,7 @@ async function syncFeeder() {
 async function asyncFeeder() {
   for (let round = 0; running(); round++) {
     const files = [...bombs.map((b) => b.file), ...ordinary(1000 + round), ...(round % 3 === 0 ? [bigText] : [])];
-    const res = await postForm(server.url, key, '/v1/memory/collections/soak-async/drop', { async_ingest: 'true', files });
+    const res = await form('/v1/memory/collections/soak-async/drop', { async_ingest: 'true', files });
     if (res.status !== 202) {
       problems.push(`async drop answered ${res.status}`);
       continue;
@@ -174,6 +195,7 @@ const result = {
   health_ms: summary(latency.health),
   search_ms: summary(latency.search),
   probe_failures: latency.failures,
+  connection_resets: resets,
   rss_mb: { start: round(startRss), peak_sampled: round(peakRss), peak_hwm: round(hwmMb()), end: round(rssMb()) },
   problems,
 };

@@ -188,7 +188,9 @@ async function readDecoded(kind: Kind, data: Buffer, text: string, limits: Parse
   }
   if (kind !== 'json') return text;
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    // Indenting lengthens it: a file that fits the character limit as it came stays as it came.
+    const pretty = JSON.stringify(JSON.parse(text), null, 2);
+    return pretty.length <= limits.chars ? pretty : text;
   } catch {
     return text; // JSON with an error is still worth its words
   }

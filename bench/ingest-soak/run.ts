@@ -9,7 +9,8 @@
  * (`C/drop`) and hands over a mail whose HTML body is nested 200,000 deep; the async feeder drops
  * the bombs, a 9.9 MB text and ordinary files with `async_ingest=true` and waits for the batch.
  * The bombs: a PDF of 100,000 empty pages (10.28 MB), HTML nested 200,000 deep, a .docx whose
- * document part inflates to 1.1 GB. The probe calls health and a search in turn, every 250 ms;
+ * document part inflates to 1.1 GB. The probe (probe.ts, a process of its own so the feeders'
+ * work never delays its clock) calls health and a search in turn, every 250 ms;
  * the sampler reads the server's resident memory from /proc every 250 ms (Linux), and its peak
  * (VmHWM) at the end. Every bomb must fail with its limit named and every ordinary file must be
  * stored, or the run exits 1. A request that gets no answer (a reset connection) is sent again and
@@ -17,6 +18,7 @@
  * --postgres, a fresh database `orgmem_soak` at BENCH_DATABASE_URL
  * (default postgres://postgres@127.0.0.1:5432/postgres). Results go to bench/results/.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +70,10 @@ const ordinary = (round: number) => [
   as(`memo-${round}.txt`, 'text/plain', `Memo ${round}: the crane on berth 4 is back in service.`),
 ];
 const bigText = as('big.txt', 'text/plain', prose(9_900_000));
+/** Refused whole before any delivery, so the same message serves every round. */
+const deepMail = (await new MailComposer({ from: 'soak@localhost', to: 'x@soak.test', subject: 'Deep', html: nestedHtml(200_000) }).compile().build()).toString(
+  'base64',
+);
 
 const dir = mkdtempSync(join(tmpdir(), 'orgmem-soak-'));
 const env: Record<string, string> = { ORGMEM_EMBEDDER: args.embedder, ORGMEM_INBOUND_SECRET: SECRET, ORGMEM_EMAIL_DOMAIN: 'soak.test' };
@@ -110,20 +116,18 @@ const deadline = Date.now() + MINUTES * 60_000;
 const running = () => Date.now() < deadline;
 const problems: string[] = [];
 const counts = { syncRounds: 0, asyncBatches: 0, mails: 0, bombsRefused: 0, ordinaryStored: 0, bigTextChunks: 0 };
-const latency = { health: [] as number[], search: [] as number[], failures: 0 };
 let peakRss = startRss;
 
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb())), 250);
 
-async function probe() {
-  for (let i = 0; running(); i++) {
-    const t0 = performance.now();
-    const res = i % 2 ? await call('POST', '/v1/memory/search', { query: 'ferry timetable', limit: 5 }) : await call('GET', '/v1/memory/health');
-    const ms = performance.now() - t0;
-    if (res.status !== 200) latency.failures++;
-    (i % 2 ? latency.search : latency.health).push(ms);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+/** The probe in its own process (probe.ts), for as long as the feeders run. */
+function probe(): Promise<{ health: number[]; search: number[]; failures: number; resets: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ingest-soak/probe.ts', server.url, key, String(MINUTES * 60)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  return new Promise((resolve) => child.on('exit', () => resolve(JSON.parse(out))));
 }
 
 function checkFiles(files: Array<{ filename: string; status?: string; state?: string; detail?: string; error?: string; chunks: number }>) {
@@ -147,14 +151,11 @@ async function syncFeeder() {
     else checkFiles(res.body.files);
     counts.syncRounds++;
     const to = (await call('GET', '/v1/memory/email/address')).body.address;
-    const raw = await new MailComposer({ from: 'soak@localhost', to, subject: 'Deep', html: nestedHtml(200_000), messageId: `<deep-${round}@soak.test>` })
-      .compile()
-      .build();
     const mail = await answered('POST /v1/memory/email/inbound', () =>
       fetch(`${server.url}/v1/memory/email/inbound`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-inbound-secret': SECRET },
-        body: JSON.stringify({ to, from: 'soak@localhost', raw: raw.toString('base64') }),
+        body: JSON.stringify({ to, from: 'soak@localhost', raw: deepMail }),
       }),
     );
     if (mail.status !== 422) problems.push(`nested mail answered ${mail.status}`);
@@ -183,7 +184,7 @@ async function asyncFeeder() {
 }
 
 const started = Date.now();
-await Promise.all([probe(), syncFeeder(), asyncFeeder()]);
+const [latency] = await Promise.all([probe(), syncFeeder(), asyncFeeder()]);
 clearInterval(sampler);
 const result = {
   benchmark: 'ingest-soak',
@@ -195,6 +196,7 @@ const result = {
   health_ms: summary(latency.health),
   search_ms: summary(latency.search),
   probe_failures: latency.failures,
+  probe_resets: latency.resets,
   connection_resets: resets,
   rss_mb: { start: round(startRss), peak_sampled: round(peakRss), peak_hwm: round(hwmMb()), end: round(rssMb()) },
   problems,

@@ -38,9 +38,10 @@ export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: s
 
 /**
  * Rows per insert statement: 16 parameters each, far below the 65,534 parameters a statement may
- * bind (a 10 MB text file is about 5,000 chunks).
+ * bind (a 10 MB text file is about 5,000 chunks). Larger statements are slower on PGlite
+ * (bench/README.md, "Ingestion soak").
  */
-const INSERT_ROWS = 1000;
+const INSERT_ROWS = 250;
 
 async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<MemoryRow[]> {
   const cols = 16;

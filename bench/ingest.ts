@@ -96,7 +96,7 @@ const pages = Array.from({ length: Number(values['ocr-pages']) + 1 }, (_, i) => 
 const times: number[] = [];
 for (const [i, png] of pages.entries()) {
   const t0 = performance.now();
-  const text = await ocrImage(png);
+  const text = await ocrImage(png, 600_000);
   if (i > 0) times.push(performance.now() - t0);
   if (!text.includes('harbour')) throw new Error('OCR did not read the page');
 }

@@ -19,6 +19,7 @@ import { outboxMailer, smtpMailer } from '../src/ports/mailer.ts';
 import { createMetrics, timedEmbedder } from '../src/ports/metrics.ts';
 import { aesGcmSecrets, checkMasterKey, loadMasterKey } from '../src/ports/secrets.ts';
 import { closeOcr } from '../src/services/files/ocr.ts';
+import { closeParsers } from '../src/services/files/parse-runner.ts';
 import { closeDatabasePools } from '../src/services/tenant-db/pools.ts';
 
 export interface AppOptions {
@@ -61,5 +62,6 @@ export async function closeApp(app: App): Promise<void> {
   await app.db.close();
   await app.blobs.close();
   await closeOcr();
+  await closeParsers();
   await closeLocalEmbedder();
 }

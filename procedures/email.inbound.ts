@@ -22,6 +22,7 @@ export default defineProcedure({
   errors: {
     BAD_REQUEST: 'raw is not base64, or not an RFC 822 message',
     PAYLOAD_TOO_LARGE: 'The message is larger than ORGMEM_EMAIL_MAX_BYTES (at most 25 MiB)',
+    UNPROCESSABLE_CONTENT: 'The HTML body is over a reading limit (ORGMEM_PARSE_*: nesting, size, memory, time); the detail names it',
   },
   input: z.object({
     to: z

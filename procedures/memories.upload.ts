@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { category, importance, memoryText, metadataObject } from '../src/schemas/fields.ts';
-import { fileUpload, formJson, formNumber } from '../src/schemas/files.ts';
+import { fileUpload, formJson, formNumber, OVER_READING_LIMIT } from '../src/schemas/files.ts';
 import { memorySchema } from '../src/schemas/memory.ts';
 import { uploadMemory } from '../src/services/files/uploads.ts';
 import { C, inCollection } from './collection-path.ts';
@@ -20,6 +20,7 @@ export default defineProcedure({
   errors: {
     BAD_REQUEST: 'No file was sent, or no text was given and none could be read from the files',
     PAYLOAD_TOO_LARGE: 'A file is larger than 10 MB (nothing is stored)',
+    UNPROCESSABLE_CONTENT: OVER_READING_LIMIT,
   },
   input: z.object({
     ...inCollection,

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/core/config.ts';
 import { ProviderError, providerHttp } from '../src/services/connectors/http.ts';
 import { OPEN } from './support/targets.ts';
 import type { ConnectorRecord } from '../src/services/connectors/providers/connector.ts';
@@ -21,7 +22,8 @@ async function sync(cursor: string | null, over: { credentials?: Record<string, 
     apiUrl: fake.url,
     http: providerHttp('gdrive', OPEN, { tries: 5, backoffMs: 20, maxWaitMs: 5_000, timeoutMs: 5_000 }),
     // The files pipeline's own reading, as the sync engine hands it.
-    readFile: async (f) => (await readText(f.data, { filename: f.filename, contentType: f.contentType }, null)).text,
+    readFile: async (f) =>
+      (await readText(f.data, { filename: f.filename, contentType: f.contentType }, loadConfig({ ORGMEM_DATA_DIR: 'memory://' }).parse, null)).text,
   })) {
     out.push(...page);
   }

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmUnavailableError } from '../src/ports/llm/llm.ts';
 import { chunkText } from '../src/services/files/chunk.ts';
-import { readText, UnreadableFileError, type MediaReader } from '../src/services/files/read-text.ts';
+import { loadConfig } from '../src/core/config.ts';
+import { readText, type MediaReader } from '../src/services/files/read-text.ts';
+import { FileLimitError, UnreadableFileError } from '../src/services/files/unreadable.ts';
 import { closeOcr } from '../src/services/files/ocr.ts';
 import { resolveLlm } from '../src/services/llm/tenant-llm.ts';
 import * as doc from './support/documents.ts';
@@ -31,8 +33,9 @@ afterAll(async () => {
   await llm?.close();
 });
 
+const LIMITS = loadConfig({ ORGMEM_DATA_DIR: 'memory://' }).parse;
 const read = (data: Buffer, filename: string, contentType: string, reader: MediaReader | null = null, noMediaReason?: string) =>
-  readText(data, { filename, contentType }, reader, noMediaReason);
+  readText(data, { filename, contentType }, LIMITS, reader, noMediaReason);
 
 const failure = async (p: Promise<unknown>) => {
   const err = await p.then(
@@ -193,6 +196,21 @@ describe('audio and video', () => {
     const err = await read(doc.wav(0.2), 'memo.wav', 'audio/wav', media).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmUnavailableError);
     expect((err as Error).message).toBe('400 model fake-model does not transcribe');
+  });
+});
+
+describe('the character limit', () => {
+  const json = Buffer.from('{"tide":[1,2,3]}');
+  const readJson = (chars: number) => readText(json, { filename: 't.json', contentType: 'application/json' }, { ...LIMITS, chars }, null);
+
+  it('keeps a JSON file as it came when its indented form would not fit, and refuses text over the limit naming it', async () => {
+    expect((await readJson(1000)).text).toBe('{\n  "tide": [\n    1,\n    2,\n    3\n  ]\n}');
+    expect((await readJson(json.length)).text).toBe('{"tide":[1,2,3]}');
+    const err = await readJson(json.length - 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FileLimitError);
+    expect((err as Error).message).toBe(
+      `The JSON file was not read: it holds ${json.length} characters of text, more than the limit of ${json.length - 1} (ORGMEM_PARSE_MAX_CHARS)`,
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { connectorUrls, oauthApps, providers, type OAuthProvider } from '../schemas/providers/index.ts';
+import { MAX_FILE_BYTES } from '../schemas/files.ts';
 import type { OAuthAppSpec } from '../schemas/providers/provider.ts';
 
 /** An IP address, or a network as address/prefix length (10.1.2.0/24, fd00::/8). */
@@ -138,6 +139,15 @@ const env = z.object({
   ORGMEM_S3_ACCESS_KEY_ID: z.string().default(''),
   ORGMEM_S3_SECRET_ACCESS_KEY: z.string().default(''),
   ORGMEM_S3_FORCE_PATH_STYLE: bool.optional(),
+  // Reading files (docs/configuration.md, "Reading files"): the bounded runner's limits.
+  ORGMEM_PARSE_MAX_PAGES: z.coerce.number().int().positive().default(2000),
+  ORGMEM_PARSE_MAX_DEPTH: z.coerce.number().int().positive().default(500),
+  ORGMEM_PARSE_MAX_UNZIPPED_MB: z.coerce.number().positive().default(256),
+  // As many characters as the largest file has bytes: any text file that may be uploaded fits.
+  ORGMEM_PARSE_MAX_CHARS: z.coerce.number().int().positive().default(MAX_FILE_BYTES),
+  ORGMEM_PARSE_MAX_MEMORY_MB: z.coerce.number().int().min(32).default(512),
+  ORGMEM_PARSE_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
+  ORGMEM_PARSE_CONCURRENCY: z.coerce.number().int().positive().default(2),
   // Managed connectors (README "Connectors"): their variables come from the providers' registry (connectorEnv below).
   ORGMEM_DASHBOARD_URL: z.string().url().optional(),
   // Billing (README "Billing"): Stripe's API and keys, and the price of each paid tier.
@@ -329,6 +339,23 @@ export function loadConfig(source: Record<string, string | undefined> = process.
             forcePathStyle: e.ORGMEM_S3_FORCE_PATH_STYLE ?? !!e.ORGMEM_S3_ENDPOINT,
           }
         : null,
+    },
+    /** The bounded runner every heavy read goes through (src/services/files/parse-runner.ts) and its limits. */
+    parse: {
+      /** Pages of a PDF. */
+      pages: e.ORGMEM_PARSE_MAX_PAGES,
+      /** Nesting of HTML elements (a file's or a mail's). */
+      depth: e.ORGMEM_PARSE_MAX_DEPTH,
+      /** Bytes an office file's parts declare once unzipped, together. */
+      unzippedBytes: Math.floor(e.ORGMEM_PARSE_MAX_UNZIPPED_MB * 1024 * 1024),
+      /** Characters of text one file may give. */
+      chars: e.ORGMEM_PARSE_MAX_CHARS,
+      /** A runner's heap. */
+      memoryMb: e.ORGMEM_PARSE_MAX_MEMORY_MB,
+      /** A read's deadline. */
+      timeoutMs: Math.round(e.ORGMEM_PARSE_TIMEOUT_SECONDS * 1000),
+      /** Reads at a time per process. */
+      concurrency: e.ORGMEM_PARSE_CONCURRENCY,
     },
     connectors: {
       /** Each provider's API base, by provider (one on the tenant's own site has none: its connection's config names it). */

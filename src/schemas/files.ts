@@ -5,6 +5,9 @@ import { collectionName } from './fields.ts';
 
 /** 10 MB per file: larger files fail alone, or are flagged at presign. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** The 422 of upload and attach for a file over a reading limit (docs/contract.md, "Limits"). */
+export const OVER_READING_LIMIT =
+  'A file is over a reading limit (pages, nesting, unzipped size, characters, memory or time: ORGMEM_PARSE_*); the detail names the file and the limit, and nothing is kept';
 /** Files per folder upload or drop request; more is a 422. */
 export const MAX_FILES = 50;
 

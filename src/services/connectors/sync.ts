@@ -111,8 +111,15 @@ export async function syncConnection(ctx: AuthedCtx, id: string, scheduled = fal
       apiUrl: apiUrlOf(app, connector, config as Record<string, unknown>),
       http: providerHttp(conn.provider, targetRule(app.config)),
       readFile: async (file) =>
-        (await readText(file.data, { filename: file.filename, contentType: file.contentType }, null, 'Audio and video from a connector are not transcribed'))
-          .text,
+        (
+          await readText(
+            file.data,
+            { filename: file.filename, contentType: file.contentType },
+            app.config.parse,
+            null,
+            'Audio and video from a connector are not transcribed',
+          )
+        ).text,
     });
     for await (const page of pages) {
       const stored = await storeRecords(ctx, conn, page);

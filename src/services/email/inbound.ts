@@ -1,4 +1,3 @@
-import { convert } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
@@ -6,6 +5,8 @@ import { MAX_FILES, type FileUpload } from '../../schemas/files.ts';
 import { actFor, type Acting } from '../access/grants.ts';
 import { chunkText } from '../files/chunk.ts';
 import { dropLater } from '../files/drop.ts';
+import { parseDocument } from '../files/parse-runner.ts';
+import { FileLimitError } from '../files/unreadable.ts';
 import { insertMemories } from '../memory/memories.ts';
 import { storable } from '../memory/storable.ts';
 import { findDropTargets } from './addresses.ts';
@@ -74,18 +75,21 @@ const addresses = (field: AddressObject | AddressObject[] | undefined) =>
     .map((v) => v.address?.toLowerCase())
     .filter((a): a is string => !!a);
 
-function bodyText(parsed: ParsedMail): string {
-  const text =
-    parsed.text?.trim() ||
-    (typeof parsed.html === 'string'
-      ? convert(parsed.html, {
-          wordwrap: false,
-          selectors: [
-            { selector: 'img', format: 'skip' },
-            { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-          ],
-        }).trim()
-      : '');
+/**
+ * The body as text: the plain part, else the HTML part read by the bounded runner, links kept. An
+ * HTML body over a reading limit (nesting, size, time) refuses the message with a 422 naming it,
+ * whatever its recipients, so the answer tells nothing about which addresses exist.
+ */
+async function bodyText(app: App, parsed: ParsedMail): Promise<string> {
+  let text = parsed.text?.trim() ?? '';
+  if (!text && typeof parsed.html === 'string') {
+    try {
+      text = (await parseDocument('mail-html', parsed.html, app.config.parse)).trim();
+    } catch (err) {
+      if (err instanceof FileLimitError) throw new AppError('UNPROCESSABLE_CONTENT', `The message's HTML body was not read: ${err.message}`);
+      throw badRequest(`The message's HTML body cannot be read: ${(err as Error).message}`);
+    }
+  }
   return storable(text.replace(/\r\n?/g, '\n'));
 }
 
@@ -93,12 +97,12 @@ function bodyText(parsed: ParsedMail): string {
  * The memory of one message (docs/contract.md, "Email drop"): `Subject: …\nFrom: …\n\n<body>`, the body cut at a
  * boundary so the whole fits 10,000 characters (metadata `truncated: true` then).
  */
-function mailMemory(parsed: ParsedMail, envelopeFrom: string, receivedAt: Date) {
+function mailMemory(parsed: ParsedMail, bodyRead: string, envelopeFrom: string, receivedAt: Date) {
   const subject = parsed.subject ? storable(parsed.subject.slice(0, MAX_HEADER)) : null;
   const fromAddress = addresses(parsed.from)[0] ?? (envelopeFrom || null);
   const fromShown = storable((parsed.from?.text || envelopeFrom || '(unknown sender)').slice(0, MAX_HEADER));
   const head = `Subject: ${subject ?? '(no subject)'}\nFrom: ${fromShown}`;
-  let body = bodyText(parsed);
+  let body = bodyRead;
   const room = MAX_TEXT - head.length - 2;
   const truncated = body.length > room;
   // Only the first chunk is kept, so only the text it can come from is chunked (a body may be megabytes).
@@ -140,8 +144,8 @@ async function alreadyStored(ctx: AuthedCtx, collection: string, messageId: unkn
   return rows.length > 0;
 }
 
-async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, envelopeFrom: string) {
-  const memory = mailMemory(parsed, envelopeFrom, new Date());
+async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, body: string, envelopeFrom: string) {
+  const memory = mailMemory(parsed, body, envelopeFrom, new Date());
   if (await alreadyStored(ctx, collection, memory.metadata.message_id)) {
     return ctx.app.log.info(
       { tenant: ctx.tenant.id, collection, message_id: memory.metadata.message_id, requestId: ctx.requestId },
@@ -210,6 +214,7 @@ export async function receiveMail(app: App, mail: InboundMail, requestId: string
     throw new AppError('PAYLOAD_TOO_LARGE', `The message is larger than ${app.config.email.maxBytes} bytes`);
   }
   const parsed = await parse(mail.raw);
+  const body = await bodyText(app, parsed);
   const targets = await findDropTargets(app.platform, dropTokens(app, mail.to));
   const envelope = addressOf(mail.from);
   const envelopeFrom = envelope ? `${envelope.local}@${envelope.domain}` : '';
@@ -228,6 +233,6 @@ export async function receiveMail(app: App, mail: InboundMail, requestId: string
       app.log.info({ ...log, tenant: ctx.tenant.id, reason: 'sender not allowed' }, 'inbound mail dropped');
       continue;
     }
-    await store(ctx, target.collection, parsed, envelopeFrom);
+    await store(ctx, target.collection, parsed, body, envelopeFrom);
   }
 }

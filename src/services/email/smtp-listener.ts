@@ -21,7 +21,7 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
  * temporary, so the sending MTA retries.
  */
 function answerFor(app: App, err: unknown, requestId: string): Error {
-  if (err instanceof AppError && err.code === 'BAD_REQUEST') return smtpError(554, `5.6.0 ${err.detail}`);
+  if (err instanceof AppError && (err.code === 'BAD_REQUEST' || err.code === 'UNPROCESSABLE_CONTENT')) return smtpError(554, `5.6.0 ${err.detail}`);
   if (err instanceof AppError && err.code === 'PAYLOAD_TOO_LARGE') return smtpError(552, `5.3.4 ${err.detail}`);
   app.log.error({ err, requestId }, 'inbound smtp handoff failed');
   return smtpError(451, `4.3.0 Temporary failure, try again later (request ${requestId})`);

@@ -1,8 +1,6 @@
 import type { AuthedCtx } from '../../core/context.ts';
-import type { Queryable } from '../../ports/db/db.ts';
-import type { Memory } from '../../schemas/memory.ts';
 import { resolveLlm } from '../llm/tenant-llm.ts';
-import { insertMemories, type NewMemory } from '../memory/memories.ts';
+import type { NewMemory } from '../memory/memories.ts';
 import { chunkText } from './chunk.ts';
 import { readText, type FileText, type MediaReader } from './read-text.ts';
 
@@ -33,7 +31,7 @@ export async function mediaReaderFor(ctx: AuthedCtx): Promise<{ media: MediaRead
 
 export async function readFile(ctx: AuthedCtx, file: Omit<StoredFile, 'key'>): Promise<FileText> {
   const { media, noMediaReason } = await mediaReaderFor(ctx);
-  return readText(file.data, { filename: file.filename, contentType: file.content_type }, media, noMediaReason);
+  return readText(file.data, { filename: file.filename, contentType: file.content_type }, ctx.app.config.parse, media, noMediaReason);
 }
 
 export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[][]> {
@@ -44,12 +42,11 @@ export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[
 
 /**
  * A file's text as memories: one per chunk, with metadata `{file, chunk, chunks, key}` (chunk
- * counts from 1) so every chunk leads back to its file. Embeddings are computed before the
- * caller's transaction opens; `store` inserts them in it.
+ * counts from 1) so every chunk leads back to its file. The same text always gives the same list.
  */
-export async function chunkMemories(ctx: AuthedCtx, file: Omit<StoredFile, 'data'>, text: string, source: string) {
+export function fileMemories(file: Omit<StoredFile, 'data'>, text: string, source: string): NewMemory[] {
   const chunks = chunkText(text, CHUNK_CHARS);
-  const items: NewMemory[] = chunks.map((chunk, i) => ({
+  return chunks.map((chunk, i) => ({
     text: chunk,
     importance: 0.5,
     category: 'document',
@@ -57,11 +54,6 @@ export async function chunkMemories(ctx: AuthedCtx, file: Omit<StoredFile, 'data
     metadata: { file: file.filename, chunk: i + 1, chunks: chunks.length, key: file.key, content_type: file.content_type },
     container_tag: null,
   }));
-  const embeddings = await embedAll(ctx, chunks);
-  return {
-    chunks: chunks.length,
-    store: (q: Queryable, collection: string): Promise<Memory[]> => insertMemories(q, ctx, collection, items, embeddings),
-  };
 }
 
 /** The first characters of a text, for per-file previews. */

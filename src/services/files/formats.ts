@@ -1,15 +1,44 @@
+import { FileLimitError, type ReadLimits } from './unreadable.ts';
+import { unzipsPast } from './zip-size.ts';
+
 /**
  * One reader per document format, each returning the raw text its library gives; the libraries
  * are imported on first use so the server's start-up does not load them. Their errors are left
- * as they are: read-text.ts turns them into the reason shown for the file.
+ * as they are: read-text.ts turns them into the reason shown for the file. They run in the
+ * bounded runner (parse-runner.ts), each under the limits it can check before the heavy work.
  */
 
-export async function readPdf(data: Buffer): Promise<string> {
+/** The formats the runner reads: `office` is PPTX, XLSX, the OpenDocument formats and RTF; `mail-html` a mail's body, links kept. */
+export type DocumentKind = 'pdf' | 'docx' | 'office' | 'html' | 'mail-html' | 'email';
+
+/** What a document holds as raw text, over no limit (FileLimitError otherwise). HTML comes decoded, the others as bytes. */
+export async function readDocument(kind: DocumentKind, input: Buffer | string, limits: ReadLimits): Promise<string> {
+  const data = typeof input === 'string' ? Buffer.from(input) : input;
+  const text =
+    kind === 'pdf'
+      ? await readPdf(data, limits)
+      : kind === 'docx'
+        ? await readDocx(data, limits)
+        : kind === 'office'
+          ? await readOffice(data, limits)
+          : kind === 'email'
+            ? await readEmail(data, limits)
+            : await readHtml(typeof input === 'string' ? input : input.toString('utf8'), limits, kind === 'mail-html');
+  if (text.length > limits.chars) throw overChars(text.length, limits);
+  return text;
+}
+
+export const overChars = (length: number, limits: ReadLimits) =>
+  new FileLimitError(`it holds ${length} characters of text, more than the limit of ${limits.chars} (ORGMEM_PARSE_MAX_CHARS)`);
+
+async function readPdf(data: Buffer, limits: ReadLimits): Promise<string> {
   const { extractText, getDocumentProxy } = await import('unpdf');
   // pdf.js takes over the buffer it is given, so it gets a copy; `isEvalSupported: false` keeps
   // fonts of untrusted files from being compiled to code; `verbosity: 0` keeps its warnings quiet.
   const pdf = await getDocumentProxy(new Uint8Array(data), { isEvalSupported: false, verbosity: 0 });
   try {
+    // The page count is read from the page tree's root, before any page is.
+    if (pdf.numPages > limits.pages) throw new FileLimitError(`it has ${pdf.numPages} pages, more than the limit of ${limits.pages} (ORGMEM_PARSE_MAX_PAGES)`);
     const { text } = await extractText(pdf, { mergePages: false });
     // Page breaks become paragraph breaks, which chunking splits at first.
     return text.join('\n\n');
@@ -18,13 +47,15 @@ export async function readPdf(data: Buffer): Promise<string> {
   }
 }
 
-export async function readDocx(data: Buffer): Promise<string> {
+async function readDocx(data: Buffer, limits: ReadLimits): Promise<string> {
+  await checkUnzipped(data, limits);
   const { default: mammoth } = await import('mammoth');
   return (await mammoth.extractRawText({ buffer: data })).value;
 }
 
 /** PPTX, XLSX, the OpenDocument formats and RTF (officeparser finds which from the bytes). */
-export async function readOffice(data: Buffer): Promise<string> {
+async function readOffice(data: Buffer, limits: ReadLimits): Promise<string> {
+  await checkUnzipped(data, limits);
   const { OfficeParser } = await import('officeparser');
   try {
     return (await OfficeParser.parseOffice(data, { outputErrorToConsole: false })).toText();
@@ -34,13 +65,25 @@ export async function readOffice(data: Buffer): Promise<string> {
   }
 }
 
-export async function readHtml(html: string): Promise<string> {
+/** An office file (a zip; RTF is not one) whose parts inflate past the limit is refused before its reader inflates them. */
+async function checkUnzipped(data: Buffer, limits: ReadLimits): Promise<void> {
+  if (data[0] === 0x50 && data[1] === 0x4b && (await unzipsPast(data, limits.unzippedBytes)))
+    throw new FileLimitError(`its parts unzip to more than the limit of ${limits.unzippedBytes} bytes (ORGMEM_PARSE_MAX_UNZIPPED_MB)`);
+}
+
+/**
+ * The text of an HTML page. Its nesting is measured first by a streaming parse (no recursion):
+ * html-to-text walks the tree recursively, and a page nested thousands deep would overflow the
+ * stack or take minutes. A mail's body keeps its link targets (`keepLinks`); a file's drops them.
+ */
+async function readHtml(html: string, limits: ReadLimits, keepLinks = false): Promise<string> {
+  await checkDepth(html, limits);
   const { convert } = await import('html-to-text');
   return convert(html, {
     wordwrap: false,
     selectors: [
       // Link targets and images are noise in a search index; tables keep their rows and columns.
-      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'a', options: keepLinks ? { hideLinkHrefIfSameAsText: true } : { ignoreHref: true } },
       { selector: 'img', format: 'skip' },
       { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 200 } },
       ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
@@ -49,11 +92,25 @@ export async function readHtml(html: string): Promise<string> {
 }
 
 /** The text of a received mail (docs/contract.md, "Email drop"): `Subject: …\nFrom: …\n\n<plain-text body>`. */
-export async function readEmail(data: Buffer): Promise<string> {
+async function readEmail(data: Buffer, limits: ReadLimits): Promise<string> {
   const { simpleParser } = await import('mailparser');
-  const mail = await simpleParser(data, { skipImageLinks: true });
-  const body = mail.text?.trim() || (mail.html ? await readHtml(mail.html) : '');
+  const mail = await simpleParser(data, { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true });
+  const body = mail.text?.trim() || (mail.html ? await readHtml(mail.html, limits) : '');
   return `Subject: ${mail.subject ?? '(no subject)'}\nFrom: ${mail.from?.text ?? '(unknown sender)'}\n\n${body}`;
+}
+
+async function checkDepth(html: string, limits: ReadLimits): Promise<void> {
+  const { Parser } = await import('htmlparser2');
+  let depth = 0;
+  const parser = new Parser({
+    onopentag() {
+      if (++depth > limits.depth) throw new FileLimitError(`its elements nest deeper than the limit of ${limits.depth} levels (ORGMEM_PARSE_MAX_DEPTH)`);
+    },
+    onclosetag() {
+      depth--;
+    },
+  });
+  parser.end(html);
 }
 
 /**

@@ -4,8 +4,10 @@ import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import type { FileState } from './batches.ts';
-import { UnreadableFileError } from './read-text.ts';
-import { chunkMemories, preview, readFile } from './file-memories.ts';
+import { UnreadableFileError } from './unreadable.ts';
+import { embedAll, fileMemories, preview, readFile } from './file-memories.ts';
+import { deleteMemories } from '../memory/lifecycle.ts';
+import { insertMemories } from '../memory/memories.ts';
 
 interface Job {
   collection: string;
@@ -13,7 +15,15 @@ interface Job {
   filename: string;
   content_type: string;
   state: FileState;
+  memory_ids: string[];
 }
+
+/**
+ * Chunks embedded and stored per transaction: a large file (a 10 MB text is about 5,000 chunks)
+ * is written in steps, each recorded in the file's `memory_ids`, so a retry goes on after the
+ * last stored step instead of embedding the file again.
+ */
+const STORE_CHUNKS = 256;
 
 /** Moves a file that is not settled yet; a file another try settled meanwhile (done or failed) stays as it is. */
 const setFile = (app: App, p: { tenantId: string; batchId: string; key: string }, state: FileState, fields: { attempts?: number; error?: string }) =>
@@ -27,21 +37,24 @@ const setFile = (app: App, p: { tenantId: string; batchId: string; key: string }
 export type FileOutcome = { state: 'done'; memory_ids: string[]; chunks: number; preview: string } | { state: 'failed'; error: string } | null;
 
 /**
- * One try of one file of a batch: download, read, chunk, embed, store. The chunks are inserted
- * in the same transaction that marks the file done, so a worker killed mid-file leaves nothing
- * behind and the retry starts over without duplicates. A file that cannot be read fails at once
- * with its reason; other failures (store, LLM, database) are retried, and fail after the last try.
- * `ctx` is the batch's agent, resolved with its grant by the job runner (`ingestJob.acts`), or the
- * caller of a sync drop, which runs the first try itself and hands over the bytes it has (`data`).
- * Two tries of one file at once (a sync drop and its resume job) store it once: the file is marked
- * done in the transaction that stores its chunks, only if no other try did.
+ * One try of one file of a batch: download, read, chunk, then embed and store the chunks
+ * STORE_CHUNKS at a time, each step in one transaction with the file's progress (`memory_ids`).
+ * A try cut short (a database error, a killed worker) leaves whole steps behind, and the next try
+ * goes on after them without duplicates (the same text gives the same chunks). Two tries of one
+ * file at once (a sync drop and its resume job) store it once: a step is stored only while the
+ * file's progress is where this try left it (its row locked), and the file is marked done only if
+ * no other try settled it. A file that cannot be read, or is over a reading limit (the runner's
+ * memory and time included), fails at once with its reason; other failures (store, LLM, database)
+ * are retried, and fail after the last try, its stored chunks deleted with it. `ctx` is the
+ * batch's agent, resolved with its grant by the job runner (`ingestJob.acts`), or the caller of a
+ * sync drop, which runs the first try itself and hands over the bytes it has (`data`).
  */
 export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string, { attempt, maxAttempts }: JobMeta, data?: Buffer): Promise<FileOutcome> {
   const { app } = ctx;
   const tenantId = ctx.tenant.id;
   const where = { tenantId, batchId, key };
   const [job] = await app.db.query<Job>(
-    `select b.collection, b.source, f.filename, f.content_type, f.state
+    `select b.collection, b.source, f.filename, f.content_type, f.state, f.memory_ids
        from ingest_files f join ingest_batches b on b.tenant_id = f.tenant_id and b.id = f.batch_id
       where f.tenant_id = $1 and f.batch_id = $2 and f.key = $3`,
     [tenantId, batchId, key],
@@ -52,31 +65,68 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
     const blob = data ? { body: data, contentType: job.content_type } : await (await storeFor(app, tenantId)).get(key);
     if (!blob) throw new UnreadableFileError('Nothing was uploaded at this key');
     const { text } = await readFile(ctx, { filename: job.filename, content_type: job.content_type || blob.contentType, data: blob.body });
-    const file = { key, filename: job.filename, content_type: job.content_type };
-    const { chunks, store } = await chunkMemories(ctx, file, text, job.source);
-    const memoryIds = await app.db.transaction(async (tx) => {
-      // First: a try that finds the file settled stores nothing (its transaction waits here for the other's).
-      const claimed = await tx.query(
-        `update ingest_files set state = 'done', chunks = $4, error = null, updated_at = now()
-          where tenant_id = $1 and batch_id = $2 and key = $3 and state not in ('done', 'failed') returning key`,
-        [tenantId, batchId, key, chunks],
+    const items = fileMemories({ key, filename: job.filename, content_type: job.content_type }, text, job.source);
+    for (let from = job.memory_ids.length; from < items.length; from += STORE_CHUNKS) {
+      const step = items.slice(from, from + STORE_CHUNKS);
+      const embeddings = await embedAll(
+        ctx,
+        step.map((m) => m.text),
       );
-      if (!claimed.length) return null;
-      const ids = (await store(tx, job.collection)).map((m) => m.id);
-      await tx.query(`update ingest_files set memory_ids = $4::jsonb where tenant_id = $1 and batch_id = $2 and key = $3`, [tenantId, batchId, key, ids]);
-      return ids;
-    });
-    return memoryIds && { state: 'done', memory_ids: memoryIds, chunks, preview: preview(text) };
+      const stored = await app.db.transaction(async (tx) => {
+        const [progress] = await tx.query<{ stored: number }>(
+          `select jsonb_array_length(memory_ids) as stored from ingest_files
+            where tenant_id = $1 and batch_id = $2 and key = $3 and state not in ('done', 'failed') for update`,
+          [tenantId, batchId, key],
+        );
+        // Another try settled the file or stored this step first: it goes on, this one stops.
+        if (progress?.stored !== from) return false;
+        const memories = await insertMemories(tx, ctx, job.collection, step, embeddings);
+        await tx.query(
+          `update ingest_files set chunks = $4, memory_ids = memory_ids || $5::jsonb, updated_at = now()
+            where tenant_id = $1 and batch_id = $2 and key = $3`,
+          [tenantId, batchId, key, items.length, memories.map((m) => m.id)],
+        );
+        return true;
+      });
+      if (!stored) return null;
+    }
+    const [done] = await app.db.query<{ memory_ids: string[] }>(
+      `update ingest_files set state = 'done', chunks = $4, error = null, updated_at = now()
+        where tenant_id = $1 and batch_id = $2 and key = $3 and state not in ('done', 'failed') returning memory_ids`,
+      [tenantId, batchId, key, items.length],
+    );
+    return done ? { state: 'done', memory_ids: done.memory_ids, chunks: items.length, preview: preview(text) } : null;
   } catch (err) {
     const final = err instanceof UnreadableFileError || attempt >= maxAttempts;
-    const moved = await setFile(app, where, final ? 'failed' : 'queued', { error: reasonOf(err) });
-    // A failed file has no memory to belong to: it leaves the store (a retry of this job finds the file failed).
-    if (final && moved.length) await app.jobs.enqueue(app.db, fileCleanupJob, { tenant_id: tenantId, keys: [key] });
     app.log.warn({ err, batch_id: batchId, key, attempt, final }, 'file ingestion failed');
     // Rethrowing hands the job back to the queue for its next try; a final failure is settled here.
-    if (!final) throw err;
-    return moved.length ? { state: 'failed', error: reasonOf(err) } : null;
+    if (!final) {
+      await setFile(app, where, 'queued', { error: reasonOf(err) });
+      throw err;
+    }
+    return (await failFile(ctx, batchId, key, job.collection, reasonOf(err))) ? { state: 'failed', error: reasonOf(err) } : null;
   }
+}
+
+/**
+ * Fails a file that no other try settled, with the chunks it had stored by then; it has no
+ * memory to belong to, so it leaves the file store (a retry of this job finds the file failed).
+ */
+async function failFile(ctx: AuthedCtx, batchId: string, key: string, collection: string, reason: string): Promise<boolean> {
+  const { app } = ctx;
+  const [failed] = await app.db.query<{ memory_ids: string[] }>(
+    `with old as (
+       select memory_ids from ingest_files
+        where tenant_id = $1 and batch_id = $2 and key = $3 and state not in ('done', 'failed') for update)
+     update ingest_files f set state = 'failed', error = $4, memory_ids = '[]'::jsonb, chunks = 0, updated_at = now()
+       from old where f.tenant_id = $1 and f.batch_id = $2 and f.key = $3
+     returning old.memory_ids`,
+    [ctx.tenant.id, batchId, key, reason],
+  );
+  if (!failed) return false;
+  if (failed.memory_ids.length) await deleteMemories(ctx, collection, failed.memory_ids);
+  await app.jobs.enqueue(app.db, fileCleanupJob, { tenant_id: ctx.tenant.id, keys: [key] });
+  return true;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Worker } from 'tesseract.js';
+import { FileLimitError } from './unreadable.ts';
 
 /**
  * Text in images, read offline by tesseract.js from the English model shipped in
@@ -22,10 +23,23 @@ const LANG_PATH = path.join(path.dirname(require.resolve('@tesseract.js-data/eng
 let worker: Promise<Worker> | null = null;
 let queue: Promise<unknown> = Promise.resolve();
 
-/** The text tesseract reads with confidence in the image, by lines and paragraphs; '' when none. */
-export function ocrImage(image: Buffer): Promise<string> {
+/**
+ * The text tesseract reads with confidence in the image, by lines and paragraphs; '' when none.
+ * Tesseract runs in its own worker thread; a recognition past `timeoutMs` (ORGMEM_PARSE_TIMEOUT_SECONDS)
+ * ends that worker and fails with a FileLimitError, and the next image starts a new one.
+ */
+export function ocrImage(image: Buffer, timeoutMs: number): Promise<string> {
   const turn = queue.then(async () => {
-    const { data } = await (await ocrWorker()).recognize(image, {}, { blocks: true, text: false });
+    const recognition = (await ocrWorker()).recognize(image, {}, { blocks: true, text: false });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void closeOcr();
+        reject(new FileLimitError(`reading its text took longer than the limit of ${timeoutMs / 1000} s (ORGMEM_PARSE_TIMEOUT_SECONDS)`));
+      }, timeoutMs);
+    });
+    recognition.catch(() => undefined);
+    const { data } = await Promise.race([recognition, late]).finally(() => clearTimeout(timer));
     const paragraphs = (data.blocks ?? []).flatMap((b) => b.paragraphs);
     return paragraphs
       .map((p) =>

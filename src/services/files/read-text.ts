@@ -1,7 +1,9 @@
 import { fileTypeFromBuffer } from 'file-type';
 import path from 'node:path';
-import { decodeText, readDocx, readEmail, readHtml, readOffice, readPdf } from './formats.ts';
+import { decodeText, overChars } from './formats.ts';
 import { ocrImage } from './ocr.ts';
+import { parseDocument, type ParseLimits } from './parse-runner.ts';
+import { FileLimitError, UnreadableFileError } from './unreadable.ts';
 
 /** What reads images and sound: the tenant's resolved LLM (TenantLlm satisfies this structurally). */
 export interface MediaReader {
@@ -18,9 +20,6 @@ export interface FileText {
   /** `odt` stands for the three OpenDocument formats (text, spreadsheet, presentation). */
   kind: Kind;
 }
-
-/** A file that cannot become text, with a reason a person can act on (the per-file error shown to the tenant). */
-export class UnreadableFileError extends Error {}
 
 const NO_MEDIA = 'Audio and video need an LLM endpoint with /audio/transcriptions; configure one with PUT /v1/memory/extraction/config';
 const SUPPORTED =
@@ -94,13 +93,15 @@ const CAPTIONED = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']
 /**
  * A file's text. The type is sniffed from the bytes, else taken from the declared content type,
  * else from the filename's extension. Images are read by OCR, offline, and captioned when a media
- * reader is given; audio and video need one to be transcribed. A file that cannot become text
- * throws UnreadableFileError; a failure of the media reader (the LLM endpoint) is thrown as it is, so
- * the caller can try again later.
+ * reader is given; audio and video need one to be transcribed. Documents (PDF, office files, HTML,
+ * mail) are read by the bounded runner under `limits` (parse-runner.ts). A file that cannot become
+ * text throws UnreadableFileError (FileLimitError over a limit); a failure of the media reader
+ * (the LLM endpoint) is thrown as it is, so the caller can try again later.
  */
 export async function readText(
   data: Buffer,
   declared: { filename: string; contentType: string },
+  limits: ParseLimits,
   media: MediaReader | null,
   noMediaReason?: string,
 ): Promise<FileText> {
@@ -123,17 +124,17 @@ export async function readText(
       throw unsupported(declared.filename, sniffed.mime, sniffed.ext === 'cfb' ? '; save old Office files (.doc, .xls, .ppt) as .docx, .xlsx or .pptx' : '');
     const mime = kind === 'audio' && sniffed.ext === 'webm' ? 'audio/webm' : sniffed.mime;
     const file = extension === sniffed.ext ? declared.filename : `${declared.filename}.${sniffed.ext}`;
-    return { kind, mime, text: await readBinary(kind, data, mime, file, media, noMediaReason) };
+    return { kind, mime, text: await readBinary(kind, data, mime, file, limits, media, noMediaReason) };
   }
   if (sniffed?.ext === 'zip') {
     const office = ['docx', 'pptx', 'xlsx', 'odt', 'ods', 'odp'].includes(extension) ? BINARY[extension] : undefined;
     if (!office) throw unsupported(declared.filename, sniffed.mime, '; upload the files inside the archive instead');
-    return { kind: office, mime: sniffed.mime, text: await readBinary(office, data, sniffed.mime, declared.filename, media, noMediaReason) };
+    return { kind: office, mime: sniffed.mime, text: await readBinary(office, data, sniffed.mime, declared.filename, limits, media, noMediaReason) };
   }
   const decoded = decodeText(data);
   if (decoded === null) throw unsupported(declared.filename, `binary data of no known format, declared as ${declaredMime || 'nothing'}`, '');
   const kind = TEXT_TYPES[declaredMime] ?? TEXT_EXTENSIONS[extension] ?? 'text';
-  return { kind, mime: TEXT_MIME[kind]!, text: finish(kind, await readDecoded(kind, data, decoded)) };
+  return { kind, mime: TEXT_MIME[kind]!, text: finish(kind, limits, await readDecoded(kind, data, decoded, limits)) };
 }
 
 async function readBinary(
@@ -141,10 +142,11 @@ async function readBinary(
   data: Buffer,
   mime: string,
   filename: string,
+  limits: ParseLimits,
   media: MediaReader | null,
   noMediaReason: string | undefined,
 ): Promise<string> {
-  if (kind === 'image') return readImage(data, mime, media);
+  if (kind === 'image') return readImage(data, mime, limits, media);
   if (kind === 'audio' || kind === 'video') {
     if (!media) throw new UnreadableFileError(noMediaReason ?? NO_MEDIA);
     const transcript = clean(await media.transcribe(data, filename, mime));
@@ -153,49 +155,57 @@ async function readBinary(
   }
   let raw: string;
   try {
-    raw = kind === 'pdf' ? await readPdf(data) : kind === 'docx' ? await readDocx(data) : await readOffice(data);
+    raw = await parseDocument(kind === 'pdf' || kind === 'docx' ? kind : 'office', data, limits);
   } catch (err) {
+    if (err instanceof FileLimitError) throw overLimit(kind, err);
     if ((err as Error)?.name === 'PasswordException')
       throw new UnreadableFileError(`${capitalise(LABEL[kind])} is password-protected; remove the password and upload it again`);
     throw new UnreadableFileError(`${capitalise(LABEL[kind])} could not be read: ${reason(err)}`);
   }
   const hint = kind === 'pdf' ? ' (a scanned PDF has no text layer: upload its pages as images to read them by OCR)' : '';
-  return finish(kind, raw, hint);
+  return finish(kind, limits, raw, hint);
 }
 
 /** The caption (when there is a media reader) then the text OCR reads in the image. */
-async function readImage(data: Buffer, mime: string, media: MediaReader | null): Promise<string> {
-  const [caption, ocr] = await Promise.allSettled([media && CAPTIONED.has(mime) ? media.caption(data, mime) : '', ocrImage(data)]);
+async function readImage(data: Buffer, mime: string, limits: ParseLimits, media: MediaReader | null): Promise<string> {
+  const [caption, ocr] = await Promise.allSettled([media && CAPTIONED.has(mime) ? media.caption(data, mime) : '', ocrImage(data, limits.timeoutMs)]);
   if (caption.status === 'rejected') throw caption.reason;
+  if (ocr.status === 'rejected' && ocr.reason instanceof FileLimitError) throw overLimit('image', ocr.reason);
   const described = clean(caption.value);
   if (ocr.status === 'rejected' && !described) throw new UnreadableFileError(`The image could not be read: ${reason(ocr.reason)}`);
   const seen = ocr.status === 'fulfilled' ? clean(ocr.value) : '';
-  return finish('image', [described, seen && `Text in the image:\n${seen}`].filter(Boolean).join('\n\n'));
+  return finish('image', limits, [described, seen && `Text in the image:\n${seen}`].filter(Boolean).join('\n\n'));
 }
 
-async function readDecoded(kind: Kind, data: Buffer, text: string): Promise<string> {
-  if (kind === 'html') return readHtml(text);
-  if (kind === 'email') {
+async function readDecoded(kind: Kind, data: Buffer, text: string, limits: ParseLimits): Promise<string> {
+  if (kind === 'html' || kind === 'email') {
     try {
-      return await readEmail(data);
+      return await parseDocument(kind, kind === 'html' ? text : data, limits);
     } catch (err) {
-      throw new UnreadableFileError(`The email could not be read: ${reason(err)}`);
+      if (err instanceof FileLimitError) throw overLimit(kind, err);
+      throw new UnreadableFileError(`${capitalise(LABEL[kind])} could not be read: ${reason(err)}`);
     }
   }
   if (kind !== 'json') return text;
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    // Indenting lengthens it: a file that fits the character limit as it came stays as it came.
+    const pretty = JSON.stringify(JSON.parse(text), null, 2);
+    return pretty.length <= limits.chars ? pretty : text;
   } catch {
     return text; // JSON with an error is still worth its words
   }
 }
 
-/** The text cleaned, or UnreadableFileError when nothing is left. */
-function finish(kind: Kind, raw: string, hint = ''): string {
+/** The text cleaned, or UnreadableFileError when nothing is left, FileLimitError when too much is. */
+function finish(kind: Kind, limits: ParseLimits, raw: string, hint = ''): string {
   const text = clean(raw, kind === 'json');
   if (!text) throw new UnreadableFileError(`No text found in ${LABEL[kind]}${hint}`);
+  if (text.length > limits.chars) throw overLimit(kind, overChars(text.length, limits));
   return text;
 }
+
+/** A limit's refusal, saying which file's kind it was: "The PDF was not read: it has 100000 pages, …". */
+const overLimit = (kind: Kind, err: FileLimitError) => new FileLimitError(`${capitalise(LABEL[kind])} was not read: ${err.message}`);
 
 const SPACE = '[ \\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000]';
 const TAB_RUN = new RegExp(`${SPACE}*\\t[\\t${SPACE.slice(1, -1)}]*`, 'g');

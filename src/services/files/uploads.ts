@@ -9,7 +9,7 @@ import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-vie
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import { noFileStored, shownFailure, tooLarge, storeUploads, URL_SECONDS, type FileFailure } from './drop.ts';
-import { UnreadableFileError } from './read-text.ts';
+import { FileLimitError, UnreadableFileError } from './unreadable.ts';
 import { chunkText } from './chunk.ts';
 import { embedAll, readFile, type StoredFile } from './file-memories.ts';
 
@@ -36,11 +36,22 @@ async function storeAll(ctx: AuthedCtx, collection: string, files: FileUpload[])
 async function readForEntry(ctx: AuthedCtx, file: StoredFile) {
   try {
     const { text, kind } = await readFile(ctx, file);
-    return { text, caption: captionOf(kind, text), problem: null };
+    return { text, caption: captionOf(kind, text), problem: null, overLimit: false };
   } catch (err) {
     if (!(err instanceof UnreadableFileError)) throw err;
-    return { text: '', caption: null, problem: err.message };
+    return { text: '', caption: null, problem: err.message, overLimit: err instanceof FileLimitError };
   }
+}
+
+/**
+ * Upload and attach keep every file or none: a file over a reading limit refuses the request
+ * with a 422 naming the file and the limit, and the stored files leave the store.
+ */
+async function refuseOverLimit(ctx: AuthedCtx, stored: StoredFile[], read: Array<Awaited<ReturnType<typeof readForEntry>>>): Promise<void> {
+  const i = read.findIndex((r) => r.overLimit);
+  if (i < 0) return;
+  await (await storeFor(ctx.app, ctx.tenant.id)).delete(stored.map((f) => f.key));
+  throw new AppError('UNPROCESSABLE_CONTENT', `${stored[i]!.filename}: ${read[i]!.problem}`);
 }
 
 /**
@@ -56,6 +67,7 @@ export async function uploadMemory(
   if (!files.length) throw badRequest('Send at least one file (multipart field "files")');
   const stored = await storeAll(ctx, collection, files);
   const read = await Promise.all(stored.map((f) => readForEntry(ctx, f)));
+  await refuseOverLimit(ctx, stored, read);
   const text =
     fields.text ??
     chunkText(
@@ -160,6 +172,7 @@ export async function attachFiles(ctx: AuthedCtx, collection: string, id: string
   await findMemory(ctx.app.db, ctx, collection, id);
   const stored = await storeAll(ctx, collection, files);
   const read = await Promise.all(stored.map((f) => readForEntry(ctx, f)));
+  await refuseOverLimit(ctx, stored, read);
   const row = await setImages(ctx, collection, id, (images) => {
     const next = images.reduce((n, img) => Math.max(n, img.index + 1), 0);
     return { images: [...images, ...stored.map((f, i) => imageEntry(f, next + i, read[i]!.caption))], removed: [] };

@@ -24,6 +24,26 @@ export interface NewMemory extends MemoryCreate {
 export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<Memory[]> {
   if (!items.length) return [];
   await ensureCollection(q, ctx.tenant.id, collection);
+  const rows: MemoryRow[] = [];
+  for (let i = 0; i < items.length; i += INSERT_ROWS)
+    rows.push(...(await insertRows(q, ctx, collection, items.slice(i, i + INSERT_ROWS), embeddings.slice(i))));
+  await touchCollection(q, ctx.tenant.id, collection, items.length);
+  // Every create goes through here (bulk, import, ingest, connector pages): a large one queues
+  // the planner statistics' refresh.
+  await noteBulkWrite(q, ctx.app, items.length);
+  const memories = rows.map(memoryView);
+  await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
+  return memories;
+}
+
+/**
+ * Rows per insert statement: 16 parameters each, far below the 65,534 parameters a statement may
+ * bind (a 10 MB text file is about 5,000 chunks). Larger statements are slower on PGlite
+ * (bench/README.md, "Ingestion soak").
+ */
+const INSERT_ROWS = 250;
+
+async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<MemoryRow[]> {
   const cols = 16;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
@@ -48,19 +68,12 @@ export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: s
     const p = (k: number) => `$${i * cols + k}`;
     return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb)`;
   });
-  const rows = await q.query<MemoryRow>(
+  return q.query<MemoryRow>(
     `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
                            created_by_id, created_by_label, embedding, expires_at, pinned, archived, images)
      values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
     values,
   );
-  await touchCollection(q, ctx.tenant.id, collection, items.length);
-  // Every create goes through here (bulk, import, ingest, connector pages): a large one queues
-  // the planner statistics' refresh.
-  await noteBulkWrite(q, ctx.app, items.length);
-  const memories = rows.map(memoryView);
-  await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
-  return memories;
 }
 
 export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {

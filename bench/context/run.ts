@@ -4,7 +4,7 @@
  * `POST C/context` at N memories, against a server started from dist/ (run `npm run build:js`
  * first) with the hash embedder.
  *
- *   node bench/context/run.ts --n 10000
+ *   node --import tsx bench/context/run.ts --n 10000
  */
 import { parseArgs } from 'node:util';
 import { api, createDatabase, createTenantKey, dropDatabase, startOrgmem } from '../lib/server.ts';

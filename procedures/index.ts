@@ -36,6 +36,8 @@ import connectionsOauthStart from './connections.oauth-start.ts';
 import connectionsProviders from './connections.providers.ts';
 import connectionsRuns from './connections.runs.ts';
 import connectionsSync from './connections.sync.ts';
+import contextAll from './context.all.ts';
+import contextCollection from './context.collection.ts';
 import databaseDeleteConfig from './database.delete-config.ts';
 import databaseGetConfig from './database.get-config.ts';
 import databasePutConfig from './database.put-config.ts';
@@ -159,6 +161,7 @@ export const catalogue = {
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
   search: { collection: searchCollection, all: searchAll },
+  context: { collection: contextCollection, all: contextAll },
   proxy: { chatCompletions: proxyChatCompletions },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },

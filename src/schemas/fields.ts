@@ -33,6 +33,11 @@ export const category = z
 export const memoryText = z.string().min(1).max(10_000).describe('1 to 10000 characters');
 export const importance = z.number().min(0).max(1).describe('0 to 1');
 export const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
+/**
+ * A budget of a rendered context block in o200k_base tokens (docs/context.md): at least room for
+ * the block's fixed wording and one short memory, at most what no prompt should spend on memory.
+ */
+export const tokenBudget = z.number().int().min(128).max(32_000);
 
 /** Query-string booleans arrive as text; only these spellings are accepted. */
 export const queryBool = z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean());

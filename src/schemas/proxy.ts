@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionName } from './fields.ts';
+import { collectionName, tokenBudget } from './fields.ts';
 
 /**
  * The chat proxy's request and answer (docs/llm-calls.md, "The chat proxy"): OpenAI's chat completion
@@ -10,7 +10,7 @@ import { collectionName } from './fields.ts';
 
 const contentPart = z.looseObject({ type: z.string().min(1) }).describe('A content part, e.g. {type: "text", text} or {type: "image_url", image_url}');
 
-const proxyMessage = z
+export const proxyMessage = z
   .looseObject({
     role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
     content: z
@@ -32,7 +32,14 @@ const proxyFields = {
     .nullable()
     .default(null)
     .describe('Recall only memories with this container tag (e.g. an end-user id); a stored message gets it too'),
-  memory_limit: z.number().int().min(0).max(50).default(5).describe('Memories to recall, 0 to 50 (0: none)'),
+  memory_limit: z
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .default(5)
+    .describe('Memories recalled for the message, 0 to 50, besides the stable profile and pinned ones (0: no memory at all)'),
+  memory_tokens: tokenBudget.default(1000).describe('Most tokens of the memory system message, counted with o200k_base (128 to 32000)'),
   store: z.boolean().default(true).describe('Queue the latest user message for remember (fact extraction). A read-only key must send false'),
   temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2'),
   max_tokens: z.number().int().min(1).optional().describe('Most tokens to generate'),
@@ -45,13 +52,13 @@ export type ProxyRequest = z.output<typeof proxyRequest>;
 const memoryUsed = z.object({
   id: z.string(),
   text: z.string(),
-  score: z.number().describe('The search score, 0 to 1'),
+  score: z.number().nullable().describe('The search score, 0 to 1; null for a memory of the stable part (profile and pinned)'),
   collection: z.string(),
 });
 
 const memvault = z
   .object({
-    memories_used: z.array(memoryUsed).describe('The memories handed to the model, most relevant first'),
+    memories_used: z.array(memoryUsed).describe('The memories handed to the model in the order of the block: the stable part, then the most relevant first'),
     stored: z.boolean().describe('Whether the latest user message was queued for remember'),
   })
   .describe("What the proxy added (the name is the service's former short name)");

@@ -3,42 +3,47 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
 import { memoryText } from '../../schemas/fields.ts';
-import { chatCompletion, type ProxyMessage, type ProxyRequest } from '../../schemas/proxy.ts';
-import { searchFields } from '../../schemas/search.ts';
+import { chatCompletion, type ProxyRequest } from '../../schemas/proxy.ts';
+import { contextFields } from '../../schemas/context.ts';
+import { buildContext, latestUserText } from '../context/context.ts';
 import { rememberQueued } from '../graph/remember.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { DEFAULT_IMPORT_COLLECTION } from '../memory/import.ts';
-import { search } from '../search/search.ts';
-import { recalledMemoriesMessage } from './recalled-memories.ts';
 
 /** Where a stored message goes: the named collection, else the default one, as for an import. */
 export const storeCollection = (input: { collection?: string }) => input.collection ?? DEFAULT_IMPORT_COLLECTION;
-const searchInput = z.object(searchFields);
+const contextInput = z.object(contextFields);
 const MAX_TEXT = memoryText.maxLength!;
 
 /**
- * One chat completion through the tenant's LLM endpoint with its memory: recall with the latest
- * user message, hand what was recalled to the model as a marked system message first in the
- * conversation, forward the caller's request otherwise as it is, and, with `store`, queue that
- * message for remember once the endpoint has answered (a failed call stores nothing). Only a
- * conversation that ends with the user's message stores it: a tool-calling loop sends the same
- * user message again with each tool result.
+ * One chat completion through the tenant's LLM endpoint with its memory: the context block for
+ * the latest user message (docs/context.md) as a system message first in the conversation, the
+ * caller's request forwarded otherwise as it is, and, with `store`, that message queued for
+ * remember once the endpoint has answered (a failed call stores nothing). Only a conversation
+ * that ends with the user's message stores it: a tool-calling loop sends the same user message
+ * again with each tool result.
  */
 export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
-  const { collection, container_tag, memory_limit, store, ...request } = input;
+  const { collection, container_tag, memory_limit, memory_tokens, store, ...request } = input;
   if (request.stream) throw badRequest('stream: true is not supported: the proxy answers whole completions; send stream: false or leave it out');
   // invoke checked the grants (the procedure's rule): read on the named collection, write where
   // a message is stored. Without a name, recall keeps to the readable collections.
   const llm = await tenantLlm(ctx);
 
   const said = latestUserText(request.messages);
-  const memories = said && memory_limit ? await recall(ctx, said, { collection, container_tag, limit: memory_limit }) : [];
-  const messages = memories.length ? [{ role: 'system', content: recalledMemoriesMessage(memories) }, ...request.messages] : request.messages;
+  const recalled = said && memory_limit ? await recall(ctx, said, { collection, container_tag, limit: memory_limit, max_tokens: memory_tokens }) : null;
+  const messages = recalled?.context ? [{ role: 'system', content: recalled.context }, ...request.messages] : request.messages;
   const completion = await forward(llm, { ...request, messages });
 
   const stored = store && request.messages.at(-1)?.role === 'user' && !!said;
   if (stored) await rememberQueued(ctx, storeCollection(input), { content: said.slice(0, MAX_TEXT), importance: 0.5, container_tag });
-  return { ...completion, memvault: { memories_used: memories, stored } };
+  const used = recalled
+    ? [
+        ...recalled.stable.memories.map(({ id, text, collection }) => ({ id, text, score: null, collection })),
+        ...recalled.query.memories.map(({ id, text, score, collection }) => ({ id, text, score, collection })),
+      ]
+    : [];
+  return { ...completion, memvault: { memories_used: used, stored } };
 }
 
 async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
@@ -56,22 +61,13 @@ async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
   );
 }
 
-/** The text of the last user message (its text parts, for one in parts); empty when there is none. */
-function latestUserText(messages: ProxyMessage[]): string {
-  const content = [...messages].reverse().find((m) => m.role === 'user')?.content;
-  if (typeof content === 'string') return content.trim();
-  const texts = (content ?? []).flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []));
-  return texts.join('\n').trim();
-}
-
-/** The best memories for the message; a named collection that does not exist yet holds none. */
-async function recall(ctx: AuthedCtx, query: string, opts: { collection?: string; container_tag: string | null; limit: number }) {
-  const input = searchInput.parse({ query: query.slice(0, MAX_TEXT), limit: opts.limit, container_tag: opts.container_tag });
+/** The context for the message; a named collection that does not exist yet holds none. */
+async function recall(ctx: AuthedCtx, query: string, opts: { collection?: string; container_tag: string | null; limit: number; max_tokens: number }) {
+  const { collection, ...fields } = opts;
   try {
-    const { results } = await search(ctx, input, { collection: opts.collection ?? null, nameCollections: true });
-    return results.map((r) => ({ id: r.id, text: r.text, score: r.score, collection: r.collection! }));
+    return await buildContext(ctx, contextInput.parse({ query: query.slice(0, MAX_TEXT), ...fields }), collection ?? null);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND') return [];
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
     throw err;
   }
 }

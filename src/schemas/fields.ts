@@ -33,6 +33,8 @@ export const category = z
 export const memoryText = z.string().min(1).max(10_000).describe('1 to 10000 characters');
 export const importance = z.number().min(0).max(1).describe('0 to 1');
 export const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
+/** A moment a client sends: ISO 8601 with a time zone offset (or Z). */
+export const instant = z.iso.datetime({ offset: true });
 
 /** Query-string booleans arrive as text; only these spellings are accepted. */
 export const queryBool = z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean());

@@ -10,7 +10,6 @@ import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 import { noteBulkWrite } from './table-stats.ts';
 
 export interface NewMemory extends MemoryCreate {
-  expires_at?: string | null;
   /** Files attached to the memory, with their storage keys. */
   images?: MemoryRow['images'];
   pinned?: boolean;
@@ -24,7 +23,7 @@ export interface NewMemory extends MemoryCreate {
 export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<Memory[]> {
   if (!items.length) return [];
   await ensureCollection(q, ctx.tenant.id, collection);
-  const cols = 16;
+  const cols = 18;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
     values.push(
@@ -40,17 +39,19 @@ export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: s
       ctx.agent.id,
       ctx.agent.label,
       toVectorLiteral(embeddings[i]!),
-      m.expires_at ?? null,
+      m.valid_to ?? null,
       m.pinned ?? false,
       m.archived ?? false,
       m.images ?? [],
+      m.observed_at ?? null,
+      m.valid_from ?? null,
     );
     const p = (k: number) => `$${i * cols + k}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb)`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb, coalesce(${p(17)}::timestamptz, now()), coalesce(${p(18)}::timestamptz, ${p(17)}::timestamptz, now()))`;
   });
   const rows = await q.query<MemoryRow>(
     `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
-                           created_by_id, created_by_label, embedding, expires_at, pinned, archived, images)
+                           created_by_id, created_by_label, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
      values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
     values,
   );

@@ -69,11 +69,19 @@ export async function createMemories(ctx: AuthedCtx, collection: string, items: 
   return ctx.app.db.transaction((tx) => insertMemories(tx, ctx, collection, items, embeddings));
 }
 
-/** A memory of this tenant in this collection, or 404 (other tenants' ids look the same as missing ones). */
-export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: string, id: string): Promise<MemoryRow> {
+/**
+ * A memory of this tenant in this collection, or 404 (other tenants' ids look the same as missing
+ * ones). `forUpdate` locks its row until the transaction ends, for a change that depends on its state.
+ */
+export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: string, id: string, forUpdate = false): Promise<MemoryRow> {
+  const lock = forUpdate ? ' for update' : '';
   const row = isUuid(id)
     ? (
-        await q.query<MemoryRow>(`select ${MEMORY_COLUMNS} from memories where tenant_id = $1 and id = $2 and collection = $3`, [ctx.tenant.id, id, collection])
+        await q.query<MemoryRow>(`select ${MEMORY_COLUMNS} from memories where tenant_id = $1 and id = $2 and collection = $3${lock}`, [
+          ctx.tenant.id,
+          id,
+          collection,
+        ])
       )[0]
     : undefined;
   if (!row) throw notFound(`Memory ${id} not found in collection "${collection}"`);

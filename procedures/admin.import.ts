@@ -8,7 +8,7 @@ export default defineProcedure({
   name: 'admin.import',
   summary: 'Import memories (an export file works as is): texts re-embedded, collections created, new ids',
   description:
-    'Each memory is a create body plus optional collection, pinned, archived and expires_at; other fields are ignored. ' +
+    'Each memory is a create body plus optional collection, pinned, archived and expires_at (the former name of valid_to); other fields are ignored. ' +
     `Target: into_collection if given, else the item's collection, else "${DEFAULT_IMPORT_COLLECTION}". Each item is validated on its own: ` +
     'invalid items and items for collections the key may not write are skipped and counted (errors lists the first 100). ' +
     'Listed collections are created with their description and metadata (ignored with into_collection). ' +

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { importance, memoryText, queryBool } from '../src/schemas/fields.ts';
+import { importance, instant, memoryText, queryBool } from '../src/schemas/fields.ts';
 import { extractedFact, skipped } from '../src/schemas/graph.ts';
 import { rememberNow, rememberQueued } from '../src/services/graph/remember.ts';
 import { C, inCollection } from './collection-path.ts';
@@ -34,6 +34,9 @@ export default defineProcedure({
     ...inCollection,
     content: memoryText.describe('The text to remember, 1 to 10000 characters'),
     importance: importance.default(0.5),
+    observed_at: instant
+      .optional()
+      .describe('When the text was written or said (ISO 8601 with offset; now when left out): relative dates in it are resolved against this moment'),
     sync: queryBool.default(false).describe('Wait for the extraction and answer the facts (200) instead of a job (202)'),
   }),
   output: z.union([

@@ -12,7 +12,7 @@ export default defineProcedure({
   summary: 'Counts that show what in a collection needs attention; an unknown collection is exists=false',
   description:
     'total: every memory; current: neither superseded nor expired; archived, pinned: by flag; stale: not pinned, not ' +
-    'archived, updated_at older than stale_days; expired: past expires_at; supersessions: superseded memories; ' +
+    'archived, updated_at older than stale_days; expired: past valid_to; supersessions: superseded memories; ' +
     "categories: total per category; needs_attention = stale + expired + supersessions. jobs: the collection's failed " +
     'and stuck background work (remember extractions, ingested files), apart from needs_attention.',
   rest: { method: 'GET', path: `${C}/health`, status: 200 },

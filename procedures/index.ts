@@ -84,6 +84,8 @@ import memoriesList from './memories.list.ts';
 import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
 import memoriesRelated from './memories.related.ts';
+import memoriesRetract from './memories.retract.ts';
+import memoriesUnretract from './memories.unretract.ts';
 import memoriesUpdate from './memories.update.ts';
 import memoriesUpload from './memories.upload.ts';
 import proxyChatCompletions from './proxy.chat-completions.ts';
@@ -124,6 +126,8 @@ export const catalogue = {
     move: memoriesMove,
     pin: memoriesPin,
     archive: memoriesArchive,
+    retract: memoriesRetract,
+    unretract: memoriesUnretract,
     related: memoriesRelated,
     forget: memoriesForget,
     upload: memoriesUpload,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { memoryCreate } from '../src/schemas/memory.ts';
+import { memoryCreate, timesInOrder } from '../src/schemas/memory.ts';
 import { createMemories } from '../src/services/memory/memories.ts';
 import { C, inCollection } from './collection-path.ts';
 
@@ -11,7 +11,7 @@ export default defineProcedure({
   rest: { method: 'POST', path: `${C}/memories/bulk`, status: 201 },
   access: 'write',
   collection: { field: 'collection', permission: 'write' },
-  input: z.object({ ...inCollection, items: z.array(memoryCreate).min(1).max(100) }),
+  input: z.object({ ...inCollection, items: z.array(memoryCreate.superRefine(timesInOrder)).min(1).max(100) }),
   output: z.object({ created: z.number().int(), ids: z.array(z.string()) }),
   handler: async (ctx, { collection, items }) => {
     const memories = await createMemories(ctx, collection, items);

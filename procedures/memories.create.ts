@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { memoryCreate, memorySchema } from '../src/schemas/memory.ts';
+import { memoryCreate, memorySchema, timesInOrder } from '../src/schemas/memory.ts';
 import { createMemories } from '../src/services/memory/memories.ts';
 import { C, inCollection } from './collection-path.ts';
 
@@ -18,7 +18,7 @@ export default defineProcedure({
       'at once and the collection is created on first write. Use it for one self-contained statement you have ' +
       'worded; for raw conversation text use remember, which extracts the facts and replaces outdated ones.',
   },
-  input: z.object({ ...inCollection, ...memoryCreate.shape }),
+  input: z.object({ ...inCollection, ...memoryCreate.shape }).superRefine(timesInOrder),
   output: memorySchema,
   handler: async (ctx, { collection, ...item }) => (await createMemories(ctx, collection, [item]))[0]!,
 });

@@ -40,7 +40,7 @@ describe('lenient LLM replies', () => {
     expect(res.body).toMatchObject({ created: 1, memories: [{ text: 'Ida speaks Finnish.', type: 'fact', relation: 'new', expires_at: null }] });
     expect(extractCalls).toBe(1);
     const schema = fake.callsNamed('extract_facts').at(-1)!.body.response_format!.json_schema.schema as any;
-    expect(schema.properties.facts.items).toMatchObject({ additionalProperties: false, required: ['text', 'type', 'expires_at'] });
+    expect(schema.properties.facts.items).toMatchObject({ additionalProperties: false, required: ['text', 'type', 'valid_from', 'expires_at', 'time_phrase'] });
   });
 
   it('reads a missing expires_at, and one that is not a date, as null', async () => {

@@ -51,7 +51,7 @@ beforeAll(async () => {
   await q(`update memories set updated_at = now() - interval '100 days' where id = any($1::uuid[])`, [[m0, m1]]);
   await q('update memories set pinned = true where id = $1', [m1]);
   await q('update memories set archived = true where id = $1', [m2]);
-  await q(`update memories set expires_at = now() - interval '1 hour' where id = $1`, [m3]);
+  await q(`update memories set valid_to = now() - interval '1 hour' where id = $1`, [m3]);
   await q('update memories set superseded_by = $1, superseded_at = now() where id = $2', [m3, m4]);
 }, 60_000);
 

@@ -41,9 +41,9 @@ describe('visibility', () => {
       'Dana lives in Oslo near the river',
     ]);
     await sql(`update memories set superseded_by = $2, superseded_at = now() where tenant_id = $1 and id = $3`, [t.id, newer, superseded]);
-    await sql(`update memories set expires_at = now() - interval '1 minute' where tenant_id = $1 and id = $2`, [t.id, expiredByTime]);
-    await sql(`update memories set expired_at = now() where tenant_id = $1 and id = $2`, [t.id, expiredBySweep]);
-    await sql(`update memories set expires_at = now() + interval '1 day' where tenant_id = $1 and id = $2`, [t.id, future]);
+    await sql(`update memories set valid_to = now() - interval '1 minute' where tenant_id = $1 and id = $2`, [t.id, expiredByTime]);
+    await sql(`update memories set valid_to = now() - interval '2 hours', expired_at = now() where tenant_id = $1 and id = $2`, [t.id, expiredBySweep]);
+    await sql(`update memories set valid_to = now() + interval '1 day' where tenant_id = $1 and id = $2`, [t.id, future]);
     for (const mode of ['hybrid', 'vector', 'text']) {
       for (const path of [`${C}/facts/search`, '/v1/memory/search']) {
         const res = await t.api('POST', path, { query: 'Dana lives near the river', mode, limit: 10, min_score: 0, include_archived: true });
@@ -57,7 +57,7 @@ describe('visibility', () => {
 
   it('a memory leaves cached answers when its expiry passes', async () => {
     const [soon] = await store(t, 'ephemeral', ['Parking spot 12 is reserved for visitors']);
-    await sql(`update memories set expires_at = now() + interval '1500 milliseconds' where tenant_id = $1 and id = $2`, [t.id, soon]);
+    await sql(`update memories set valid_to = now() + interval '1500 milliseconds' where tenant_id = $1 and id = $2`, [t.id, soon]);
     const body = { query: 'parking spot reserved', min_score: 0 };
     expect(ids(await t.api('POST', `${C}/ephemeral/search`, body))).toEqual([soon]);
     expect((await t.api('POST', `${C}/ephemeral/search`, body)).body.cached).toBe(true);

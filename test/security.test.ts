@@ -23,6 +23,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'memories.move': { to_collection: 'elsewhere' },
   'memories.pin': { pinned: true },
   'memories.archive': { archived: true },
+  'memories.retract': { how: 'wrong' },
   'memories.attach': { files: [{ filename: 'a.txt', content_type: 'text/plain', data: Buffer.from('a file').toString('base64') }] },
 };
 

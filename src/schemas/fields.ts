@@ -38,6 +38,8 @@ export const timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
  * the block's fixed wording and one short memory, at most what no prompt should spend on memory.
  */
 export const tokenBudget = z.number().int().min(128).max(32_000);
+/** A moment a client sends: ISO 8601 with a time zone offset (or Z). */
+export const instant = z.iso.datetime({ offset: true });
 
 /** Query-string booleans arrive as text; only these spellings are accepted. */
 export const queryBool = z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean());

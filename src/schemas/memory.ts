@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { category, importance, memoryText, metadataObject, timestamp } from './fields.ts';
+import { category, importance, instant, memoryText, metadataObject, timestamp } from './fields.ts';
 
 /** A memory, its files and its collection as the API shows them. */
 export const imageSchema = z
@@ -12,6 +12,37 @@ export const imageSchema = z
     url: z.string().nullable().describe('Presigned GET (15 minutes) on single-memory GET; null in lists and search'),
   })
   .openapi('Image');
+
+/** Where a memory came from, derived from what it stores (docs/time.md, "Provenance"). */
+export const provenance = z
+  .object({
+    kind: z.enum(['api', 'remember', 'file', 'mail', 'connector', 'import']),
+    memory_id: z.string().optional().describe('remember: the raw memory the fact was extracted from (the memory itself when it is the raw one)'),
+    file_key: z.string().optional().describe('file: the stored file (GET .../files/{key})'),
+    file_name: z.string().optional(),
+    chunk: z.number().int().optional().describe('file: the chunk of its text, from 1'),
+    connection_id: z.string().optional(),
+    record_id: z.string().optional().describe("connector: the provider's id of the record"),
+    url: z.string().optional().describe("connector: the record's page at the provider"),
+    message_id: z.string().optional().describe("mail: the message's Message-ID"),
+  })
+  .openapi('Provenance');
+
+/** When a memory happened and when it holds (docs/time.md). */
+export const memoryTimes = {
+  observed_at: timestamp.describe('When its source says it happened (event time); its creation time unless given'),
+  valid_from: timestamp.describe('When it starts to hold; observed_at unless given'),
+  valid_to: timestamp.nullable().describe('When it stops holding: an expiry, a supersession or a retraction ("ended"); null while open'),
+};
+
+export const retraction = z
+  .object({
+    how: z.enum(['ended', 'wrong']).describe('ended: it stopped being true at `at`; wrong: it was never true'),
+    at: timestamp.nullable().describe('ended: when it stopped being true'),
+    reason: z.string().nullable(),
+    retracted_at: timestamp.describe('When it was retracted (system time)'),
+  })
+  .openapi('Retraction');
 
 export const memorySchema = z
   .object({
@@ -27,12 +58,26 @@ export const memorySchema = z
     created_by: z.object({ id: z.string().nullable(), label: z.string().nullable() }),
     pinned: z.boolean(),
     archived: z.boolean(),
-    expires_at: timestamp.nullable().describe('Set on time-bound facts; the memory leaves search when it passes'),
-    created_at: timestamp,
+    ...memoryTimes,
+    expires_at: timestamp.nullable().describe('valid_to, under its former name (kept for existing clients)'),
+    created_at: timestamp.describe('When the store recorded it (system time)'),
     updated_at: timestamp,
+    superseded_at: timestamp.nullable().describe('When a newer fact superseded it (system time)'),
+    retraction: retraction.nullable().describe('Set while the memory is retracted (POST .../retract)'),
+    provenance,
   })
   .openapi('Memory');
 export type Memory = z.infer<typeof memorySchema>;
+
+type Times = { observed_at?: string; valid_from?: string; valid_to?: string | null };
+
+/** A validity that ends before it starts is refused (422 naming valid_to); add it with `.superRefine` to a body with the times. */
+export function timesInOrder(t: Times, ctx: z.RefinementCtx) {
+  const from = t.valid_from ?? t.observed_at;
+  if (t.valid_to && from && Date.parse(t.valid_to) <= Date.parse(from)) {
+    ctx.addIssue({ code: 'custom', path: ['valid_to'], message: 'must be later than valid_from (or observed_at when valid_from is not given)' });
+  }
+}
 
 /** The body that creates a memory (single, bulk item, import item). */
 export const memoryCreate = z.object({
@@ -42,6 +87,9 @@ export const memoryCreate = z.object({
   source: z.string().min(1).max(64).default('api'),
   metadata: metadataObject.default({}),
   container_tag: z.string().min(1).max(256).nullable().default(null).describe('Optional sub-namespace, e.g. an end-user id'),
+  observed_at: instant.optional().describe('When it happened, as its source says (ISO 8601 with offset); now when left out'),
+  valid_from: instant.optional().describe('When it starts to hold; observed_at when left out'),
+  valid_to: instant.nullable().optional().describe('When it stops holding (an expiry); open when left out'),
 });
 export type MemoryCreate = z.output<typeof memoryCreate>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { category, metadataObject, timestamp } from './fields.ts';
-import { imageSchema } from './memory.ts';
+import { category, instant, metadataObject, timestamp } from './fields.ts';
+import { imageSchema, memoryTimes, provenance } from './memory.ts';
 
 /** Request and response shapes of search, related and forget (docs/search.md). */
 export const searchQuery = z.string().min(1).max(10_000).describe('What to look for, in natural language (1 to 10000 characters)');
@@ -25,6 +25,15 @@ export const searchFields = {
   metadata_filter: metadataObject.nullable().default(null).describe('Only memories whose metadata contains this object (JSONB containment, @>)'),
   container_tag: z.string().min(1).max(256).nullable().default(null).describe('Only memories with this container tag'),
   include_archived: z.boolean().default(false).describe('Also return archived memories'),
+  as_of: instant
+    .nullable()
+    .default(null)
+    .describe(
+      'Search what was valid at this moment (ISO 8601 with offset) instead of what is current: facts since superseded or ended are found inside ' +
+        'their validity, a fact retracted as wrong never; what was recorded later is included (docs/time.md)',
+    ),
+  observed_after: instant.nullable().default(null).describe('Only memories observed (event time) at or after this moment'),
+  observed_before: instant.nullable().default(null).describe('Only memories observed (event time) before this moment'),
   rewrite: z
     .boolean()
     .default(false)
@@ -57,7 +66,9 @@ export const searchResult = z
     source: z.string(),
     metadata: z.record(z.string(), z.unknown()),
     images: z.array(imageSchema),
-    created_at: timestamp,
+    created_at: timestamp.describe('When the store recorded it'),
+    ...memoryTimes,
+    provenance,
     collection: z.string().optional().describe("The memory's collection (all-collection search only)"),
   })
   .openapi('SearchResult');

@@ -54,6 +54,9 @@ export const samples: Record<string, Sample> = {
   'memories.move': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, to_collection: fx.target }) },
   'memories.pin': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, pinned: true }) },
   'memories.archive': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, archived: true }) },
+  // Ended far ahead, so the fixture stays current for the later cases; unretract (next in the catalogue) undoes it.
+  'memories.retract': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, how: 'ended', at: '2100-01-01T00:00:00Z' }) },
+  'memories.unretract': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   'memories.related': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   // A threshold no match reaches: the call is allowed and deletes nothing, so later cases keep their fixture.
   'memories.upload': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },

@@ -17,6 +17,8 @@ const MAX_TEXT = 10_000;
 /** The largest of two cursors (one provider's cursors sort as strings). */
 export const laterCursor = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
+const moment = (at: string) => (Number.isNaN(Date.parse(at)) ? undefined : new Date(at).toISOString());
+
 function toMemory(conn: ConnectionRow, r: ConnectorRecord): NewMemory {
   const full = storable(r.text).trim();
   const text = storable(full.slice(0, MAX_TEXT)) || `(empty ${conn.provider} record ${storable(r.id)})`;
@@ -26,6 +28,8 @@ function toMemory(conn: ConnectionRow, r: ConnectorRecord): NewMemory {
     category: 'connector',
     source: conn.provider,
     container_tag: conn.container_tag,
+    // The record's own time at the provider is when it happened (docs/time.md).
+    observed_at: moment(r.updated_at),
     metadata: {
       ...r.extra,
       provider: conn.provider,

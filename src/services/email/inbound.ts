@@ -134,6 +134,9 @@ function attachmentFiles(parsed: ParsedMail): FileUpload[] {
     }));
 }
 
+/** The message's Date header as its event time (docs/time.md); a missing or unreadable one leaves it to the time of arrival. */
+const sentAt = (parsed: ParsedMail) => (parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.toISOString() : undefined);
+
 /** The same message delivered again (an MTA retry after a timeout) is stored once. */
 async function alreadyStored(ctx: AuthedCtx, collection: string, messageId: unknown): Promise<boolean> {
   if (typeof messageId !== 'string') return false;
@@ -173,7 +176,7 @@ async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, bod
       tx,
       ctx,
       collection,
-      [{ text: memory.text, importance: 0.5, category: 'email', source: 'email', metadata: memory.metadata, container_tag: null }],
+      [{ text: memory.text, importance: 0.5, category: 'email', source: 'email', metadata: memory.metadata, container_tag: null, observed_at: sentAt(parsed) }],
       [embedding!],
     ),
   );

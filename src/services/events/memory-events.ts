@@ -6,7 +6,7 @@ import { defineJob } from '../../ports/jobs/jobs.ts';
 import type { Memory } from '../../schemas/memory.ts';
 import { controlQueryable } from '../tenant-db/tenant-app.ts';
 
-export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.deleted';
+export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.retracted' | 'memory.deleted';
 /** A deleted memory is sent as its id only. */
 export type EventMemory = Memory | { id: string };
 

@@ -20,7 +20,11 @@ const EPISODE_CUES =
 export interface ExtractedFact {
   text: string;
   type: FactType;
+  /** When the fact started to hold, resolved against the text's observed_at; null when the text does not say. */
+  valid_from: string | null;
   expires_at: string | null;
+  /** The words that said when ("last Tuesday"), kept as written. */
+  time_phrase: string | null;
 }
 
 export function heuristicFacts(content: string): ExtractedFact[] {
@@ -31,7 +35,9 @@ export function heuristicFacts(content: string): ExtractedFact[] {
     .map((text) => ({
       text,
       type: PREFERENCE_CUES.test(text) ? 'preference' : EPISODE_CUES.test(text) ? 'episode' : 'fact',
+      valid_from: null,
       expires_at: null,
+      time_phrase: null,
     }));
 }
 

@@ -8,6 +8,7 @@ import { extractFacts, judgeFacts } from '../llm/calls.ts';
 import { LlmOutputError, resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { archiveMemories, supersedeMemory } from '../memory/lifecycle.ts';
 import { createMemories, insertMemories, type NewMemory } from '../memory/memories.ts';
+import { currentSql } from '../memory/memory-view.ts';
 import { createJob, extractionJob, finishJob } from './extraction-jobs.ts';
 import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
 
@@ -16,6 +17,8 @@ export interface RememberInput {
   importance: number;
   /** The sub-namespace (an end-user...) the raw memory and its facts belong to. */
   container_tag?: string | null;
+  /** When the text was written or said (its event time); extraction resolves relative dates against it. */
+  observed_at?: string;
 }
 
 export interface ExtractionOutcome {
@@ -29,6 +32,7 @@ export interface RawMemory {
   text: string;
   importance: number;
   container_tag: string | null;
+  observed_at: Date | string;
 }
 
 const FACT_TYPES = ['fact', 'preference', 'episode'];
@@ -43,6 +47,7 @@ const rawItem = (input: RememberInput): NewMemory => ({
   source: 'remember',
   metadata: {},
   container_tag: input.container_tag ?? null,
+  observed_at: input.observed_at,
 });
 
 /** Default remember: the raw memory, its job row and the queued job commit together. */
@@ -85,7 +90,7 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
     return { facts: [], skipped: 'spend_cap' };
   }
   const llm = resolved.llm;
-  const facts = uniqueFacts(llm ? await llmFacts(ctx.app, llm, raw.text) : heuristicFacts(raw.text)).slice(0, MAX_FACTS);
+  const facts = uniqueFacts(llm ? await llmFacts(ctx.app, llm, raw) : heuristicFacts(raw.text)).slice(0, MAX_FACTS);
   const embeddings = facts.length ? await ctx.app.embedder.embed(facts.map((f) => f.text)) : [];
   const neighbours: Neighbour[][] = [];
   for (const e of embeddings) neighbours.push(await nearestCurrentFacts(ctx, collection, raw.container_tag, e));
@@ -94,10 +99,11 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
   return ctx.app.db.transaction(async (tx) => {
     const fresh = facts.map((f, i) => ({ f, i })).filter(({ i }) => decisions[i]!.relation !== 'duplicate');
     const items = fresh.map(({ f }): NewMemory => ({
-      ...rawItem({ content: f.text, importance: raw.importance, container_tag: raw.container_tag }),
+      ...rawItem({ content: f.text, importance: raw.importance, container_tag: raw.container_tag, observed_at: iso(raw.observed_at)! }),
       category: f.type,
-      metadata: { remembered_from: raw.id },
-      expires_at: f.expires_at,
+      metadata: { remembered_from: raw.id, ...(f.time_phrase ? { time_phrase: f.time_phrase } : {}) },
+      valid_from: f.valid_from ?? undefined,
+      valid_to: f.expires_at,
     }));
     const stored = await insertMemories(
       tx,
@@ -114,9 +120,9 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
       if (!memory) {
         outcomes.push({ id: d.target!, text: f.text, type: f.type, relation: 'duplicate', expires_at: f.expires_at });
       } else if (d.relation === 'supersedes' && (await supersedeMemory(tx, ctx, collection, d.target!, memory.id))) {
-        outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'supersedes', supersedes_id: d.target!, expires_at: memory.expires_at });
+        outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'supersedes', supersedes_id: d.target!, expires_at: memory.valid_to });
       } else {
-        outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'new', expires_at: memory.expires_at });
+        outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'new', expires_at: memory.valid_to });
       }
     }
     // The facts now carry the content; the raw text stays, archived, as their source record.
@@ -139,15 +145,27 @@ function uniqueFacts(facts: ExtractedFact[]): ExtractedFact[] {
     });
 }
 
-/** An `expires_at` that is not a date loses only the bound: the fact itself is still worth keeping. */
-async function llmFacts(app: App, llm: TenantLlm, content: string): Promise<ExtractedFact[]> {
+/**
+ * Relative dates are resolved against when the text was written (its observed_at), not the time
+ * of extraction: an old mail's "yesterday" is the day before it was sent (docs/llm-calls.md).
+ * A `valid_from` or `expires_at` that is not a date, or a validity that ends before it starts,
+ * loses only that bound: the fact itself is still worth keeping.
+ */
+async function llmFacts(app: App, llm: TenantLlm, raw: RawMemory): Promise<ExtractedFact[]> {
+  const note = `The reference date (when the text was written) is ${iso(raw.observed_at)}.`;
   // Every extract_facts call goes through here: the `llm_extract` stage of the operator's metrics (its retry included).
-  const reply = await app.metrics.time('llm_extract', () => llm.call(extractFacts, content, { note: `The current time is ${new Date().toISOString()}.` }));
+  const reply = await app.metrics.time('llm_extract', () => llm.call(extractFacts, raw.text, { note }));
+  const moment = (field: 'valid_from' | 'expires_at', value: string | null) => {
+    const at = value === null ? NaN : Date.parse(value);
+    if (value !== null && Number.isNaN(at)) app.log.warn({ call: extractFacts.name, [field]: value }, `LLM ${field} is not a date; kept the fact without it`);
+    return Number.isNaN(at) ? null : new Date(at);
+  };
   return reply.facts.map((f) => {
-    const at = f.expires_at === null ? NaN : Date.parse(f.expires_at);
-    if (f.expires_at !== null && Number.isNaN(at))
-      app.log.warn({ call: extractFacts.name, expires_at: f.expires_at }, 'LLM expires_at is not a date; kept the fact without it');
-    return { ...f, expires_at: Number.isNaN(at) ? null : iso(new Date(at)) };
+    const from = moment('valid_from', f.valid_from);
+    const to = moment('expires_at', f.expires_at);
+    const ordered = !to || !from || to > from;
+    if (!ordered) app.log.warn({ call: extractFacts.name, expires_at: f.expires_at }, 'LLM expires_at is not after the fact starts; kept the fact without it');
+    return { ...f, valid_from: iso(from), expires_at: ordered ? iso(to) : null, time_phrase: f.time_phrase?.slice(0, 200) || null };
   });
 }
 
@@ -170,7 +188,7 @@ function nearestCurrentFacts(ctx: AuthedCtx, collection: string, containerTag: s
     `select id, text, category, created_at, (1 - (embedding <=> $3::vector))::float8 as similarity
        from memories
       where tenant_id = $1 and collection = $2 and category = any($4::text[]) and not archived
-        and superseded_by is null and (expires_at is null or expires_at > now()) and container_tag is not distinct from $6
+        and ${currentSql('memories')} and container_tag is not distinct from $6
       order by 1 - (embedding <=> $3::vector) desc, id
       limit $5`,
     [ctx.tenant.id, collection, toVectorLiteral(embedding), FACT_TYPES, NEIGHBOURS, containerTag],

@@ -2,13 +2,13 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { iso } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { getCollection } from '../memory/collections.ts';
-import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
+import { currentSql, MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 
 /** Pairs of (newer fact, the fact it superseded), newest supersession first. */
 export async function contradictions(ctx: AuthedCtx, collection: string, limit: number) {
   await getCollection(ctx.app.db, ctx.tenant.id, collection);
   const superseded = await ctx.app.db.query<MemoryRow & { superseded_by: string; superseded_at: Date }>(
-    `select ${MEMORY_COLUMNS}, superseded_by, superseded_at from memories
+    `select ${MEMORY_COLUMNS}, superseded_by from memories
       where tenant_id = $1 and collection = $2 and superseded_by is not null
       order by superseded_at desc, id desc limit $3`,
     [ctx.tenant.id, collection, limit],
@@ -45,11 +45,11 @@ export async function healthCounts(q: Queryable, scope: { tenantId: string; coll
   const [where, params] = scope ? ['where tenant_id = $2 and collection = $3', [staleDays, scope.tenantId, scope.collection]] : ['', [staleDays]];
   const [c] = await q.query<Omit<HealthCounts, 'needs_attention'>>(
     `select count(*)::int as total,
-            count(*) filter (where superseded_by is null and (expires_at is null or expires_at > now()))::int as current,
+            count(*) filter (where ${currentSql('memories')})::int as current,
             count(*) filter (where archived)::int as archived,
             count(*) filter (where pinned)::int as pinned,
             count(*) filter (where not pinned and not archived and updated_at < now() - make_interval(days => $1::int))::int as stale,
-            count(*) filter (where expires_at <= now())::int as expired,
+            count(*) filter (where superseded_by is null and valid_to <= now())::int as expired,
             count(*) filter (where superseded_by is not null)::int as supersessions
        from memories ${where}`,
     params,

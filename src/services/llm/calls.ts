@@ -11,11 +11,22 @@ export const extractFacts = defineCall(
   `You turn a text into discrete, self-contained memories about its subject (usually the user).
 Each fact is one short sentence that stands on its own: name the subject instead of using pronouns.
 Type each one: "preference" for likes, dislikes and wishes; "episode" for something that happened at a
-particular time; "fact" for everything else. When the text bounds a fact in time ("until Friday",
-"this week only"), set expires_at to the ISO 8601 UTC moment it stops being true, else null.
+particular time; "fact" for everything else. Resolve relative dates ("yesterday", "next Friday") against
+the reference date given below (when the text was written), never against today. When the text says
+when a fact happened or started to hold, set valid_from to that ISO 8601 UTC moment, else null. When it
+bounds a fact in time ("until Friday", "this week only"), set expires_at to the ISO 8601 UTC moment it
+stops being true, else null. In time_phrase keep the words that said when ("last Tuesday"), else null.
 Leave out greetings, filler and anything not worth remembering; an empty list is a valid answer.`,
   z.strictObject({
-    facts: z.array(z.strictObject({ text: z.string(), type: factType, expires_at: z.string().nullable() })),
+    facts: z.array(
+      z.strictObject({
+        text: z.string(),
+        type: factType,
+        valid_from: z.string().nullable(),
+        expires_at: z.string().nullable(),
+        time_phrase: z.string().nullable(),
+      }),
+    ),
   }),
 );
 

@@ -3,19 +3,23 @@ import { z } from 'zod';
 import type { AuthedCtx } from '../../core/context.ts';
 import { AppError, conflict, invalidInput, notFound } from '../../core/errors.ts';
 import { iso, isUuid, newId } from '../../core/ids.ts';
-import { collectionName, metadataObject } from '../../schemas/fields.ts';
-import { memoryCreate } from '../../schemas/memory.ts';
+import { collectionName, instant, metadataObject } from '../../schemas/fields.ts';
+import { memoryCreate, timesInOrder } from '../../schemas/memory.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Grants } from '../access/grants.ts';
 import { insertMemories, type NewMemory } from './memories.ts';
 
 /** One memory of an import: a create body plus where it goes and its flags (as exported). */
-const importItem = memoryCreate.extend({
-  collection: collectionName.optional(),
-  pinned: z.boolean().default(false),
-  archived: z.boolean().default(false),
-  expires_at: z.iso.datetime({ offset: true }).nullable().default(null),
-});
+const importItem = memoryCreate
+  .extend({
+    collection: collectionName.optional(),
+    pinned: z.boolean().default(false),
+    archived: z.boolean().default(false),
+    // valid_to's former name, as older exports hold it.
+    expires_at: instant.nullable().optional(),
+  })
+  .transform(({ expires_at, ...item }) => ({ ...item, valid_to: item.valid_to !== undefined ? item.valid_to : expires_at }))
+  .superRefine(timesInOrder);
 const importCollection = z.object({
   name: collectionName,
   description: z.string().max(2000).nullable().optional(),

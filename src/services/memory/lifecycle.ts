@@ -13,13 +13,16 @@ import { noteBulkWrite } from './table-stats.ts';
  */
 
 /**
- * Marks `oldId` superseded by `newId` (a newer fact that contradicts it). False when the old
- * memory is gone or already superseded, so two concurrent extractions cannot both claim it.
+ * Marks `oldId` superseded by `newId` (a newer fact that contradicts it), and closes its validity
+ * where the newer one's starts (not now: a fact learnt late ended when its successor began;
+ * docs/time.md). False when the old memory is gone or already superseded, so two concurrent
+ * extractions cannot both claim it.
  */
 export async function supersedeMemory(q: Queryable, ctx: AuthedCtx, collection: string, oldId: string, newId: string): Promise<boolean> {
   const rows = await q.query<MemoryRow>(
-    `update memories set superseded_by = $4, superseded_at = now(), updated_at = now()
-      where tenant_id = $1 and id = $2 and collection = $3 and superseded_by is null returning ${MEMORY_COLUMNS}`,
+    `update memories o set superseded_by = $4, superseded_at = now(), updated_at = now(),
+       valid_to = least(o.valid_to, greatest(o.valid_from, (select n.valid_from from memories n where n.tenant_id = $1 and n.id = $4)))
+      where o.tenant_id = $1 and o.id = $2 and o.collection = $3 and o.superseded_by is null returning ${MEMORY_COLUMNS}`,
     [ctx.tenant.id, oldId, collection, newId],
   );
   if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0);
@@ -78,8 +81,9 @@ export async function consolidateDuplicates(
 }
 
 /**
- * The hourly sweep: marks facts whose expiry has passed as expired (search already hides them
- * from the moment `expires_at` passes). Batched so one run never holds a huge transaction.
+ * The hourly sweep: marks facts whose validity has ended as expired, and bumps their collections'
+ * versions so cached answers drop them (search already hides them from the moment `valid_to`
+ * passes). Batched so one run never holds a huge transaction.
  */
 export async function expireDueMemories(app: App, batch = 5_000): Promise<number> {
   let total = 0;
@@ -87,7 +91,7 @@ export async function expireDueMemories(app: App, batch = 5_000): Promise<number
     const n = await app.db.transaction(async (tx) => {
       const rows = await tx.query<{ tenant_id: string; collection: string }>(
         `update memories m set expired_at = now()
-           from (select tenant_id, id from memories where expires_at <= now() and expired_at is null limit $1) due
+           from (select tenant_id, id from memories where valid_to <= now() and expired_at is null limit $1) due
           where m.tenant_id = due.tenant_id and m.id = due.id
           returning m.tenant_id, m.collection`,
         [batch],

@@ -10,7 +10,6 @@ import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 import { noteBulkWrite } from './table-stats.ts';
 
 export interface NewMemory extends MemoryCreate {
-  expires_at?: string | null;
   /** Files attached to the memory, with their storage keys. */
   images?: MemoryRow['images'];
   pinned?: boolean;
@@ -37,14 +36,14 @@ export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: s
 }
 
 /**
- * Rows per insert statement: 16 parameters each, far below the 65,534 parameters a statement may
+ * Rows per insert statement: 18 parameters each, far below the 65,534 parameters a statement may
  * bind (a 10 MB text file is about 5,000 chunks). Larger statements are slower on PGlite
  * (bench/README.md, "Ingestion soak").
  */
 const INSERT_ROWS = 250;
 
 async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<MemoryRow[]> {
-  const cols = 16;
+  const cols = 18;
   const values: unknown[] = [];
   const tuples = items.map((m, i) => {
     values.push(
@@ -60,17 +59,19 @@ async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, item
       ctx.agent.id,
       ctx.agent.label,
       toVectorLiteral(embeddings[i]!),
-      m.expires_at ?? null,
+      m.valid_to ?? null,
       m.pinned ?? false,
       m.archived ?? false,
       m.images ?? [],
+      m.observed_at ?? null,
+      m.valid_from ?? null,
     );
     const p = (k: number) => `$${i * cols + k}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb)`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb, coalesce(${p(17)}::timestamptz, now()), coalesce(${p(18)}::timestamptz, ${p(17)}::timestamptz, now()))`;
   });
   return q.query<MemoryRow>(
     `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
-                           created_by_id, created_by_label, embedding, expires_at, pinned, archived, images)
+                           created_by_id, created_by_label, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
      values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
     values,
   );
@@ -81,11 +82,19 @@ export async function createMemories(ctx: AuthedCtx, collection: string, items: 
   return ctx.app.db.transaction((tx) => insertMemories(tx, ctx, collection, items, embeddings));
 }
 
-/** A memory of this tenant in this collection, or 404 (other tenants' ids look the same as missing ones). */
-export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: string, id: string): Promise<MemoryRow> {
+/**
+ * A memory of this tenant in this collection, or 404 (other tenants' ids look the same as missing
+ * ones). `forUpdate` locks its row until the transaction ends, for a change that depends on its state.
+ */
+export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: string, id: string, forUpdate = false): Promise<MemoryRow> {
+  const lock = forUpdate ? ' for update' : '';
   const row = isUuid(id)
     ? (
-        await q.query<MemoryRow>(`select ${MEMORY_COLUMNS} from memories where tenant_id = $1 and id = $2 and collection = $3`, [ctx.tenant.id, id, collection])
+        await q.query<MemoryRow>(`select ${MEMORY_COLUMNS} from memories where tenant_id = $1 and id = $2 and collection = $3${lock}`, [
+          ctx.tenant.id,
+          id,
+          collection,
+        ])
       )[0]
     : undefined;
   if (!row) throw notFound(`Memory ${id} not found in collection "${collection}"`);

@@ -1,5 +1,6 @@
 import { iso } from '../../core/ids.ts';
 import type { Memory } from '../../schemas/memory.ts';
+import { provenanceOf } from './provenance.ts';
 
 /** A memory as stored, and as the API shows it. */
 export interface MemoryRow {
@@ -16,14 +17,27 @@ export interface MemoryRow {
   created_by_label: string | null;
   pinned: boolean;
   archived: boolean;
-  expires_at: Date | null;
+  observed_at: Date;
+  valid_from: Date;
+  valid_to: Date | null;
   created_at: Date;
   updated_at: Date;
+  superseded_at: Date | null;
+  retraction: StoredRetraction | null;
+}
+
+/** The retraction column (migration 021): the API's retraction plus the valid_to it replaced, so that it can be undone. */
+export interface StoredRetraction {
+  how: 'ended' | 'wrong';
+  at: string | null;
+  reason: string | null;
+  retracted_at: string;
+  valid_to_before: string | null;
 }
 
 /** Columns of a memory as the API shows it (never the embedding). */
 export const MEMORY_COLUMNS = `id, collection, text, importance, category, source, metadata, container_tag, images,
-  created_by_id, created_by_label, pinned, archived, expires_at, created_at, updated_at`;
+  created_by_id, created_by_label, pinned, archived, observed_at, valid_from, valid_to, created_at, updated_at, superseded_at, retraction`;
 
 export function memoryView(r: MemoryRow): Memory {
   return {
@@ -39,11 +53,34 @@ export function memoryView(r: MemoryRow): Memory {
     created_by: { id: r.created_by_id, label: r.created_by_label },
     pinned: r.pinned,
     archived: r.archived,
-    expires_at: iso(r.expires_at),
+    observed_at: iso(r.observed_at)!,
+    valid_from: iso(r.valid_from)!,
+    valid_to: iso(r.valid_to),
+    expires_at: iso(r.valid_to),
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
+    superseded_at: iso(r.superseded_at),
+    retraction: r.retraction && { how: r.retraction.how, at: r.retraction.at, reason: r.retraction.reason, retracted_at: r.retraction.retracted_at },
+    provenance: provenanceOf(r),
   };
 }
 
-/** Readable and current: not archived, neither superseded nor expired (digests, dedup). */
-export const LIVE = `not archived and superseded_by is null and (expires_at is null or expires_at > now())`;
+/** Not retracted as wrong, for a row aliased `m` (a retraction as ended closes valid_to instead). */
+const notWrong = (m: string) => `(${m}.retraction is null or ${m}.retraction->>'how' <> 'wrong')`;
+
+/**
+ * Current, for a row aliased `m`: neither superseded, retracted as wrong nor past its validity
+ * (docs/time.md). A fact whose validity starts later is current already: a client's clock
+ * slightly ahead must not hide what it just stored.
+ */
+export const currentSql = (m: string) => `${m}.superseded_by is null and ${notWrong(m)} and (${m}.valid_to is null or ${m}.valid_to > now())`;
+
+/**
+ * Valid at a moment `at` (a parameter), for a row aliased `m`: inside its validity, superseded or
+ * not, and never when retracted as wrong (docs/time.md, "As of a moment").
+ */
+export const validAtSql = (m: string, at: string) =>
+  `${m}.valid_from <= ${at}::timestamptz and (${m}.valid_to is null or ${m}.valid_to > ${at}::timestamptz) and ${notWrong(m)}`;
+
+/** Readable and current: not archived, neither superseded, retracted nor expired (digests, dedup). */
+export const LIVE = `not memories.archived and ${currentSql('memories')}`;

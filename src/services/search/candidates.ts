@@ -17,12 +17,14 @@ export interface CandidateRow {
   metadata: Record<string, unknown>;
   images: Array<{ key?: string } & Record<string, unknown>>;
   created_at: Date;
-  expires_at: Date | null;
+  observed_at: Date;
+  valid_from: Date;
+  valid_to: Date | null;
   /** Cosine similarity to the query (vector side) or normalised BM25 (text side), 0 to 1. */
   score: number;
 }
 
-const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.expires_at`;
+const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.observed_at, m.valid_from, m.valid_to`;
 
 /**
  * hnsw.ef_search of a graph search: the candidates it keeps while walking, at least the `k`
@@ -129,6 +131,8 @@ export const scored = (r: Omit<CandidateRow, 'score'>, score: number): Candidate
   metadata: r.metadata,
   images: r.images,
   created_at: r.created_at,
-  expires_at: r.expires_at,
+  observed_at: r.observed_at,
+  valid_from: r.valid_from,
+  valid_to: r.valid_to,
   score: Math.min(1, Math.max(0, Number(score))),
 });

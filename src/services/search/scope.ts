@@ -1,4 +1,5 @@
 import type { SearchInput } from '../../schemas/search.ts';
+import { currentSql, validAtSql } from '../memory/memory-view.ts';
 
 /** The collections a search reads, all of one tenant (already checked against grants). */
 export interface Scope {
@@ -10,14 +11,20 @@ export interface Scope {
   tableRows: number;
 }
 
-export type Filters = Pick<SearchInput, 'category' | 'metadata_filter' | 'container_tag' | 'include_archived'>;
-export const NO_FILTERS: Filters = { category: null, metadata_filter: null, container_tag: null, include_archived: false };
+export type Filters = Pick<SearchInput, 'category' | 'metadata_filter' | 'container_tag' | 'include_archived' | 'as_of' | 'observed_after' | 'observed_before'>;
+export const NO_FILTERS: Filters = {
+  category: null,
+  metadata_filter: null,
+  container_tag: null,
+  include_archived: false,
+  as_of: null,
+  observed_after: null,
+  observed_before: null,
+};
 
 /** Whether a filter (beyond currentness and archiving) narrows the scope's memories. */
-export const narrows = (f: Filters) => f.category !== null || f.container_tag !== null || f.metadata_filter !== null;
-
-/** Superseded and expired memories never appear in search. */
-const CURRENT = `m.superseded_by is null and m.expired_at is null and (m.expires_at is null or m.expires_at > now())`;
+export const narrows = (f: Filters) =>
+  f.category !== null || f.container_tag !== null || f.metadata_filter !== null || f.observed_after !== null || f.observed_before !== null;
 
 /**
  * Several filters as one containment test on the facets index (migration 008 says why): the
@@ -40,7 +47,10 @@ export function where(scope: Scope, filters: Filters, params: unknown[], opts: {
   const p = (v: unknown) => `$${params.push(v)}`;
   const conds = [`m.tenant_id = ${p(scope.tenantId)}`];
   conds.push(scope.collections.length === 1 ? `m.collection = ${p(scope.collections[0])}` : `m.collection = any(${p(scope.collections)}::text[])`);
-  if (!opts.anyState) conds.push(CURRENT);
+  // Current facts by default; as of a moment, those valid then (docs/time.md).
+  if (!opts.anyState) conds.push(filters.as_of === null ? currentSql('m') : validAtSql('m', p(filters.as_of)));
+  if (filters.observed_after !== null) conds.push(`m.observed_at >= ${p(filters.observed_after)}::timestamptz`);
+  if (filters.observed_before !== null) conds.push(`m.observed_at < ${p(filters.observed_before)}::timestamptz`);
   if (!opts.anyState && !filters.include_archived) conds.push('not m.archived');
   const set = Object.keys(facets(filters)).length;
   if (set > 1) conds.push(`memory_facets(m.category, m.container_tag, m.metadata) @> ${p(facets(filters))}::jsonb`);

@@ -4,6 +4,7 @@ import { iso } from '../../core/ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import { readableCollectionSql } from '../access/grants.ts';
+import { provenanceOf } from '../memory/provenance.ts';
 import { answerKey, embedQuery, getAnswer, markBroad, putAnswer } from './cache.ts';
 import { loadRows, vectorCandidates, type CandidateRow } from './candidates.ts';
 import { exactBound, readsExactly } from './exact-cost.ts';
@@ -70,14 +71,21 @@ export function toResult(row: CandidateRow, withCollection: boolean): SearchResu
     metadata: row.metadata,
     images: row.images.map(({ key: _key, ...img }) => ({ ...img, url: null })) as SearchResult['images'],
     created_at: iso(row.created_at)!,
+    observed_at: iso(row.observed_at)!,
+    valid_from: iso(row.valid_from)!,
+    valid_to: iso(row.valid_to),
+    provenance: provenanceOf(row),
     ...(withCollection ? { collection: row.collection } : {}),
   };
 }
 
-/** Milliseconds until the earliest expiry among the candidates, after which the answer may change. */
+/** Milliseconds until the earliest end of validity still ahead among the candidates, after which the answer may change. */
 export function expiryTtl(rows: CandidateRow[]): number | undefined {
   const now = Date.now();
-  const times = rows.filter((r) => r.expires_at).map((r) => new Date(r.expires_at!).getTime() - now);
+  const times = rows
+    .filter((r) => r.valid_to)
+    .map((r) => new Date(r.valid_to!).getTime() - now)
+    .filter((t) => t > 0);
   return times.length ? Math.min(...times) : undefined;
 }
 

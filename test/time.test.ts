@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { playMemoryModel } from './fakes/memory-llm.ts';
+import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
+import { startReceiver } from './fakes/webhook-receiver.ts';
+import { newTenant, type Tenant } from './support/client.ts';
+import { col } from './support/graph.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+/**
+ * When and where from (docs/time.md): the three times on every memory, supersession closing a
+ * validity where its successor's starts, retraction, and search as of a moment. The fake LLM
+ * extracts one fact per sentence and judges "Dana lives in Porto." to replace the Lisbon fact.
+ */
+let fake: FakeLlm;
+let server: TestServer;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  fake = await startFakeLlm();
+  playMemoryModel(fake, [['Dana lives in Porto.', 'Dana lives in Lisbon.']]);
+  receiver = await startReceiver(() => 204);
+  server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_LLM_BASE_URL: fake.url, ORGMEM_LLM_MODEL: 'fake-model' });
+});
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+  await fake?.close();
+});
+
+const T1 = '2024-01-01T00:00:00.000Z';
+const T3 = '2024-06-01T00:00:00.000Z';
+const T4 = '2024-09-01T00:00:00.000Z';
+
+async function searchTexts(t: Tenant, body: Record<string, unknown>): Promise<string[]> {
+  const res = await t.api('POST', `${col('life')}/search`, { query: 'Dana', mode: 'text', min_score: 0, limit: 50, ...body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.results.map((r: { text: string }) => r.text).sort();
+}
+
+describe('a fact’s life', () => {
+  let t: Tenant;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await newTenant(server.url, server.adminKey, { admin: true });
+    expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+    const lisbon = await t.api('POST', `${col('life')}/remember?sync=true`, { content: 'Dana lives in Lisbon.', observed_at: T1 });
+    expect(lisbon.status).toBe(200);
+    ids.lisbon = lisbon.body.memories[0].id;
+    const porto = await t.api('POST', `${col('life')}/remember?sync=true`, { content: 'Dana lives in Porto.', observed_at: T3 });
+    expect(porto.body.memories[0]).toMatchObject({ relation: 'supersedes', supersedes_id: ids.lisbon });
+    ids.porto = porto.body.memories[0].id;
+    for (const [name, text] of [
+      ['acme', 'Dana works at Acme.'],
+      ['boat', 'Dana owns a boat.'],
+    ]) {
+      const res = await t.api('POST', `${col('life')}/memories`, { text, observed_at: T1 });
+      expect(res.status).toBe(201);
+      ids[name!] = res.body.id;
+    }
+    const ended = await t.api('POST', `${col('life')}/memories/${ids.acme}/retract`, { how: 'ended', at: T4, reason: 'changed jobs' });
+    expect(ended.status).toBe(200);
+    expect(ended.body).toMatchObject({ valid_to: T4, retraction: { how: 'ended', at: T4, reason: 'changed jobs' } });
+    const wrong = await t.api('POST', `${col('life')}/memories/${ids.boat}/retract`, { how: 'wrong' });
+    expect(wrong.body).toMatchObject({ valid_to: null, retraction: { how: 'wrong', at: null, reason: null } });
+  });
+
+  it('extraction resolves dates against the text’s observed_at, and the facts carry it', async () => {
+    const call = fake.callsNamed('extract_facts').find((c) => c.user === 'Dana lives in Porto.')!;
+    expect(JSON.stringify(call.body.messages[0])).toContain(`The reference date (when the text was written) is ${T3}.`);
+    const porto = (await t.api('GET', `${col('life')}/memories/${ids.porto}`)).body;
+    expect(porto).toMatchObject({ observed_at: T3, valid_from: T3, valid_to: null, provenance: { kind: 'remember' } });
+    expect(porto.provenance.memory_id).toBe(porto.metadata.remembered_from);
+  });
+
+  it('supersession closed the older fact at the newer one’s valid_from, and deleted nothing', async () => {
+    const lisbon = await t.api('GET', `${col('life')}/memories/${ids.lisbon}`);
+    expect(lisbon.status).toBe(200);
+    expect(lisbon.body).toMatchObject({ observed_at: T1, valid_from: T1, valid_to: T3, expires_at: T3 });
+    expect(Date.parse(lisbon.body.superseded_at)).toBeGreaterThan(Date.parse(T3));
+  });
+
+  it('answers what held at each of six moments, and what holds now by default', async () => {
+    const at = (as_of: string) => searchTexts(t, { as_of });
+    expect(await at('2023-12-01T00:00:00Z')).toEqual([]);
+    expect(await at('2024-03-01T00:00:00Z')).toEqual(['Dana lives in Lisbon.', 'Dana works at Acme.']);
+    // A validity ends at valid_to, exclusive: at T3 the Porto fact holds, Lisbon no longer.
+    expect(await at(T3)).toEqual(['Dana lives in Porto.', 'Dana works at Acme.']);
+    expect(await at('2024-08-31T23:59:59Z')).toEqual(['Dana lives in Porto.', 'Dana works at Acme.']);
+    expect(await at('2024-10-01T02:00:00+02:00')).toEqual(['Dana lives in Porto.']);
+    expect(await searchTexts(t, {})).toEqual(['Dana lives in Porto.']);
+    // The all-collection search reads the same rule.
+    const all = await t.api('POST', '/v1/memory/search', { query: 'Dana', mode: 'text', min_score: 0, as_of: '2024-03-01T00:00:00Z' });
+    expect(all.body.results.map((r: { text: string }) => r.text).sort()).toEqual(['Dana lives in Lisbon.', 'Dana works at Acme.']);
+  });
+
+  it('filters on observed_at and puts the times and provenance on every result', async () => {
+    expect(await searchTexts(t, { observed_after: '2024-02-01T00:00:00Z', as_of: '2024-07-01T00:00:00Z' })).toEqual(['Dana lives in Porto.']);
+    expect(await searchTexts(t, { observed_before: '2024-02-01T00:00:00Z', as_of: '2024-03-01T00:00:00Z' })).toEqual([
+      'Dana lives in Lisbon.',
+      'Dana works at Acme.',
+    ]);
+    const res = await t.api('POST', `${col('life')}/search`, { query: 'Dana', mode: 'text', min_score: 0, as_of: '2024-03-01T00:00:00Z' });
+    const acme = res.body.results.find((r: { id: string }) => r.id === ids.acme);
+    expect(acme).toMatchObject({ observed_at: T1, valid_from: T1, valid_to: T4, provenance: { kind: 'api' } });
+  });
+
+  it('audits retractions and sends memory.retracted', async () => {
+    const audit = (await t.api('GET', '/v1/memory/admin/audit')).body as Array<{ action: string; target: string }>;
+    expect(audit.filter((e) => e.action === 'memories.retract').map((e) => e.target)).toEqual([
+      `collections/life/memories/${ids.boat}/retract`,
+      `collections/life/memories/${ids.acme}/retract`,
+    ]);
+    const retracted = () =>
+      receiver.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'memory.retracted' && [ids.acme, ids.boat].includes(e.data.memory.id));
+    await receiver.waitFor(0, 15_000, () => retracted().length >= 2);
+    expect(
+      retracted()
+        .map((e) => e.data.memory.retraction.how)
+        .sort(),
+    ).toEqual(['ended', 'wrong']);
+  });
+
+  it('refuses what cannot be retracted, with a clear detail', async () => {
+    const again = await t.api('POST', `${col('life')}/memories/${ids.boat}/retract`, { how: 'ended' });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/already retracted/);
+    const porto = `${col('life')}/memories/${ids.porto}/retract`;
+    expect((await t.api('POST', porto, { how: 'wrong', at: T4 })).body.detail).toMatch(/^Invalid request: at: /);
+    const early = await t.api('POST', porto, { how: 'ended', at: T1 });
+    expect(early.status).toBe(422);
+    expect(early.body.detail).toMatch(/later than the memory's valid_from/);
+    expect((await t.api('POST', porto, { how: 'forgotten' })).status).toBe(422);
+    expect((await t.api('POST', porto, { how: 'ended', at: 'last week' })).status).toBe(422);
+    expect((await t.api('POST', `${col('life')}/memories/01900000-0000-7000-8000-000000000000/retract`, { how: 'wrong' })).status).toBe(404);
+    // Undoing is idempotent: a memory not retracted is answered unchanged.
+    expect((await t.api('DELETE', porto)).body).toMatchObject({ id: ids.porto, retraction: null });
+    // None of these changed the fact.
+    expect((await t.api('GET', `${col('life')}/memories/${ids.porto}`)).body).toMatchObject({ valid_to: null, retraction: null });
+  });
+
+  it('undoing a retraction gives the memory back as it was', async () => {
+    const boat = await t.api('DELETE', `${col('life')}/memories/${ids.boat}/retract`);
+    expect(boat.status).toBe(200);
+    expect(boat.body).toMatchObject({ retraction: null, valid_to: null });
+    const acme = await t.api('DELETE', `${col('life')}/memories/${ids.acme}/retract`);
+    expect(acme.body).toMatchObject({ retraction: null, valid_to: null });
+    expect(await searchTexts(t, {})).toEqual(['Dana lives in Porto.', 'Dana owns a boat.', 'Dana works at Acme.']);
+    expect(await searchTexts(t, { as_of: '2024-03-01T00:00:00Z' })).toEqual(['Dana lives in Lisbon.', 'Dana owns a boat.', 'Dana works at Acme.']);
+  });
+});
+
+describe('times on create', () => {
+  it('defaults observed_at and valid_from to now, takes them when given, and refuses a validity that ends before it starts', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const plain = (await t.api('POST', `${col('times')}/memories`, { text: 'no times given' })).body;
+    expect(plain.observed_at).toBe(plain.created_at);
+    expect(plain.valid_from).toBe(plain.created_at);
+    expect(plain).toMatchObject({ valid_to: null, expires_at: null, superseded_at: null, retraction: null, provenance: { kind: 'api' } });
+
+    const given = await t.api('POST', `${col('times')}/memories`, { text: 'mail from last year', observed_at: '2023-05-02T10:00:00+02:00' });
+    expect(given.body).toMatchObject({ observed_at: '2023-05-02T08:00:00.000Z', valid_from: '2023-05-02T08:00:00.000Z' });
+
+    const backwards = await t.api('POST', `${col('times')}/memories`, { text: 'x', valid_from: '2024-02-01T00:00:00Z', valid_to: '2024-01-01T00:00:00Z' });
+    expect(backwards.status).toBe(422);
+    expect(backwards.body.detail).toMatch(/^Invalid request: valid_to: must be later than valid_from/);
+    const bulk = await t.api('POST', `${col('times')}/memories/bulk`, [
+      { text: 'ok' },
+      { text: 'bad', observed_at: '2024-02-01T00:00:00Z', valid_to: '2024-01-01T00:00:00Z' },
+    ]);
+    expect(bulk.status).toBe(422);
+    expect(bulk.body.errors[0].path).toBe('1.valid_to');
+    expect((await t.api('POST', `${col('times')}/memories`, { text: 'x', observed_at: 'yesterday' })).status).toBe(422);
+    // Nothing of the refused calls was stored.
+    expect((await t.api('GET', `${col('times')}/memories`)).body).toHaveLength(2);
+  });
+
+  it('import takes the times, and expires_at as the former name of valid_to', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const res = await t.api('POST', '/v1/memory/admin/import', {
+      memories: [
+        { text: 'old export item', collection: 'imp', expires_at: '2031-01-01T00:00:00Z' },
+        { text: 'new export item', collection: 'imp', observed_at: '2022-01-01T00:00:00Z', valid_to: '2030-01-01T00:00:00Z' },
+        { text: 'backwards', collection: 'imp', observed_at: '2022-01-01T00:00:00Z', valid_to: '2021-01-01T00:00:00Z' },
+      ],
+    });
+    expect(res.body).toMatchObject({ imported: 2, skipped: 1, errors: [{ index: 2, detail: expect.stringMatching(/^valid_to: must be later/) }] });
+    const listed = (await t.api('GET', `${col('imp')}/memories`)).body as Array<{ text: string; observed_at: string; valid_to: string }>;
+    const byText = new Map(listed.map((m) => [m.text, m]));
+    expect(byText.get('old export item')!.valid_to).toBe('2031-01-01T00:00:00.000Z');
+    expect(byText.get('new export item')).toMatchObject({ observed_at: '2022-01-01T00:00:00.000Z', valid_to: '2030-01-01T00:00:00.000Z' });
+  });
+});

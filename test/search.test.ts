@@ -50,7 +50,21 @@ describe('search', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['cached', 'query_embedding_ms', 'results', 'search_ms']);
     expect(Object.keys(res.body.results[0]).sort()).toEqual(
-      ['category', 'created_at', 'id', 'images', 'importance', 'metadata', 'observed_at', 'provenance', 'score', 'source', 'text', 'valid_from', 'valid_to'].sort(),
+      [
+        'category',
+        'created_at',
+        'id',
+        'images',
+        'importance',
+        'metadata',
+        'observed_at',
+        'provenance',
+        'score',
+        'source',
+        'text',
+        'valid_from',
+        'valid_to',
+      ].sort(),
     );
     expect(typeof res.body.search_ms).toBe('number');
     expect(res.body.query_embedding_ms).toBeGreaterThanOrEqual(0);

@@ -34,7 +34,8 @@ describe('key races', () => {
     for (let round = 0; round < 10; round++) {
       const t = await newTenant(url, adminKey);
       const own = (await t.api<Key[]>('GET', '/v1/memory/keys')).body[0]!;
-      const other = await t.newKey('other');
+      // Both admin keys: only an admin key may revoke one.
+      const other = await t.newKey('other', false, 'admin');
       const answers = await Promise.all([t.api('DELETE', `/v1/memory/keys/${other.id}`), t.api('DELETE', `/v1/memory/keys/${own.id}`, undefined, other.key)]);
       // One revocation wins; the other is the last-key 400, or a 401 when its own key was
       // already revoked as it arrived.

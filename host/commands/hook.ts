@@ -48,8 +48,7 @@ ${HELP}`,
 };
 
 export const hook: Command = {
-  usage: `Usage: orgmem hook <event>
-       orgmem hook install codex [--project DIR]
+  usage: `Usage: orgmem hook [<event> | install codex]
 
 Hooks for Claude Code and Codex (docs/hooks.md): recall into the prompt and capture the session
 without the model deciding to.

@@ -25,8 +25,9 @@ const READ_LIMIT = 32 * 1024 * 1024;
 const REMEMBER_MS = 30_000;
 
 /** $XDG_STATE_HOME/orgmem/hooks, else ~/.local/state/orgmem/hooks. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state');
+export function stateDir(): string {
+  const xdg = process.env.XDG_STATE_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'state');
   return join(base, 'orgmem', 'hooks');
 }
 

@@ -10,11 +10,12 @@ export interface Server {
 }
 
 /** The server from the environment, or why there is none. */
-export function serverFromEnv(env: NodeJS.ProcessEnv = process.env): Server | string {
-  const url = env.ORGMEM_URL?.replace(/\/+$/, '');
+export function serverFromEnv(): Server | string {
+  const url = process.env.ORGMEM_URL?.replace(/\/+$/, '');
+  const key = process.env.ORGMEM_API_KEY;
   if (!url) return 'ORGMEM_URL is not set: the hooks need the address of a running orgmem (docs/hooks.md)';
-  if (!env.ORGMEM_API_KEY) return 'ORGMEM_API_KEY is not set: the hooks need an API key (docs/hooks.md)';
-  return { url, key: env.ORGMEM_API_KEY };
+  if (!key) return 'ORGMEM_API_KEY is not set: the hooks need an API key (docs/hooks.md)';
+  return { url, key };
 }
 
 export class HttpError extends Error {

@@ -35,9 +35,10 @@ export function hooksConfig(harness: Harness): { hooks: Record<string, HookGroup
 }
 
 /** Codex's hooks.json: $CODEX_HOME/hooks.json (default ~/.codex), or the project's .codex/hooks.json. */
-export function codexHooksPath(project: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function codexHooksPath(project: string | undefined): string {
   if (project) return join(project, '.codex', 'hooks.json');
-  const home = env.CODEX_HOME && isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : join(homedir(), '.codex');
+  const codexHome = process.env.CODEX_HOME;
+  const home = codexHome && isAbsolute(codexHome) ? codexHome : join(homedir(), '.codex');
   return join(home, 'hooks.json');
 }
 

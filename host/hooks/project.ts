@@ -7,11 +7,12 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
  * its git top directory, else of the working directory. Read from `.git` directly: no `git`
  * process, which would cost more than the rest of the hook's start.
  */
-export function projectCollection(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ORGMEM_COLLECTION) return collectionName(env.ORGMEM_COLLECTION);
+export function projectCollection(cwd: string): string {
+  const named = process.env.ORGMEM_COLLECTION;
+  if (named) return validName(named);
   const top = gitTop(cwd);
   const remote = top ? originUrl(top) : undefined;
-  return collectionName(remote ? remoteName(remote) : basename(top ?? resolve(cwd)));
+  return validName(remote ? remoteName(remote) : basename(top ?? resolve(cwd)));
 }
 
 /** The nearest directory at or above `dir` that holds `.git`. */
@@ -54,7 +55,7 @@ function readOptional(path: string): string | undefined {
 }
 
 /** `owner-repo` from https://host/owner/repo(.git), git@host:owner/repo.git, ssh://... */
-export function remoteName(url: string): string {
+function remoteName(url: string): string {
   const path = url
     .replace(/\.git\/?$/, '')
     .replace(/\/+$/, '')
@@ -64,7 +65,7 @@ export function remoteName(url: string): string {
 }
 
 /** A valid collection name (A-Z a-z 0-9 . _ -, 1 to 64, not starting with "."). */
-export function collectionName(raw: string): string {
+function validName(raw: string): string {
   const name = raw
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/^[.-]+/, '')

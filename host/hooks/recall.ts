@@ -11,8 +11,11 @@ import { call, collectionPath, type Server } from './client.ts';
 /** Budgets: a session start may take a moment; a prompt may not (bench/README.md, "Hooks"). */
 export const SESSION_START_MS = 3000;
 export const PROMPT_MS = 800;
-const SESSION_START_TOKENS = 1000;
-const PROMPT_TOKENS = 1200;
+/**
+ * One budget for both: the stable part is chosen within half of it, so the prompt's search leaves
+ * out exactly the memories the session start showed.
+ */
+const CONTEXT_TOKENS = 1600;
 const PROMPT_LIMIT = 10;
 /** The profile's share of the session start, in characters: the whole stays a few KB. */
 const PROFILE_CHARS = 2000;
@@ -31,7 +34,7 @@ export async function sessionStartContext(server: Server, collection: string): P
   const [context, profile] = await Promise.allSettled([
     // A conversation without a user message: the stable part only, the same for every session.
     call<ContextAnswer>(server, 'POST', collectionPath(collection, 'context'), {
-      body: { messages: [{ role: 'system', content: 'A new coding session starts.' }], max_tokens: SESSION_START_TOKENS },
+      body: { messages: [{ role: 'system', content: 'A new coding session starts.' }], max_tokens: CONTEXT_TOKENS },
       signal,
     }),
     call<{ profile: string; based_on: number }>(server, 'GET', collectionPath(collection, 'profile'), { signal }),
@@ -49,7 +52,7 @@ export async function promptContext(server: Server, collection: string, prompt: 
   const query = prompt.trim().slice(0, 10_000);
   if (!query) return '';
   const answer = await call<ContextAnswer>(server, 'POST', collectionPath(collection, 'context'), {
-    body: { query, max_tokens: PROMPT_TOKENS, limit: PROMPT_LIMIT },
+    body: { query, max_tokens: CONTEXT_TOKENS, limit: PROMPT_LIMIT },
     signal: AbortSignal.timeout(PROMPT_MS),
   });
   if (!answer.query.memories.length) return '';

@@ -229,7 +229,7 @@ describe('the hooks against a running orgmem', () => {
     const res = await hook(['capture'], common('session-4', path, 'SessionEnd'), { ORGMEM_URL: `http://127.0.0.1:${await closedPort()}` });
     expect(res.code).toBe(1);
     const log = readFileSync(join(home, '.local', 'state', 'orgmem', 'hooks', 'errors.log'), 'utf8');
-    expect(log).toMatch(/orgmem hook capture \(session-4\): fetch failed/);
+    expect(log).toMatch(/orgmem hook capture \(session-4\): connect ECONNREFUSED/);
     expect(JSON.parse(readFileSync(join(home, '.local', 'state', 'orgmem', 'hooks', 'session-4.json'), 'utf8')).offset).toBe(0);
   });
 });

@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hooksConfig } from '../host/hooks/config.ts';
+import { projectCollection } from '../host/hooks/project.ts';
 import { buildIfStale } from './support/build.ts';
 import { closedPort } from './support/closed-port.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -231,6 +232,82 @@ describe('the hooks against a running orgmem', () => {
     const log = readFileSync(join(home, '.local', 'state', 'orgmem', 'hooks', 'errors.log'), 'utf8');
     expect(log).toMatch(/orgmem hook capture \(session-4\): connect ECONNREFUSED/);
     expect(JSON.parse(readFileSync(join(home, '.local', 'state', 'orgmem', 'hooks', 'session-4.json'), 'utf8')).offset).toBe(0);
+  });
+});
+
+describe("Codex's transcript", () => {
+  // Codex's rollout lines: response_item messages (input_text / output_text), function calls and
+  // their output, its own environment notes as user messages, and event_msg copies of the turns.
+  const item = (payload: Record<string, unknown>) => `${JSON.stringify({ timestamp: '2026-11-21T09:00:00.000Z', type: 'response_item', payload })}\n`;
+  const message = (role: string, type: string, text: string) => item({ type: 'message', role, content: [{ type, text }] });
+
+  it('captures what the user and the assistant said into ORGMEM_COLLECTION, not the notes or the tool calls', async () => {
+    const path = join(home, 'rollout-codex.jsonl');
+    writeFileSync(
+      path,
+      `${JSON.stringify({ timestamp: '2026-11-21T09:00:00.000Z', type: 'session_meta', payload: { id: 'codex-1', cwd: project } })}\n` +
+        message('developer', 'input_text', '<permissions instructions>DEVNOISE</permissions instructions>') +
+        message('user', 'input_text', '<environment_context>\n  <cwd>/work/rocket</cwd>\n  ENVNOISE\n</environment_context>') +
+        message('user', 'input_text', 'The CI of the launchpad runs on Buildkite.') +
+        item({ type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: 'c1' }) +
+        item({ type: 'function_call_output', call_id: 'c1', output: 'CODEXNOISE' }) +
+        message('assistant', 'output_text', 'Then the launchpad pipeline config lives in .buildkite.') +
+        `${JSON.stringify({ timestamp: '2026-11-21T09:00:01.000Z', type: 'event_msg', payload: { type: 'user_message', message: 'The CI of the launchpad runs on Buildkite.' } })}\n`,
+    );
+    const payload = {
+      session_id: 'codex-1',
+      turn_id: 't-1',
+      transcript_path: path,
+      cwd: project,
+      hook_event_name: 'Stop',
+      model: 'gpt-5',
+      stop_hook_active: false,
+    };
+    expect(await hook(['capture'], payload, { ORGMEM_COLLECTION: 'launchpad notes' })).toMatchObject({ code: 0, stderr: '' });
+    const texts = await until('the capture', async () => {
+      const r = await rows('select text from memories where collection = $1', ['launchpad-notes']);
+      return r.length > 1 ? r.map((m) => m.text as string) : undefined;
+    });
+    expect(texts.join('\n')).toMatch(/Buildkite/);
+    for (const t of texts) expect(t).not.toMatch(/DEVNOISE|ENVNOISE|CODEXNOISE|environment_context/);
+    expect(await rows(`select 1 from remember_keys where idempotency_key like 'hook:codex-1:%'`)).toHaveLength(1);
+  });
+});
+
+describe('the project collection', () => {
+  const dir = (...parts: string[]) => {
+    const d = join(home, 'naming', ...parts);
+    mkdirSync(d, { recursive: true });
+    return d;
+  };
+
+  it('is named from the git remote, a worktree included, else the top directory or the working directory', () => {
+    expect(projectCollection(join(project, 'src', 'deep'))).toBe('acme-rocket');
+    const main = dir('launch', 'main');
+    mkdirSync(join(main, '.git', 'worktrees', 'feature'), { recursive: true });
+    writeFileSync(
+      join(main, '.git', 'config'),
+      '[remote "upstream"]\n\turl = https://example.com/x/y\n[remote "origin"]\n  url = https://github.com/acme/launch-pad.git\n',
+    );
+    writeFileSync(join(main, '.git', 'worktrees', 'feature', 'commondir'), '../..\n');
+    const worktree = dir('launch', 'feature');
+    writeFileSync(join(worktree, '.git'), `gitdir: ${join(main, '.git', 'worktrees', 'feature')}\n`);
+    expect(projectCollection(worktree)).toBe('acme-launch-pad');
+    expect(projectCollection(main)).toBe('acme-launch-pad');
+    const noRemote = dir('.hidden repo');
+    mkdirSync(join(noRemote, '.git'));
+    writeFileSync(join(noRemote, '.git', 'config'), '[core]\n\tbare = false\n');
+    expect(projectCollection(join(noRemote))).toBe('hidden-repo');
+    expect(projectCollection(dir('plain dir ü'))).toBe('plain-dir-');
+  });
+
+  it('is ORGMEM_COLLECTION when set, made a valid name', () => {
+    vi.stubEnv('ORGMEM_COLLECTION', 'my team/notes');
+    try {
+      expect(projectCollection(project)).toBe('my-team-notes');
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 

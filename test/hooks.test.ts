@@ -136,7 +136,8 @@ describe('the hooks against a running orgmem', () => {
 
   it('a Stop whose answer is not in the file yet leaves the turn for the next event', async () => {
     const path = join(home, 'session-3.jsonl');
-    writeFileSync(path, line('user', 'Our rocket logo is teal.'));
+    // A NUL and a lone surrogate, which the server refuses, are dropped on the way.
+    writeFileSync(path, line('user', 'Our rocket logo is teal.\u0000\uD800'));
     expect(await hook(['capture'], common('session-3', path, 'Stop'))).toMatchObject({ code: 0, stderr: '' });
     expect(await rows(`select 1 from remember_keys where idempotency_key like 'hook:session-3:%'`)).toHaveLength(0);
     appendFileSync(path, line('assistant', [{ type: 'text', text: 'Teal it is.' }]));

@@ -79,7 +79,8 @@ function readFrom(path: string, offset: number): { base: number; bytes: Buffer }
 }
 
 /** An instant remember takes as observed_at: ISO 8601 with a zone. */
-const instant = (at: string | undefined) => (at && /(Z|[+-]\d\d:\d\d)$/.test(at) && !Number.isNaN(Date.parse(at)) ? at : undefined);
+const instant = (at: string | undefined) =>
+  at && /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(at) && !Number.isNaN(Date.parse(at)) ? at : undefined;
 
 /**
  * Stores the turns after the cursor and moves it past them. A Stop's last turn waits for the next
@@ -120,6 +121,12 @@ async function rememberTurn(server: Server, collection: string, sessionId: strin
     } catch (err) {
       // The key was stored with other text (the turn was captured before it grew): it is kept as it was.
       if (err instanceof HttpError && err.status === 422 && /Idempotency-Key was used with another body/.test(err.message)) continue;
+      // A text the server refuses would be refused at every event: it is skipped, and said so, rather
+      // than holding back every turn after it. Any other failure keeps the turn for the next event.
+      if (err instanceof HttpError && err.status === 422) {
+        logFailure(`orgmem hook capture (${sessionId}): turn at byte ${turn.offset} skipped: ${err.message}`);
+        continue;
+      }
       throw err;
     }
   }

@@ -1,3 +1,5 @@
+import { storable } from '../../src/services/memory/storable.ts';
+
 /**
  * The conversation in a harness's transcript (JSONL, one event a line), as turns worth keeping:
  * what the user typed and what the assistant answered in text. Tool calls and their results,
@@ -57,7 +59,7 @@ const DROPPED = ['private', 'orgmem-memory', 'recalled_memories', 'system-remind
 const BLOCKS = new RegExp(`<(${DROPPED.join('|')})\\b[^>]*>[\\s\\S]*?(?:</\\1\\s*>|$)`, 'gi');
 const COMMAND_TAGS = /<\/?command-(?:name|message|args)>/gi;
 
-/** The text without the blocks above, with runs of blank lines squeezed. */
+/** The text without the blocks above, NUL or lone surrogates (which the server refuses), with runs of blank lines squeezed. */
 export function clean(text: string): string {
   let out = text;
   // Removing one block can join the halves of another tag around it: repeat until nothing changes.
@@ -65,7 +67,7 @@ export function clean(text: string): string {
     before = out;
     out = out.replace(BLOCKS, '');
   }
-  return out
+  return storable(out)
     .replace(COMMAND_TAGS, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -342,9 +342,11 @@ describe('the hooks files', () => {
     const proj = await hook(['install', 'codex', '--project', project], '');
     expect(proj.code).toBe(0);
     expect(existsSync(join(project, '.codex', 'hooks.json'))).toBe(true);
-    writeFileSync(join(codexHome, 'hooks.json'), '[1]');
-    const refused = await hook(['install', 'codex'], '', { CODEX_HOME: codexHome });
-    expect(refused.code).toBe(1);
-    expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).toBe('[1]');
+    for (const bad of ['[1]', '{"hooks": ']) {
+      writeFileSync(join(codexHome, 'hooks.json'), bad);
+      const refused = await hook(['install', 'codex'], '', { CODEX_HOME: codexHome });
+      expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining(`${join(codexHome, 'hooks.json')} is not`) });
+      expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).toBe(bad);
+    }
   });
 });

@@ -49,7 +49,12 @@ export function codexHooksPath(project: string | undefined): string {
 export function installHooks(path: string, harness: Harness): void {
   let file: HooksFile = {};
   if (existsSync(path)) {
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new Error(`${path} is not valid JSON (${(err as Error).message}); fix or move it first`);
+    }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${path} is not a JSON object; fix or move it first`);
     file = parsed as HooksFile;
   }

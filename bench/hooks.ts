@@ -12,7 +12,8 @@
  * them facts, the rest episodes and notes, so that the search part has work); each run spawns
  * the hook with a different prompt on stdin and times it to its exit, and the context request
  * alone is timed in this process for comparison. `injected` counts the runs that answered a block
- * (the others hit the 800 ms budget or found nothing).
+ * (the others hit the 800 ms budget or found nothing). SessionStart (profile and stable part, 3 s
+ * budget) is timed the same way, with the largest answer's size.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -93,10 +94,15 @@ try {
     direct.push(performance.now() - started);
   }
   const runs = await times(N, (i) => timed([bin, 'hook', 'UserPromptSubmit'], payload(i), env));
+  const starts = await times(N, () =>
+    timed([bin, 'hook', 'SessionStart'], JSON.stringify({ session_id: 'bench', cwd, hook_event_name: 'SessionStart', source: 'startup' }), env),
+  );
   const db = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded';
   process.stdout.write(`\n${db}, embedder ${values.embedder}, ${MEMORIES} memories in the collection\n`);
   line('POST C/context (in process, over HTTP)', direct);
-  line('orgmem hook UserPromptSubmit, spawn to exit', ms(runs), `  injected ${runs.filter((r) => r.stdout.includes('additionalContext')).length}/${N}`);
+  const injected = (rs: { stdout: string }[]) => `  injected ${rs.filter((r) => r.stdout.includes('additionalContext')).length}/${N}`;
+  line('orgmem hook UserPromptSubmit, spawn to exit', ms(runs), injected(runs));
+  line('orgmem hook SessionStart, spawn to exit', ms(starts), `${injected(starts)}, at most ${Math.max(...starts.map((r) => r.stdout.length))} bytes`);
 } finally {
   await server.close();
   rmSync(cwd, { recursive: true, force: true });

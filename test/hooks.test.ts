@@ -216,6 +216,13 @@ describe('the hooks against a running orgmem', () => {
       sockets.forEach((s) => s.destroy());
       silent.close();
     }
+    // A project with no collection yet: nothing to say, and nothing wrong.
+    expect(await hook(['UserPromptSubmit'], payload, { ORGMEM_COLLECTION: 'never-captured' })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '',
+      ms: expect.any(Number),
+    });
     // Not JSON, no key: still exit 0 and nothing on stdout.
     expect(await hook(['UserPromptSubmit'], 'not json')).toMatchObject({ code: 0, stdout: '' });
     expect(await hook(['SessionStart'], payload, { ORGMEM_API_KEY: '' })).toMatchObject({

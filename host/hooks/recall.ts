@@ -1,5 +1,5 @@
 import { RECALLED_PREAMBLE, recalledBlock } from '../../src/core/recalled.ts';
-import { call, collectionPath, type Server } from './client.ts';
+import { call, collectionPath, HttpError, type Server } from './client.ts';
 
 /**
  * What the hooks put in the model's context (docs/hooks.md): the memory of the session's
@@ -54,8 +54,12 @@ export async function promptContext(server: Server, collection: string, prompt: 
   const answer = await call<ContextAnswer>(server, 'POST', collectionPath(collection, 'context'), {
     body: { query, max_tokens: CONTEXT_TOKENS, limit: PROMPT_LIMIT },
     signal: AbortSignal.timeout(PROMPT_MS),
+  }).catch((err: unknown) => {
+    // A project's collection does not exist before its first capture: nothing to recall, nothing wrong.
+    if (err instanceof HttpError && err.status === 404) return undefined;
+    throw err;
   });
-  if (!answer.query.memories.length) return '';
+  if (!answer?.query.memories.length) return '';
   // The block opens with the preamble only when the stable part is empty; it is said either way.
   const text = answer.stable.text ? `${RECALLED_PREAMBLE}\n\n${answer.query.text.trim()}` : answer.query.text.trim();
   return wrap(collection, text);

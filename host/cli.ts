@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { admin } from './commands/admin.ts';
 import { HELP, UsageError, type Command, type Values } from './commands/command.ts';
 import { migrateCommand, reembedCommand } from './commands/database.ts';
+import { hook } from './commands/hook.ts';
 import { inboundSmtp } from './commands/inbound-smtp.ts';
 import { mcp } from './commands/mcp.ts';
 import { serve } from './commands/serve.ts';
@@ -20,6 +21,7 @@ Commands:
   worker            background jobs only (PostgreSQL deployments)
   inbound-smtp      the email drop's SMTP listener only (PostgreSQL deployments)
   mcp               MCP over stdio for Claude Desktop, Claude Code, Cursor
+  hook              recall and capture hooks for Claude Code and Codex
   migrate           apply database migrations and exit
   reembed           re-embed every memory after changing the embedder
   admin             operator commands: create-tenant, create-key
@@ -31,7 +33,7 @@ Run \`orgmem <command> --help\` for a command's options.
 
 ${DATA}`,
   options: { version: { type: 'boolean', short: 'v' } },
-  subcommands: { serve, worker, 'inbound-smtp': inboundSmtp, mcp, migrate: migrateCommand, reembed: reembedCommand, admin },
+  subcommands: { serve, worker, 'inbound-smtp': inboundSmtp, mcp, hook, migrate: migrateCommand, reembed: reembedCommand, admin },
 };
 
 function parse(command: Command, args: string[]): Values {

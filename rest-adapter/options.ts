@@ -71,6 +71,7 @@ export const restOptions: { [N in ProcedureName]?: OptionsFor<ProcedureNamed<N>>
   },
   'graph.remember': {
     queryFields: ['sync'],
+    headerFields: { idempotency_key: 'Idempotency-Key' },
     altStatus: { status: 200, description: 'sync=true: the facts as stored', when: (input) => input.sync },
   },
   'proxy.chatCompletions': { openaiErrors: true },

@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPoolCount } from '../src/services/tenant-db/pools.ts';
 import { closedPort } from './support/closed-port.ts';
-import { newTenant } from './support/client.ts';
+import { call, newTenant } from './support/client.ts';
 import { col, pollJob } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -124,6 +124,15 @@ describe.runIf(base)("a tenant's own database", () => {
     const { job } = await pollJob(t, queued.body.job_id);
     expect(job.state).toBe('done');
     expect(await count(ownDb, 'extraction_jobs', t.id)).toBe(1);
+    // A remember's idempotency key is kept with its job, in the tenant's database.
+    const keyed = async () =>
+      call(server.url, 'POST', `${col('notes')}/remember`, { key: t.key, body: { content: 'Ben lives in Porto.' }, headers: { 'idempotency-key': 'turn-1' } });
+    const [k1, k2] = [await keyed(), await keyed()];
+    expect([k1.status, k2.status]).toEqual([202, 202]);
+    expect(k2.body.job_id).toBe(k1.body.job_id);
+    expect(await count(ownDb, 'remember_keys', t.id)).toBe(1);
+    expect(await count(platformDb, 'remember_keys', t.id)).toBe(0);
+    expect(await count(ownDb, 'extraction_jobs', t.id)).toBe(2);
 
     // Grants live with the collection, key labels come from the platform.
     const reader = await t.api('POST', '/v1/memory/keys', { label: 'reader-agent' });

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { App, AuthedCtx } from '../../core/context.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, invalidInput } from '../../core/errors.ts';
 import { iso, newId } from '../../core/ids.ts';
-import { toVectorLiteral } from '../../ports/db/db.ts';
+import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import type { FactOutcome, Relation } from '../../schemas/graph.ts';
 import { extractFacts, judgeFacts } from '../llm/calls.ts';
@@ -50,16 +51,51 @@ const rawItem = (input: RememberInput): NewMemory => ({
   observed_at: input.observed_at,
 });
 
-/** Default remember: the raw memory, its job row and the queued job commit together. */
-export async function rememberQueued(ctx: AuthedCtx, collection: string, input: RememberInput) {
+/**
+ * Default remember: the raw memory, its job row and the queued job commit together, with the
+ * idempotency key when one is sent. The same key with the same body answers the first request's
+ * job and stores nothing (docs/contract.md, "Retries and idempotency").
+ */
+export async function rememberQueued(ctx: AuthedCtx, collection: string, input: RememberInput & { idempotency_key?: string }) {
+  const key = input.idempotency_key;
+  const hash = key === undefined ? '' : bodyHash(collection, input);
+  // A retry is answered before the embedding it does not need; the insert below is what decides.
+  const earlier = key === undefined ? undefined : await keyedJob(ctx.app.db, ctx.tenant.id, key, hash);
+  if (earlier) return { job_id: earlier, state: 'queued' as const };
   const embeddings = await ctx.app.embedder.embed([input.content]);
-  const jobId = newId();
-  await ctx.app.db.transaction(async (tx) => {
+  const jobId = await ctx.app.db.transaction(async (tx) => {
+    const id = newId();
+    if (key !== undefined) {
+      const taken = await tx.query(
+        'insert into remember_keys (tenant_id, idempotency_key, body_hash, job_id) values ($1, $2, $3, $4) on conflict do nothing returning job_id',
+        [ctx.tenant.id, key, hash, id],
+      );
+      // Another request with this key committed first (a concurrent retry): its job is the answer.
+      if (!taken.length) return (await keyedJob(tx, ctx.tenant.id, key, hash))!;
+    }
     const [raw] = await insertMemories(tx, ctx, collection, [rawItem(input)], embeddings);
-    await createJob(tx, ctx, { id: jobId, collection, memoryId: raw!.id });
-    await ctx.app.jobs.enqueue(tx, extractionJob, { tenant_id: ctx.tenant.id, job_id: jobId });
+    await createJob(tx, ctx, { id, collection, memoryId: raw!.id });
+    await ctx.app.jobs.enqueue(tx, extractionJob, { tenant_id: ctx.tenant.id, job_id: id });
+    return id;
   });
   return { job_id: jobId, state: 'queued' as const };
+}
+
+const bodyHash = (collection: string, input: RememberInput) =>
+  createHash('sha256')
+    .update(JSON.stringify([collection, input.content, input.importance, input.container_tag ?? null, input.observed_at ?? null]))
+    .digest('hex');
+
+/** The job of an earlier remember with this key and body; a 422 when the key came with another body. */
+async function keyedJob(q: Queryable, tenantId: string, key: string, hash: string): Promise<string | undefined> {
+  const [row] = await q.query<{ job_id: string; body_hash: string }>(
+    'select job_id, body_hash from remember_keys where tenant_id = $1 and idempotency_key = $2',
+    [tenantId, key],
+  );
+  if (row && row.body_hash !== hash) {
+    throw invalidInput([{ path: 'idempotency_key', message: 'This Idempotency-Key was used with another body: send a new key for new text' }]);
+  }
+  return row?.job_id;
 }
 
 /** `sync=true`: the same pipeline inside the request. An LLM failure is a 502; the raw memory stays. */

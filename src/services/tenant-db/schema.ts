@@ -12,6 +12,7 @@ export const DATA_TABLES = [
   'collection_grants',
   'report_cache',
   'extraction_jobs',
+  'remember_keys',
   'ingest_batches',
   'ingest_files',
   'presigned_uploads',

@@ -1,0 +1,84 @@
+import { capture, captureInBackground, logFailure } from './capture.ts';
+import { serverFromEnv } from './client.ts';
+import type { HookEvent } from './config.ts';
+import { projectCollection } from './project.ts';
+import { PROMPT_MS, promptContext, SESSION_START_MS, sessionStartContext } from './recall.ts';
+
+/**
+ * `orgmem hook <event>`: the harness's hook JSON on stdin, its answer on stdout (docs/hooks.md).
+ * A hook never fails the turn: whatever goes wrong, it says so on stderr, prints nothing and exits 0.
+ */
+
+interface Payload {
+  session_id?: unknown;
+  transcript_path?: unknown;
+  cwd?: unknown;
+  hook_event_name?: unknown;
+  prompt?: unknown;
+}
+
+/** Hook input is small; a prompt with a pasted file is not. Beyond this the input is not read. */
+const MAX_INPUT = 16 * 1024 * 1024;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_INPUT) throw new Error(`the hook input is over ${MAX_INPUT} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readPayload(): Promise<Payload> {
+  const parsed: unknown = JSON.parse(await readStdin());
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the hook input is not a JSON object');
+  return parsed as Payload;
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+function answer(event: HookEvent, additionalContext: string) {
+  if (additionalContext) process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}\n`);
+}
+
+/** Runs one event's hook; a deadline past the budget ends the process whatever still waits. */
+export async function runHook(event: HookEvent): Promise<void> {
+  const budget = event === 'SessionStart' ? SESSION_START_MS : event === 'UserPromptSubmit' ? PROMPT_MS : 2000;
+  setTimeout(() => process.exit(0), budget + 500).unref();
+  try {
+    const payload = await readPayload();
+    const server = serverFromEnv();
+    if (typeof server === 'string') throw new Error(server);
+    const collection = projectCollection(str(payload.cwd) ?? process.cwd());
+    if (event === 'SessionStart') return answer(event, await sessionStartContext(server, collection));
+    if (event === 'UserPromptSubmit') return answer(event, await promptContext(server, collection, str(payload.prompt) ?? ''));
+    const session_id = str(payload.session_id);
+    const transcript_path = str(payload.transcript_path);
+    // Codex may have no transcript file; without one there is nothing to capture.
+    if (!session_id || !transcript_path) return;
+    await captureInBackground({ session_id, transcript_path, hook_event_name: event, cwd: str(payload.cwd) ?? process.cwd() });
+  } catch (err) {
+    process.stderr.write(`orgmem hook ${event}: ${(err as Error).message}\n`);
+  }
+}
+
+/** `orgmem hook capture`: the background half of Stop, PreCompact and SessionEnd. */
+export async function runCapture(): Promise<void> {
+  let session = 'unknown session';
+  try {
+    const payload = await readPayload();
+    const server = serverFromEnv();
+    if (typeof server === 'string') throw new Error(server);
+    const [session_id, transcript_path, hook_event_name] = [str(payload.session_id), str(payload.transcript_path), str(payload.hook_event_name)];
+    if (!session_id || !transcript_path || !hook_event_name) throw new Error('the input needs session_id, transcript_path and hook_event_name');
+    session = session_id;
+    await capture(server, projectCollection(str(payload.cwd) ?? process.cwd()), { session_id, transcript_path, hook_event_name });
+  } catch (err) {
+    const message = `orgmem hook capture (${session}): ${(err as Error).message}`;
+    logFailure(message);
+    process.stderr.write(`${message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,359 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hooksConfig } from '../host/hooks/config.ts';
+import { projectCollection } from '../host/hooks/project.ts';
+import { buildIfStale } from './support/build.ts';
+import { closedPort } from './support/closed-port.ts';
+import { startServer, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
+
+const root = join(import.meta.dirname, '..');
+const bin = join(root, 'bin', 'orgmem.js');
+
+let server: TestServer;
+let home: string;
+let project: string;
+const COLLECTION = 'acme-rocket';
+
+beforeAll(async () => {
+  buildIfStale('build:js');
+  server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
+  home = mkdtempSync(join(tmpdir(), 'orgmem-hooks-'));
+  // A checkout whose remote names the collection: git@github.com:acme/rocket.git -> acme-rocket.
+  project = join(home, 'work', 'rocket');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  writeFileSync(
+    join(project, '.git', 'config'),
+    '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/rocket.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n',
+  );
+});
+afterAll(async () => {
+  await server?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `orgmem hook ...args` with `input` on stdin, as the harness does. */
+function hook(args: string[], input: unknown, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [bin, 'hook', ...args], {
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '', HOME: home, ORGMEM_URL: server.url, ORGMEM_API_KEY: server.adminKey, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
+  const started = Date.now();
+  return new Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })),
+  );
+}
+
+const common = (session: string, transcript: string, event: string) => ({
+  session_id: session,
+  transcript_path: transcript,
+  cwd: project,
+  hook_event_name: event,
+  permission_mode: 'default',
+});
+
+// Claude Code's transcript lines: user prompts, assistant messages with text and tool calls,
+// tool results sent back as user messages, meta lines.
+let uuid = 0;
+const line = (type: 'user' | 'assistant', content: unknown, extra: Record<string, unknown> = {}) =>
+  `${JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/work/rocket',
+    sessionId: 'x',
+    version: '2.0.0',
+    type,
+    message: type === 'user' ? { role: 'user', content } : { id: `msg_${uuid}`, type: 'message', role: 'assistant', model: 'claude', content },
+    uuid: `u-${++uuid}`,
+    timestamp: '2026-11-20T10:00:00.000Z',
+    ...extra,
+  })}\n`;
+const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat deploy.yml' } };
+const toolResult = [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'TOOLNOISE schedule: fridays-only 0xDEADBEEF' }];
+
+async function rows(sql: string, params: unknown[] = []) {
+  return server.app.db.query<Record<string, unknown>>(sql, params);
+}
+const memories = () => rows('select text, category, archived from memories where collection = $1 order by created_at', [COLLECTION]);
+const jobsDone = async () => {
+  const [r] = await rows(`select count(*)::int as n, count(*) filter (where state = 'done')::int as done from extraction_jobs where collection = $1`, [
+    COLLECTION,
+  ]);
+  return r!.n === r!.done ? (r!.n as number) : undefined;
+};
+
+describe('the hooks against a running orgmem', () => {
+  const transcript1 = () => join(home, 'session-1.jsonl');
+
+  it('Stop captures the session in the background: its facts are stored, not the private block, not the tool noise', async () => {
+    writeFileSync(
+      transcript1(),
+      line('user', 'We deploy the rocket service on Fridays only. <private>The staging password is hunter2-secret.</private>') +
+        line('assistant', [{ type: 'thinking', thinking: 'THINKNOISE' }, { type: 'text', text: 'Let me read the deploy file.' }, toolUse]) +
+        line('user', toolResult, { toolUseResult: { stdout: 'TOOLNOISE' } }) +
+        line('assistant', [{ type: 'text', text: 'Noted: the rocket service deploys on Fridays.' }]) +
+        line('user', '<command-name>/clear</command-name>', { isMeta: true }) +
+        line('user', [{ type: 'text', text: 'Yesterday we migrated the billing database to PostgreSQL 16.' }]) +
+        line('assistant', [{ type: 'text', text: 'Understood.' }]),
+    );
+    const stop = await hook(['Stop'], { ...common('session-1', transcript1(), 'Stop'), stop_hook_active: false });
+    expect(stop).toMatchObject({ code: 0, stdout: '' });
+    const n = await until('the capture and its extraction', async () => ((await jobsDone()) === 2 ? 2 : undefined));
+    expect(n).toBe(2);
+    const stored = await memories();
+    const texts = stored.map((m) => m.text as string);
+    expect(texts.some((t) => /Fridays/.test(t) && !/^User:/.test(t))).toBe(true);
+    expect(stored.some((m) => m.category === 'episode' && /billing database/.test(m.text as string))).toBe(true);
+    for (const t of texts) expect(t).not.toMatch(/hunter2|private|TOOLNOISE|THINKNOISE|DEADBEEF|command-name/);
+    const keys = await rows('select idempotency_key from remember_keys order by idempotency_key');
+    // One remember per turn, named by the session and the byte offset where the turn starts.
+    expect(keys.map((k) => k.idempotency_key)).toEqual(['hook:session-1:0', expect.stringMatching(/^hook:session-1:[1-9]\d*$/)]);
+  });
+
+  it('a repeated Stop stores nothing new, with its cursor and without it (the server keeps the keys)', async () => {
+    const before = await memories();
+    const again = await hook(['capture'], common('session-1', transcript1(), 'Stop'));
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    const cursor = join(home, '.local', 'state', 'orgmem', 'hooks', 'session-1.json');
+    expect(JSON.parse(readFileSync(cursor, 'utf8')).offset).toBe(readFileSync(transcript1()).length);
+    unlinkSync(cursor);
+    const fresh = await hook(['capture'], common('session-1', transcript1(), 'SessionEnd'));
+    expect(fresh).toMatchObject({ code: 0, stderr: '' });
+    expect(await memories()).toEqual(before);
+    expect(await rows('select 1 from remember_keys')).toHaveLength(2);
+  });
+
+  it('a Stop whose answer is not in the file yet leaves the turn for the next event', async () => {
+    const path = join(home, 'session-3.jsonl');
+    // A NUL and a lone surrogate, which the server refuses, are dropped on the way.
+    writeFileSync(path, line('user', 'Our rocket logo is teal.\u0000\uD800'));
+    expect(await hook(['capture'], common('session-3', path, 'Stop'))).toMatchObject({ code: 0, stderr: '' });
+    expect(await rows(`select 1 from remember_keys where idempotency_key like 'hook:session-3:%'`)).toHaveLength(0);
+    appendFileSync(path, line('assistant', [{ type: 'text', text: 'Teal it is.' }]));
+    expect(await hook(['capture'], common('session-3', path, 'Stop'))).toMatchObject({ code: 0, stderr: '' });
+    expect(await rows(`select 1 from remember_keys where idempotency_key = 'hook:session-3:0'`)).toHaveLength(1);
+    await until('extraction', jobsDone);
+  });
+
+  let injected = '';
+
+  it("the next session's SessionStart recalls them, marked as data, within a few KB", async () => {
+    const start = await hook(['SessionStart'], { ...common('session-2', join(home, 'session-2.jsonl'), 'SessionStart'), source: 'startup', model: 'claude' });
+    expect(start.code).toBe(0);
+    const out = JSON.parse(start.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    const ctx = out.hookSpecificOutput.additionalContext;
+    expect(ctx).toMatch(/^<orgmem-memory collection="acme-rocket">\n/);
+    expect(ctx).toContain('not instructions');
+    expect(ctx).toMatch(/<recalled_memories>\[.*Fridays.*\]<\/recalled_memories>/s);
+    expect(ctx).toContain('The profile of this project');
+    expect(ctx.length).toBeLessThan(8192);
+  });
+
+  it('UserPromptSubmit recalls for the prompt what the session start did not show', async () => {
+    const res = await hook(['UserPromptSubmit'], {
+      ...common('session-2', join(home, 'session-2.jsonl'), 'UserPromptSubmit'),
+      prompt: 'Which PostgreSQL version does the billing database run?',
+    });
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(out.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    injected = out.hookSpecificOutput.additionalContext;
+    expect(injected).toContain('not instructions');
+    expect(injected).toMatch(/<recalled_memories>\[.*PostgreSQL 16.*\]<\/recalled_memories>/s);
+  });
+
+  it('the memory block orgmem injected is not captured back', async () => {
+    expect(injected).not.toBe('');
+    const before = await memories();
+    const path = join(home, 'session-2.jsonl');
+    // The harness keeps injected context in the transcript: as a meta reminder, or with the prompt (Codex).
+    writeFileSync(
+      path,
+      line('user', `<system-reminder>\nUserPromptSubmit hook additional context: ${injected}\n</system-reminder>`, { isMeta: true }) +
+        line('user', `Which PostgreSQL version does the billing database run?\n\n${injected}`) +
+        line('assistant', [{ type: 'text', text: 'The invoices service is written in Go.' }]),
+    );
+    expect(await hook(['capture'], common('session-2', path, 'Stop'))).toMatchObject({ code: 0, stderr: '' });
+    await until('extraction', async () => ((await jobsDone()) === 4 ? true : undefined));
+    const added = (await memories()).slice(before.length).map((m) => m.text as string);
+    expect(added.some((t) => /invoices service is written in Go/.test(t))).toBe(true);
+    for (const t of added) expect(t).not.toMatch(/recalled_memories|orgmem-memory|not instructions|Fridays|migrated/);
+  });
+
+  it('an unreachable or silent server: exit 0, no output, within the budget', async () => {
+    const payload = { ...common('session-9', join(home, 'none.jsonl'), 'UserPromptSubmit'), prompt: 'anything' };
+    const closed = await hook(['UserPromptSubmit'], payload, { ORGMEM_URL: `http://127.0.0.1:${await closedPort()}` });
+    expect(closed).toMatchObject({ code: 0, stdout: '' });
+    expect(closed.stderr).toMatch(/orgmem hook UserPromptSubmit: /);
+    // A server that takes the connection and never answers: the prompt's budget ends the wait.
+    const sockets = new Set<import('node:net').Socket>();
+    const silent: Server = createServer(() => {});
+    silent.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const hung = await hook(['UserPromptSubmit'], payload, { ORGMEM_URL: url });
+      expect(hung).toMatchObject({ code: 0, stdout: '' });
+      expect(hung.stderr).toMatch(/timeout|aborted/i);
+      // The harness's own timeout for this hook (hooks/hooks.json) is never reached.
+      expect(hung.ms).toBeLessThan(hooksConfig('claude-code').hooks.UserPromptSubmit![0]!.hooks[0]!.timeout! * 1000);
+      const start = await hook(['SessionStart'], { ...payload, hook_event_name: 'SessionStart', source: 'resume' }, { ORGMEM_URL: url });
+      expect(start).toMatchObject({ code: 0, stdout: '' });
+      expect(start.ms).toBeLessThan(hooksConfig('claude-code').hooks.SessionStart![0]!.hooks[0]!.timeout! * 1000);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      silent.close();
+    }
+    // A project with no collection yet: nothing to say, and nothing wrong.
+    expect(await hook(['UserPromptSubmit'], payload, { ORGMEM_COLLECTION: 'never-captured' })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '',
+      ms: expect.any(Number),
+    });
+    // Not JSON, no key: still exit 0 and nothing on stdout.
+    expect(await hook(['UserPromptSubmit'], 'not json')).toMatchObject({ code: 0, stdout: '' });
+    expect(await hook(['SessionStart'], payload, { ORGMEM_API_KEY: '' })).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: expect.stringContaining('ORGMEM_API_KEY'),
+    });
+  });
+
+  it('a capture that cannot reach the server says so in errors.log and keeps its cursor', async () => {
+    const path = join(home, 'session-4.jsonl');
+    writeFileSync(path, line('user', 'Rockets need fuel.') + line('assistant', [{ type: 'text', text: 'Yes.' }]));
+    const res = await hook(['capture'], common('session-4', path, 'SessionEnd'), { ORGMEM_URL: `http://127.0.0.1:${await closedPort()}` });
+    expect(res.code).toBe(1);
+    const log = readFileSync(join(home, '.local', 'state', 'orgmem', 'hooks', 'errors.log'), 'utf8');
+    expect(log).toMatch(/orgmem hook capture \(session-4\): connect ECONNREFUSED/);
+    expect(JSON.parse(readFileSync(join(home, '.local', 'state', 'orgmem', 'hooks', 'session-4.json'), 'utf8')).offset).toBe(0);
+  });
+});
+
+describe("Codex's transcript", () => {
+  // Codex's rollout lines: response_item messages (input_text / output_text), function calls and
+  // their output, its own environment notes as user messages, and event_msg copies of the turns.
+  const item = (payload: Record<string, unknown>) => `${JSON.stringify({ timestamp: '2026-11-21T09:00:00.000Z', type: 'response_item', payload })}\n`;
+  const message = (role: string, type: string, text: string) => item({ type: 'message', role, content: [{ type, text }] });
+
+  it('captures what the user and the assistant said into ORGMEM_COLLECTION, not the notes or the tool calls', async () => {
+    const path = join(home, 'rollout-codex.jsonl');
+    writeFileSync(
+      path,
+      `${JSON.stringify({ timestamp: '2026-11-21T09:00:00.000Z', type: 'session_meta', payload: { id: 'codex-1', cwd: project } })}\n` +
+        message('developer', 'input_text', '<permissions instructions>DEVNOISE</permissions instructions>') +
+        message('user', 'input_text', '<environment_context>\n  <cwd>/work/rocket</cwd>\n  ENVNOISE\n</environment_context>') +
+        message('user', 'input_text', 'The CI of the launchpad runs on Buildkite.') +
+        item({ type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: 'c1' }) +
+        item({ type: 'function_call_output', call_id: 'c1', output: 'CODEXNOISE' }) +
+        message('assistant', 'output_text', 'Then the launchpad pipeline config lives in .buildkite.') +
+        `${JSON.stringify({ timestamp: '2026-11-21T09:00:01.000Z', type: 'event_msg', payload: { type: 'user_message', message: 'The CI of the launchpad runs on Buildkite.' } })}\n`,
+    );
+    const payload = {
+      session_id: 'codex-1',
+      turn_id: 't-1',
+      transcript_path: path,
+      cwd: project,
+      hook_event_name: 'Stop',
+      model: 'gpt-5',
+      stop_hook_active: false,
+    };
+    expect(await hook(['capture'], payload, { ORGMEM_COLLECTION: 'launchpad notes' })).toMatchObject({ code: 0, stderr: '' });
+    const texts = await until('the capture', async () => {
+      const r = await rows('select text from memories where collection = $1', ['launchpad-notes']);
+      return r.length > 1 ? r.map((m) => m.text as string) : undefined;
+    });
+    expect(texts.join('\n')).toMatch(/Buildkite/);
+    for (const t of texts) expect(t).not.toMatch(/DEVNOISE|ENVNOISE|CODEXNOISE|environment_context/);
+    expect(await rows(`select 1 from remember_keys where idempotency_key like 'hook:codex-1:%'`)).toHaveLength(1);
+  });
+});
+
+describe('the project collection', () => {
+  const dir = (...parts: string[]) => {
+    const d = join(home, 'naming', ...parts);
+    mkdirSync(d, { recursive: true });
+    return d;
+  };
+
+  it('is named from the git remote, a worktree included, else the top directory or the working directory', () => {
+    expect(projectCollection(join(project, 'src', 'deep'))).toBe('acme-rocket');
+    const main = dir('launch', 'main');
+    mkdirSync(join(main, '.git', 'worktrees', 'feature'), { recursive: true });
+    writeFileSync(
+      join(main, '.git', 'config'),
+      '[remote "upstream"]\n\turl = https://example.com/x/y\n[remote "origin"]\n  url = https://github.com/acme/launch-pad.git\n',
+    );
+    writeFileSync(join(main, '.git', 'worktrees', 'feature', 'commondir'), '../..\n');
+    const worktree = dir('launch', 'feature');
+    writeFileSync(join(worktree, '.git'), `gitdir: ${join(main, '.git', 'worktrees', 'feature')}\n`);
+    expect(projectCollection(worktree)).toBe('acme-launch-pad');
+    expect(projectCollection(main)).toBe('acme-launch-pad');
+    const noRemote = dir('.hidden repo');
+    mkdirSync(join(noRemote, '.git'));
+    writeFileSync(join(noRemote, '.git', 'config'), '[core]\n\tbare = false\n');
+    expect(projectCollection(join(noRemote))).toBe('hidden-repo');
+    expect(projectCollection(dir('plain dir ü'))).toBe('plain-dir-');
+  });
+
+  it('is ORGMEM_COLLECTION when set, made a valid name', () => {
+    vi.stubEnv('ORGMEM_COLLECTION', 'my team/notes');
+    try {
+      expect(projectCollection(project)).toBe('my-team-notes');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe('the hooks files', () => {
+  it("the Claude Code plugin's hooks.json is the one the code makes, and the marketplace lists the plugin", () => {
+    const plugin = join(root, 'plugins', 'claude-code');
+    expect(JSON.parse(readFileSync(join(plugin, 'hooks', 'hooks.json'), 'utf8'))).toEqual(hooksConfig('claude-code'));
+    const manifest = JSON.parse(readFileSync(join(plugin, '.claude-plugin', 'plugin.json'), 'utf8')) as { name: string };
+    const market = JSON.parse(readFileSync(join(root, '.claude-plugin', 'marketplace.json'), 'utf8')) as {
+      name: string;
+      plugins: { name: string; source: string }[];
+    };
+    expect(market.plugins).toEqual([expect.objectContaining({ name: manifest.name, source: './plugins/claude-code' })]);
+  });
+
+  it('orgmem hook install codex writes the hooks into hooks.json and keeps the others', async () => {
+    const codexHome = join(home, 'codex');
+    mkdirSync(codexHome, { recursive: true });
+    const other = { type: 'command', command: 'python3 lint.py', timeout: 30 };
+    writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [other] }] } }));
+    for (let i = 0; i < 2; i++) {
+      const res = await hook(['install', 'codex'], '', { CODEX_HOME: codexHome });
+      expect(res).toMatchObject({ code: 0, stderr: '' });
+    }
+    const written = JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    const expected = hooksConfig('codex').hooks;
+    expect(Object.keys(written.hooks).sort()).toEqual(Object.keys(expected).sort());
+    expect(written.hooks.Stop).toEqual([{ hooks: [other] }, ...expected.Stop!]);
+    expect(written.hooks.SessionStart).toEqual(expected.SessionStart);
+    expect(written.hooks.SessionEnd).toBeUndefined();
+    const proj = await hook(['install', 'codex', '--project', project], '');
+    expect(proj.code).toBe(0);
+    expect(existsSync(join(project, '.codex', 'hooks.json'))).toBe(true);
+    for (const bad of ['[1]', '{"hooks": ']) {
+      writeFileSync(join(codexHome, 'hooks.json'), bad);
+      const refused = await hook(['install', 'codex'], '', { CODEX_HOME: codexHome });
+      expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining(`${join(codexHome, 'hooks.json')} is not`) });
+      expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).toBe(bad);
+    }
+  });
+});

@@ -223,10 +223,11 @@ const RUNS: Record<string, (block: DocBlock) => Promise<void>> = {
   // docs/commands.md
   async 'cli-synopsis'(block) {
     const lines = block.code.split('\n');
-    // `orgmem admin create-key --tenant T ...` is the command `admin create-key`: the words before the first option.
+    // `orgmem admin create-key --tenant T ...` is the command `admin create-key`: the words before the first option
+    // or argument (`orgmem import FILE`).
     const commandOf = (line: string) => {
       const words = line.split(' ').slice(1);
-      const options = words.findIndex((w) => /^[[-]/.test(w));
+      const options = words.findIndex((w) => /^([[-]|[A-Z]+$)/.test(w));
       return options < 0 ? words : words.slice(0, options);
     };
     for (const line of lines) expect((await usage(commandOf(line))).split('\n')[0]).toBe(`Usage: ${line}`);

@@ -339,6 +339,20 @@ const RUNS: Record<string, (block: DocBlock) => Promise<void>> = {
     expect((await drop(mail('Refused'))).status).toBe(75);
   },
 
+  // docs/import.md
+  async 'import-file'(block) {
+    const t = await tenant();
+    const ran = await sh(block, { KEY: t.key });
+    expectSuccess(ran);
+    const [imported, pam] = answers(ran);
+    expect(imported).toMatchObject({ complete: true, total: 1, imported: 1, collections: ['travel-bot'] });
+    expect(pam).toMatchObject({
+      schema: 'portable-ai-memory',
+      schema_version: '1.0',
+      memories: [{ content: 'Prefers aisle seats', temporal: { created_at: '2024-03-05T09:15:00.000Z' }, metadata: { import_source: 'mem0:m-1' } }],
+    });
+  },
+
   // docs/operations.md
   async 'metrics-prometheus'(block) {
     const ran = await sh(block, { KEY: server.adminKey });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import {
@@ -13,6 +14,7 @@ import {
 } from './support/import-samples.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { trpcClient } from './support/transports.ts';
+import { IMPORT_FORMATS, ORGMEM_FORMAT } from '../src/services/memory/import-formats/index.ts';
 
 const IMPORT = '/v1/memory/admin/import';
 
@@ -30,6 +32,13 @@ interface Stored {
   metadata: Record<string, any>;
   embedded: boolean;
 }
+
+it("docs/import.md's table has a row for each format of the registry, and no other", () => {
+  const page = readFileSync(new URL('../docs/import.md', import.meta.url), 'utf8');
+  const table = page.split('## What each format becomes')[1]!.split('\n\n')[1]!;
+  const rows = table.split('\n').slice(2);
+  expect(rows.map((r) => /^\| `([a-z0-9]+)` \|/.exec(r)?.[1]).sort()).toEqual([ORGMEM_FORMAT, ...IMPORT_FORMATS.map((f) => f.name)].sort());
+});
 
 describe('importing the other stores files', () => {
   let server: TestServer;

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-server.ts';
 import { buildIfStale } from './support/build.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { lettaAgentFile, mem0Dump } from './support/import-samples.ts';
@@ -89,5 +90,42 @@ describe('orgmem import FILE', () => {
     const wrongFormat = await orgmem(['import', dump, '--format', 'zep'], env);
     expect(wrongFormat.code).toBe(1);
     expect(wrongFormat.stderr).toMatch(/the server answered 422: Invalid request: data: not a zep file/);
+  });
+});
+
+describe('orgmem import on a slow embedder', () => {
+  let embeddings: FakeEmbeddings;
+  let server: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    buildIfStale('build:js');
+    // 400 ms a step of 100 records: the 1,000 take 4 s, so the command reads the import's status while it runs.
+    embeddings = await startFakeEmbeddings({ delayMs: 400 });
+    server = await startServer(
+      { ORGMEM_EMBEDDER: 'openai', ORGMEM_EMBEDDINGS_BASE_URL: embeddings.url, ORGMEM_EMBEDDINGS_DIMENSIONS: '64' },
+      { worker: false },
+    );
+    dir = mkdtempSync(join(tmpdir(), 'orgmem-import-'));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await embeddings?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints how far the import got while it runs', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const path = join(dir, 'big.json');
+    const results = Array.from({ length: 1000 }, (_, i) => ({ id: `big-${i}`, memory: `fact ${i}`, user_id: 'u', created_at: '2024-01-01T00:00:00Z' }));
+    writeFileSync(path, JSON.stringify({ results }));
+    const res = await orgmem(['import', path], { ORGMEM_URL: server.url, ORGMEM_API_KEY: t.key });
+    expect(res.code).toBe(0);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^imported \d+ of 1000 \(skipped 0, already imported 0\)$/);
+    // Counts only grow, and the last answer is the whole import.
+    const counts = lines.map((l) => Number(/^imported (\d+)/.exec(l)![1]));
+    expect([...counts].sort((a, b) => a - b)).toEqual(counts);
+    expect(res.stdout).toMatch(/^imported 1000 of 1000 \(skipped 0, already imported 0\)/);
   });
 });

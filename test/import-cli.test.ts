@@ -67,7 +67,27 @@ describe('orgmem import FILE', () => {
     const af = file('agent.af', lettaAgentFile());
     const res = await orgmem(['import', af, '--format', 'letta', '--include-messages'], env);
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/^imported 4 of 6 \(skipped 2, already imported 0\)/);
+    expect(res.stdout).toMatch(/^imported 4 of 7 \(skipped 3, already imported 0\)/);
+  });
+
+  it('sends a file in parts of --part-records records, each its own import', async () => {
+    const other = await newTenant(server.url, server.adminKey);
+    const res = await orgmem(['import', file('parts.json', mem0Dump()), '--part-records', '2'], { ...env, ORGMEM_API_KEY: other.key });
+    expect(res.code).toBe(0);
+    const summaries = res.stdout.split('\n').filter((l) => !l.startsWith('  '));
+    expect(summaries).toEqual([
+      expect.stringMatching(/^part 1 of 3: imported 2 of 2 \(skipped 0, already imported 0\): import /),
+      expect.stringMatching(/^part 2 of 3: imported 1 of 2 \(skipped 1, already imported 0\): import /),
+      expect.stringMatching(/^part 3 of 3: imported 0 of 1 \(skipped 1, already imported 0\): import /),
+      'in all: imported 3 of 5 (skipped 2, already imported 0)',
+      '',
+    ]);
+    // Record numbers count within their part.
+    expect(res.stdout).toContain('  record 1: results.1.memory: ');
+    expect((await other.api('GET', '/v1/memory/admin/stats')).body.memories).toBe(3);
+    const bad = await orgmem(['import', file('parts-bad.json', mem0Dump()), '--part-records', 'many'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--part-records must be a number of records from 1 to 999999, not 'many'/);
   });
 
   it('says what is wrong: arguments, the file, the key, the server', async () => {

@@ -141,8 +141,11 @@ describe('importing the other stores files', () => {
   it('Letta: memory blocks become pinned memories; messages only when asked, tool traffic never', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const blocks = await send(t, { data: lettaAgentFile() });
-    expect(blocks.body).toMatchObject({ total: 3, imported: 2, skipped: 1, collections: ['support-agent'] });
-    expect(blocks.body.errors).toEqual([{ index: 2, detail: expect.stringMatching(/^blocks\.3\.value: /) }]);
+    expect(blocks.body).toMatchObject({ total: 4, imported: 2, skipped: 2, collections: ['support-agent'] });
+    expect(blocks.body.errors).toEqual([
+      { index: 2, detail: expect.stringMatching(/^blocks\.3\.value: /) },
+      { index: 3, detail: 'agents.0.block_ids.4: names block "block-9", which the file does not hold' },
+    ]);
     let memories = await stored(t);
     expect([...memories.keys()].sort()).toEqual(['I am a patient support agent.', 'Name: Priya. Owns a small print shop.']);
     expect(memories.get('Name: Priya. Owns a small print shop.')).toMatchObject({
@@ -156,8 +159,8 @@ describe('importing the other stores files', () => {
 
     // With the messages: the blocks are already there, what the user and the agent said is added.
     const withMessages = await send(t, { data: lettaAgentFile(), include_messages: true });
-    expect(withMessages.body).toMatchObject({ total: 6, imported: 2, already_imported: 2, skipped: 2 });
-    expect(withMessages.body.errors[1]).toEqual({ index: 5, detail: expect.stringMatching(/^agents\.0\.messages\.5\.created_at: /) });
+    expect(withMessages.body).toMatchObject({ total: 7, imported: 2, already_imported: 2, skipped: 3 });
+    expect(withMessages.body.errors[2]).toEqual({ index: 6, detail: expect.stringMatching(/^agents\.0\.messages\.5\.created_at: /) });
     memories = await stored(t);
     expect(memories.get('My printer shows error E42.')).toMatchObject({ pinned: false, category: 'message', observed_at: '2025-01-05T09:01:00.000Z' });
     expect(memories.get('E42 is a paper jam: open the rear tray.')!.metadata.source_fields).toMatchObject({ role: 'assistant' });

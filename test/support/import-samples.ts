@@ -114,7 +114,8 @@ export const lettaAgentFile = () => ({
       name: 'support agent',
       system: 'You are a helpful support agent.',
       agent_type: 'memgpt_v2_agent',
-      block_ids: ['block-0', 'block-1', 'block-2', 'block-3'],
+      // block-9 is not in the file (a file edited by hand)
+      block_ids: ['block-0', 'block-1', 'block-2', 'block-3', 'block-9'],
       tool_ids: ['tool-0'],
       in_context_message_ids: ['message-0', 'message-1'],
       messages: [

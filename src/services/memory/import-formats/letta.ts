@@ -59,12 +59,14 @@ function agentRecords(
   const collection = collectionFrom(agent.name, 'letta');
   const observed = agent.created_at ?? fileTime;
   // The current agent file lists blocks once at its root and names them from each agent; older files hold them in the agent.
-  const own = [...(agent.core_memory ?? []), ...(agent.memory_blocks ?? [])].map((raw, j) => ({
-    at: `${at}.${agent.core_memory ? 'core_memory' : 'memory_blocks'}.${j}`,
-    raw,
-  }));
-  const named = (agent.block_ids ?? []).flatMap((id, j) => blocks.get(id) ?? [{ at: `${at}.block_ids.${j}`, raw: { id } }]);
-  const blockRecords = [...own, ...named]
+  const inAgent = (key: 'core_memory' | 'memory_blocks') => (agent[key] ?? []).map((raw, j) => ({ at: `${at}.${key}.${j}`, raw }));
+  const missing: SourceRecord[] = [];
+  const named = (agent.block_ids ?? []).flatMap((id, j) => {
+    const found = blocks.get(id);
+    if (!found) missing.push({ at: `${at}.block_ids.${j}`, error: `${at}.block_ids.${j}: names block "${id}", which the file does not hold` });
+    return found ? [found] : [];
+  });
+  const blockRecords = [...inAgent('core_memory'), ...inAgent('memory_blocks'), ...named]
     .filter(({ raw }) => !(isObject(raw) && raw.value === ''))
     .map(({ at: where, raw }) =>
       readRecord(where, raw, block, (b) => ({
@@ -79,7 +81,7 @@ function agentRecords(
         },
       })),
     );
-  if (!withMessages) return blockRecords;
+  if (!withMessages) return [...blockRecords, ...missing];
   const messageRecords = (agent.messages ?? []).flatMap((raw, j) => {
     if (isObject(raw) && typeof raw.role === 'string' && !SPOKEN.has(raw.role)) return [];
     const record = readRecord(`${at}.messages.${j}`, raw, message, (m) => ({
@@ -95,7 +97,7 @@ function agentRecords(
     // A message of no text (an assistant turn that only called tools) is not a record.
     return 'item' in record && !record.item.text ? [] : [record];
   });
-  return [...blockRecords, ...messageRecords];
+  return [...blockRecords, ...missing, ...messageRecords];
 }
 
 const isAgentFile = (data: unknown): data is Record<string, unknown> =>

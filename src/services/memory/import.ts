@@ -7,7 +7,7 @@ import { collectionName, instant, metadataObject } from '../../schemas/fields.ts
 import { memoryCreate, timesInOrder } from '../../schemas/memory.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Grants } from '../access/grants.ts';
-import { detectFormat, formatNamed, ORGMEM_FORMAT } from './import-formats/index.ts';
+import { detectFormat, formatNamed, IMPORT_FORMAT_NAMES, ORGMEM_FORMAT } from './import-formats/index.ts';
 import { insertMemories, type NewMemory } from './memories.ts';
 
 /** One memory of an import: a create body plus where it goes and its flags (as exported). */
@@ -79,7 +79,7 @@ function readUncached(input: ImportInput): ReadInput {
   const refuse = (message: string) => invalidInput([{ path: 'data', message }]);
   if (input.data === undefined) return { entries: (input.memories ?? []).map((raw, index) => ({ index, raw })), collections: input.collections ?? [] };
   const name = input.format ?? detectFormat(input.data);
-  if (!name) throw refuse('not a format the import knows: name it with format (see GET /openapi.json, admin.import)');
+  if (!name) throw refuse(`not a format the import knows: name it with format (${IMPORT_FORMAT_NAMES.join(', ')})`);
   if (name === ORGMEM_FORMAT) {
     const file = input.data as { memories?: unknown; collections?: unknown };
     if (typeof file !== 'object' || file === null || !Array.isArray(file.memories))

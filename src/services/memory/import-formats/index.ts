@@ -15,9 +15,9 @@ export const IMPORT_FORMATS: readonly ImportFormat[] = [pam, letta, zep, superme
 
 /** orgmem's own export, then the others. */
 export const ORGMEM_FORMAT = 'orgmem';
-const NAMES = [ORGMEM_FORMAT, ...IMPORT_FORMATS.map((f) => f.name)] as [string, ...string[]];
+export const IMPORT_FORMAT_NAMES = [ORGMEM_FORMAT, ...IMPORT_FORMATS.map((f) => f.name)] as [string, ...string[]];
 export const importFormatName = z
-  .enum(NAMES)
+  .enum(IMPORT_FORMAT_NAMES)
   .describe(
     `The file's format: ${ORGMEM_FORMAT} (an orgmem export) or ${IMPORT_FORMATS.map((f) => `${f.name}, ${f.label}`).join('; ')}. Detected when left out`,
   );

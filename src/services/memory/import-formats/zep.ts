@@ -106,8 +106,8 @@ export const zep: ImportFormat = {
       ...list(data.messages).map((raw, i) => messageRecord(`messages.${i}`, raw, scope)),
       ...list(data.threads).flatMap((thread, t) => {
         const own = scopeOf(thread);
-        const threadScope = { user_id: own.user_id ?? scope.user_id, thread_id: own.thread_id };
-        return list(isObject(thread) ? thread.messages : undefined).map((raw, i) => messageRecord(`threads.${t}.messages.${i}`, raw, threadScope));
+        const inThread = { user_id: own.user_id ?? scope.user_id, thread_id: own.thread_id };
+        return list(isObject(thread) ? thread.messages : undefined).map((raw, i) => messageRecord(`threads.${t}.messages.${i}`, raw, inThread));
       }),
       ...(['facts', 'edges'] as const).flatMap((key) => list(data[key]).map((raw, i) => factRecord(`${key}.${i}`, raw, { user_id: scope.user_id }))),
     ];

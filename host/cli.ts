@@ -4,6 +4,7 @@ import { admin } from './commands/admin.ts';
 import { HELP, UsageError, type Command, type Values } from './commands/command.ts';
 import { migrateCommand, reembedCommand } from './commands/database.ts';
 import { hook } from './commands/hook.ts';
+import { importCommand } from './commands/import.ts';
 import { inboundSmtp } from './commands/inbound-smtp.ts';
 import { mcp } from './commands/mcp.ts';
 import { serve } from './commands/serve.ts';
@@ -25,6 +26,7 @@ Commands:
   migrate           apply database migrations and exit
   reembed           re-embed every memory after changing the embedder
   admin             operator commands: create-tenant, create-key
+  import            import a file (orgmem, mem0, supermemory, Letta, Zep, PAM) into a running server
 
 Options:
   -v, --version     print orgmem's version and exit
@@ -33,14 +35,19 @@ Run \`orgmem <command> --help\` for a command's options.
 
 ${DATA}`,
   options: { version: { type: 'boolean', short: 'v' } },
-  subcommands: { serve, worker, 'inbound-smtp': inboundSmtp, mcp, hook, migrate: migrateCommand, reembed: reembedCommand, admin },
+  subcommands: { serve, worker, 'inbound-smtp': inboundSmtp, mcp, hook, migrate: migrateCommand, reembed: reembedCommand, admin, import: importCommand },
 };
 
-function parse(command: Command, args: string[]): Values {
+function parse(command: Command, args: string[]): { values: Values; positionals: string[] } {
   try {
-    const { values } = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true });
-    return values;
+    const allowPositionals = !!command.positionals;
+    const { values, positionals } = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals });
+    if (!values.help && allowPositionals && positionals.length !== command.positionals) {
+      throw new UsageError(`${command.positionals} argument${command.positionals === 1 ? '' : 's'} expected, ${positionals.length} given`);
+    }
+    return { values, positionals };
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     const e = err as Error & { code?: string };
     // Node's own message goes on about positional arguments; the usage below says what is accepted.
     throw new UsageError(e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? `unknown option ${/'[^']*'/.exec(e.message)?.[0] ?? ''}` : e.message);
@@ -65,11 +72,11 @@ async function main(argv: string[]) {
       command = next;
       path.push(name);
     }
-    const values = parse(command, args);
+    const { values, positionals } = parse(command, args);
     if (values.help) return void process.stdout.write(command.usage);
     if (values.version) return void process.stdout.write(`${version()}\n`);
     if (!command.run) throw new UsageError(path.length === 1 ? 'a command is needed' : `'${path.slice(1).join(' ')}' needs a command`);
-    await command.run(values);
+    await command.run(values, positionals);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`orgmem: ${err.message}\n\n${command.usage}`);

@@ -2,16 +2,20 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { importStatus, idempotencyKey } from '../src/schemas/memory.ts';
-import { DEFAULT_IMPORT_COLLECTION, importAccount, importTargets } from '../src/services/memory/import.ts';
+import { importFormatName } from '../src/services/memory/import-formats/index.ts';
+import { DEFAULT_IMPORT_COLLECTION, importAccount, importTargets, MAX_IMPORT_RECORDS } from '../src/services/memory/import.ts';
 
 export default defineProcedure({
   name: 'admin.import',
-  summary: 'Import memories (an export file works as is): texts re-embedded, collections created, new ids',
+  summary: "Import memories: an orgmem export, or another store's file (mem0, supermemory, Letta, Zep, Portable AI Memory); texts re-embedded, new ids",
   description:
-    'Each memory is a create body plus optional collection, pinned, archived and expires_at (the former name of valid_to); other fields are ignored. ' +
-    `Target: into_collection if given, else the item's collection, else "${DEFAULT_IMPORT_COLLECTION}". Each item is validated on its own: ` +
-    'invalid items and items for collections the key may not write are skipped and counted (errors lists the first 100). ' +
-    'Listed collections are created with their description and metadata (ignored with into_collection). ' +
+    'Either memories (each a create body plus optional collection, pinned, archived and expires_at, the former name of valid_to; other fields are ignored) ' +
+    'and collections, or data: a whole file, of the format named in format or detected (docs/import.md has each format and how its users, agents ' +
+    'and runs map to collections and container_tag). A record of another store keeps its id there in metadata.import_source and its time as observed_at; ' +
+    'importing the same file again stores none of it twice (already_imported counts them). ' +
+    `Target: into_collection if given, else the item's collection (for another store's file, as docs/import.md maps it), else "${DEFAULT_IMPORT_COLLECTION}". ` +
+    'Each item is validated on its own: invalid items (errors name the record and field) and items for collections the key may not write are skipped ' +
+    'and counted (errors lists the first 100). Listed collections are created with their description and metadata (ignored with into_collection). ' +
     'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere). ' +
     'Memories are stored 100 at a time, each step committed with the import record: send an Idempotency-Key header (or idempotency_key) ' +
     'and sending the same body again (after a timeout, a dropped connection, a crash) resumes where it stopped or answers the finished ' +
@@ -23,14 +27,22 @@ export default defineProcedure({
   collection: { collections: importTargets, permission: 'write', partial: true },
   // Page by page, so that a large import neither holds one long transaction nor all its embeddings.
   commits: 'in-steps',
-  input: z.object({
-    memories: z.array(z.unknown()).max(100_000),
-    collections: z.array(z.unknown()).max(10_000).optional(),
-    into_collection: collectionName.optional(),
-    idempotency_key: idempotencyKey.optional(),
-  }),
+  input: z
+    .object({
+      memories: z.array(z.unknown()).max(MAX_IMPORT_RECORDS).optional().describe("orgmem's own items (an export's memories)"),
+      collections: z.array(z.unknown()).max(10_000).optional(),
+      data: z.unknown().optional().describe("A whole file: an orgmem export or another store's (see format)"),
+      format: importFormatName.optional(),
+      include_messages: z.boolean().default(false).describe("Letta: the agents' messages too, not only their memory blocks"),
+      into_collection: collectionName.optional(),
+      idempotency_key: idempotencyKey.optional(),
+    })
+    .refine((i) => (i.memories === undefined) !== (i.data === undefined), {
+      message: 'send either memories (orgmem items) or data (a whole file)',
+      path: ['data'],
+    }),
   errors: {
-    UNPROCESSABLE_CONTENT: 'The Idempotency-Key was used with another body',
+    UNPROCESSABLE_CONTENT: 'The Idempotency-Key was used with another body; or data is no format the import knows, or not the one named',
     CONFLICT: 'Another request is running the import of this Idempotency-Key',
   },
   output: importStatus,

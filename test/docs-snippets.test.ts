@@ -223,10 +223,11 @@ const RUNS: Record<string, (block: DocBlock) => Promise<void>> = {
   // docs/commands.md
   async 'cli-synopsis'(block) {
     const lines = block.code.split('\n');
-    // `orgmem admin create-key --tenant T ...` is the command `admin create-key`: the words before the first option.
+    // `orgmem admin create-key --tenant T ...` is the command `admin create-key`: the words before the first option
+    // or argument (`orgmem import FILE`).
     const commandOf = (line: string) => {
       const words = line.split(' ').slice(1);
-      const options = words.findIndex((w) => /^[[-]/.test(w));
+      const options = words.findIndex((w) => /^([[-]|[A-Z]+$)/.test(w));
       return options < 0 ? words : words.slice(0, options);
     };
     for (const line of lines) expect((await usage(commandOf(line))).split('\n')[0]).toBe(`Usage: ${line}`);
@@ -336,6 +337,20 @@ const RUNS: Record<string, (block: DocBlock) => Promise<void>> = {
     expect((await drop('this is not a mail message')).status).toBe(65);
     writeFileSync(secretFile, 'not-the-inbound-secret');
     expect((await drop(mail('Refused'))).status).toBe(75);
+  },
+
+  // docs/import.md
+  async 'import-file'(block) {
+    const t = await tenant();
+    const ran = await sh(block, { KEY: t.key });
+    expectSuccess(ran);
+    const [imported, pam] = answers(ran);
+    expect(imported).toMatchObject({ complete: true, total: 1, imported: 1, collections: ['travel-bot'] });
+    expect(pam).toMatchObject({
+      schema: 'portable-ai-memory',
+      schema_version: '1.0',
+      memories: [{ content: 'Prefers aisle seats', temporal: { created_at: '2024-03-05T09:15:00.000Z' }, metadata: { import_source: 'mem0:m-1' } }],
+    });
   },
 
   // docs/operations.md

@@ -12,7 +12,9 @@ export interface Command {
   usage: string;
   options?: NonNullable<ParseArgsConfig['options']>;
   subcommands?: Record<string, Command>;
-  run?(values: Values): Promise<void>;
+  /** The command takes this many arguments after its options (`orgmem import FILE`: 1); none otherwise. */
+  positionals?: number;
+  run?(values: Values, positionals: string[]): Promise<void>;
 }
 
 /** Wrong arguments: the message and the command's usage go to stderr, exit code 2. */

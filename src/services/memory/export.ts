@@ -1,7 +1,9 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { Download } from '../../core/download.ts';
+import { newId } from '../../core/ids.ts';
 import { readableCollectionSql } from '../access/grants.ts';
 import { listCollections } from './collections.ts';
+import { pamHead, toPam } from './import-formats/pam.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
 const PAGE = 500;
@@ -13,18 +15,32 @@ const exportView = (r: MemoryRow) => {
   return memory;
 };
 
+/** The export's formats (docs/import.md): orgmem's own, or Portable AI Memory's `memory-store.json`. */
+export const EXPORT_FORMATS = ['orgmem', 'pam'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
 /**
  * The account as one JSON document, written piece by piece while the memories are read in
  * id order, a page at a time: memory use stays flat however large the tenant is. Collections
  * the calling key may not read are left out, as in every other cross-collection read.
  */
-export function exportAccount(ctx: AuthedCtx): Download {
+export function exportAccount(ctx: AuthedCtx, format: ExportFormat = 'orgmem'): Download {
   const { tenant } = ctx;
-  async function* body(): AsyncGenerator<string> {
+  const exportedAt = new Date().toISOString();
+  async function* head(): AsyncGenerator<string> {
+    if (format === 'pam') {
+      const root = JSON.stringify(pamHead(tenant.id, newId(), exportedAt));
+      yield `${root.slice(0, -1)},"memories":[`;
+      return;
+    }
     const collections = (await listCollections(ctx)).map(({ name, description, metadata, created_at }) => ({ name, description, metadata, created_at }));
-    yield `{"version":1,"exported_at":${JSON.stringify(new Date().toISOString())},`;
+    yield `{"version":1,"exported_at":${JSON.stringify(exportedAt)},`;
     yield `"tenant":${JSON.stringify({ id: tenant.id, name: tenant.name, email: tenant.email, tier: tenant.tier, created_at: tenant.created_at })},`;
     yield `"collections":${JSON.stringify(collections)},"memories":[`;
+  }
+  const view = format === 'pam' ? (r: MemoryRow) => toPam(memoryView(r)) : exportView;
+  async function* body(): AsyncGenerator<string> {
+    yield* head();
     let after = FIRST_ID;
     let first = true;
     for (;;) {
@@ -35,7 +51,7 @@ export function exportAccount(ctx: AuthedCtx): Download {
         [tenant.id, after, ctx.agent.id],
       );
       if (rows.length) {
-        yield (first ? '' : ',') + rows.map((r) => JSON.stringify(exportView(r))).join(',');
+        yield (first ? '' : ',') + rows.map((r) => JSON.stringify(view(r))).join(',');
         first = false;
       }
       if (rows.length < PAGE) break;
@@ -43,6 +59,7 @@ export function exportAccount(ctx: AuthedCtx): Download {
     }
     yield ']}';
   }
-  const day = new Date().toISOString().slice(0, 10);
-  return new Download(`orgmem-export-${day}.json`, 'application/json; charset=utf-8', body());
+  const day = exportedAt.slice(0, 10);
+  const name = format === 'pam' ? `memory-store-${day}.json` : `orgmem-export-${day}.json`;
+  return new Download(name, 'application/json; charset=utf-8', body());
 }

@@ -7,6 +7,7 @@ import { collectionName, instant, metadataObject } from '../../schemas/fields.ts
 import { memoryCreate, timesInOrder } from '../../schemas/memory.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Grants } from '../access/grants.ts';
+import { detectFormat, formatNamed, IMPORT_FORMAT_NAMES, ORGMEM_FORMAT } from './import-formats/index.ts';
 import { insertMemories, type NewMemory } from './memories.ts';
 
 /** One memory of an import: a create body plus where it goes and its flags (as exported). */
@@ -34,7 +35,75 @@ type ImportError = { index: number; detail: string };
 
 const issueText = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ');
 
-type ImportInput = { memories: unknown[]; collections?: unknown[]; into_collection?: string; idempotency_key?: string };
+export type ImportInput = {
+  memories?: unknown[];
+  collections?: unknown[];
+  data?: unknown;
+  format?: string;
+  include_messages?: boolean;
+  into_collection?: string;
+  idempotency_key?: string;
+};
+
+/** The most records one import reads from a file, as from `memories`. */
+export const MAX_IMPORT_RECORDS = 100_000;
+
+/**
+ * One record to import, in the body's order: an item (an orgmem import item), with the key that
+ * stores it once when it comes from another store (`<format>:<its id there>`, kept in the
+ * memory's metadata as `import_source`), or why it cannot be read.
+ */
+type Entry = { index: number; raw: unknown; sourceKey?: string } | { index: number; error: string };
+interface ReadInput {
+  entries: Entry[];
+  collections: unknown[];
+}
+
+/** The body read once per request: the pipeline's grant rule and the handler both need it. */
+const readCache = new WeakMap<ImportInput, ReadInput>();
+
+/**
+ * The records of the body: `memories` as they are (orgmem's own items), or the file in `data`,
+ * of the named or detected format, each record made an item by its format's parser. A file that
+ * is no known format, or not the named one, is a 422 naming `data`.
+ */
+export function readImport(input: ImportInput): ReadInput {
+  const cached = readCache.get(input);
+  if (cached) return cached;
+  const read = readUncached(input);
+  readCache.set(input, read);
+  return read;
+}
+
+function readUncached(input: ImportInput): ReadInput {
+  const refuse = (message: string) => invalidInput([{ path: 'data', message }]);
+  if (input.data === undefined) return { entries: (input.memories ?? []).map((raw, index) => ({ index, raw })), collections: input.collections ?? [] };
+  const name = input.format ?? detectFormat(input.data);
+  if (!name) throw refuse(`not a format the import knows: name it with format (${IMPORT_FORMAT_NAMES.join(', ')})`);
+  if (name === ORGMEM_FORMAT) {
+    const file = input.data as { memories?: unknown; collections?: unknown };
+    if (typeof file !== 'object' || file === null || !Array.isArray(file.memories))
+      throw refuse('an orgmem export is {"memories": [...], "collections": [...]}');
+    if (file.memories.length > MAX_IMPORT_RECORDS) throw refuse(`more than ${MAX_IMPORT_RECORDS} memories: split the file`);
+    return {
+      entries: file.memories.map((raw: unknown, index: number) => ({ index, raw })),
+      collections: Array.isArray(file.collections) ? file.collections : [],
+    };
+  }
+  const records = formatNamed(name)!.parse(input.data, { includeMessages: input.include_messages ?? false });
+  if (typeof records === 'string') throw refuse(`not a ${name} file: ${records}`);
+  if (records.length > MAX_IMPORT_RECORDS) throw refuse(`more than ${MAX_IMPORT_RECORDS} records: split the file`);
+  const firstAt = new Map<string, string>();
+  const entries = records.map((r, index): Entry => {
+    if ('error' in r) return { index, error: r.error };
+    const sourceKey = `${name}:${r.sourceId}`;
+    const earlier = firstAt.get(sourceKey);
+    if (earlier) return { index, error: `${r.at}: the same ${name} id as ${earlier}` };
+    firstAt.set(sourceKey, r.at);
+    return { index, sourceKey, raw: { ...r.item, source: 'import', metadata: { ...r.item.metadata, import_source: sourceKey } } };
+  });
+  return { entries, collections: [] };
+}
 
 /**
  * Every collection an import may write, the rule admin.import declares (each is checked for write
@@ -45,11 +114,13 @@ type ImportInput = { memories: unknown[]; collections?: unknown[]; into_collecti
 export function importTargets(input: ImportInput): string[] {
   if (input.into_collection) return [input.into_collection];
   const named = (raw: unknown) => (typeof raw === 'object' && raw !== null ? (raw as { collection?: unknown }).collection : undefined);
-  const items = input.memories.flatMap((raw) => {
-    const collection = named(raw);
+  const read = readImport(input);
+  const items = read.entries.flatMap((entry) => {
+    if (!('raw' in entry)) return [];
+    const collection = named(entry.raw);
     return collection === undefined ? [DEFAULT_IMPORT_COLLECTION] : (collectionName.safeParse(collection).data ?? []);
   });
-  const listed = (input.collections ?? []).flatMap((raw) => importCollection.safeParse(raw).data?.name ?? []);
+  const listed = read.collections.flatMap((raw) => importCollection.safeParse(raw).data?.name ?? []);
   return [...new Set([...items, ...listed])];
 }
 
@@ -61,6 +132,7 @@ interface ImportRow {
   processed: number;
   imported: number;
   skipped: number;
+  already_imported: number;
   collections: string[];
   errors: ImportError[];
   completed_at: Date | null;
@@ -77,7 +149,8 @@ function importView(row: ImportRow) {
     total: row.total,
     imported: row.imported,
     skipped: row.skipped,
-    pending: row.total - row.imported - row.skipped,
+    already_imported: row.already_imported,
+    pending: row.total - row.imported - row.skipped - row.already_imported,
     collections: row.collections,
     errors: row.errors,
     created_at: iso(row.created_at)!,
@@ -85,12 +158,21 @@ function importView(row: ImportRow) {
   };
 }
 
+// The fields of the first imports hash as they did, so that their keys still resume; a file in data adds its own.
 const bodyHash = (input: ImportInput) =>
   createHash('sha256')
-    .update(JSON.stringify([input.memories, input.collections ?? null, input.into_collection ?? null]))
+    .update(
+      JSON.stringify([
+        input.memories ?? null,
+        input.collections ?? null,
+        input.into_collection ?? null,
+        ...(input.data === undefined ? [] : [input.data, input.format ?? null, input.include_messages ?? false]),
+      ]),
+    )
     .digest('hex');
 
-const COLUMNS = 'id, idempotency_key, body_hash, total, processed, imported, skipped, collections, errors, completed_at, created_at, updated_at';
+const COLUMNS =
+  'id, idempotency_key, body_hash, total, processed, imported, skipped, already_imported, collections, errors, completed_at, created_at, updated_at';
 
 /** The tenant's import with this id or idempotency key (404 otherwise). */
 export async function getImport(ctx: AuthedCtx, ref: string) {
@@ -135,6 +217,9 @@ async function importRow(ctx: AuthedCtx, input: ImportInput, total: number, skip
  * or resumes after the last step committed (a crash, a dropped connection), so nothing is stored
  * twice. Two requests running the same import at once: the second to commit a step is refused
  * (409) and its step rolled back.
+ *
+ * A record from another store's file is stored once whatever the key: one whose `import_source`
+ * a memory of the tenant already has is counted as `already_imported` (docs/import.md).
  */
 export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: Grants) {
   const errors: ImportError[] = [];
@@ -143,26 +228,31 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     skippedCount++;
     if (errors.length < MAX_REPORTED) errors.push({ index, detail });
   };
-  const valid: Array<{ index: number; collection: string; item: NewMemory }> = [];
-  for (const [index, raw] of input.memories.entries()) {
-    const parsed = importItem.safeParse(raw);
+  const read = readImport(input);
+  const valid: Array<{ index: number; collection: string; item: NewMemory; sourceKey?: string }> = [];
+  for (const entry of read.entries) {
+    if ('error' in entry) {
+      skip(entry.index, entry.error);
+      continue;
+    }
+    const parsed = importItem.safeParse(entry.raw);
     if (!parsed.success) {
-      skip(index, issueText(parsed.error));
+      skip(entry.index, issueText(parsed.error));
       continue;
     }
     const { collection, ...item } = parsed.data;
     const target = input.into_collection ?? collection ?? DEFAULT_IMPORT_COLLECTION;
-    if (!grants.allows(target)) skip(index, `this API key may not write collection "${target}"`);
-    else valid.push({ index, collection: target, item });
+    if (!grants.allows(target)) skip(entry.index, `this API key may not write collection "${target}"`);
+    else valid.push({ index: entry.index, collection: target, item, sourceKey: entry.sourceKey });
   }
-  const row = await importRow(ctx, input, input.memories.length, errors, skippedCount);
+  const row = await importRow(ctx, input, read.entries.length, errors, skippedCount);
   if (row.completed_at) return importView(row);
 
   // Listed collections are created with their description and metadata (existing ones are
   // left as they are). With into_collection everything lands in that one collection.
   const listed: string[] = [];
   if (!input.into_collection) {
-    for (const raw of input.collections ?? []) {
+    for (const raw of read.collections) {
       const c = importCollection.safeParse(raw);
       if (!c.success || !grants.allows(c.data.name)) continue;
       await ctx.app.db.query(
@@ -175,13 +265,14 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
 
   // A step's counts move only from what this request last read: another request that moved them meanwhile wins.
   let processed = row.processed;
-  const advance = async (q: Queryable, step: number, fields: { imported: number; errors: ImportError[]; collections: string[] }) => {
+  const advance = async (q: Queryable, step: number, fields: { imported: number; already: number; errors: ImportError[]; collections: string[] }) => {
     const moved = await q.query(
-      `update imports set processed = processed + $4, imported = imported + $5, skipped = skipped + $4 - $5,
+      `update imports set processed = processed + $4, imported = imported + $5, already_imported = already_imported + $8,
+              skipped = skipped + $4 - $5 - $8,
               errors = (errors || $6::jsonb), collections = (select coalesce(jsonb_agg(distinct c order by c), '[]'::jsonb) from jsonb_array_elements_text(collections || $7::jsonb) c),
               updated_at = now()
         where tenant_id = $1 and id = $2 and processed = $3 and completed_at is null returning id`,
-      [ctx.tenant.id, row.id, processed, step, fields.imported, fields.errors, fields.collections],
+      [ctx.tenant.id, row.id, processed, step, fields.imported, fields.errors, fields.collections, fields.already],
     );
     if (!moved.length) throw conflict(`Import ${row.id} is being run by another request: GET /v1/memory/admin/import/${row.id} tells how far it got`);
   };
@@ -190,14 +281,22 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
 
   while (processed < valid.length) {
     const batch = valid.slice(processed, processed + BATCH);
-    const names = [...new Set(batch.map((b) => b.collection))];
     try {
-      const vectors = await ctx.app.embedder.embed(batch.map((b) => b.item.text));
+      // Records stored before (by an earlier import of the same file) are neither embedded nor stored again.
+      const before = await storedSources(ctx.app.db, ctx, batch);
+      const fresh = batch.filter((b) => !b.sourceKey || !before.has(b.sourceKey));
+      const vectors = fresh.length ? await ctx.app.embedder.embed(fresh.map((b) => b.item.text)) : [];
       await ctx.app.db.transaction(async (tx) => {
+        // Two imports of the same file at once: the second waits here, then finds the first's memories.
+        if (ctx.app.db.kind === 'postgres' && fresh.some((b) => b.sourceKey))
+          await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`import:${ctx.tenant.id}`]);
+        const now = await storedSources(tx, ctx, fresh);
+        const store = fresh.flatMap((b, i) => (b.sourceKey && now.has(b.sourceKey) ? [] : [{ ...b, embedding: vectors[i]! }]));
+        const names = [...new Set(store.map((b) => b.collection))];
         // First, so that a second request running this import waits here and is refused, before it inserts anything.
-        await advance(tx, batch.length, { imported: batch.length, errors: [], collections: names });
+        await advance(tx, batch.length, { imported: store.length, already: batch.length - store.length, errors: [], collections: names });
         for (const name of names) {
-          const group = batch.flatMap((b, i) => (b.collection === name ? [{ item: b.item, embedding: vectors[i]! }] : []));
+          const group = store.filter((b) => b.collection === name);
           await insertMemories(
             tx,
             ctx,
@@ -212,7 +311,7 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
       ctx.app.log.error({ err, requestId: ctx.requestId }, 'import batch failed');
       const failed = batch.slice(0, room).map((b) => ({ index: b.index, detail: `could not be stored (request ${ctx.requestId})` }));
       room -= failed.length;
-      await advance(ctx.app.db, batch.length, { imported: 0, errors: failed, collections: [] });
+      await advance(ctx.app.db, batch.length, { imported: 0, already: 0, errors: failed, collections: [] });
     }
     processed += batch.length;
   }
@@ -223,4 +322,15 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     [ctx.tenant.id, row.id, listed],
   );
   return importView(done!);
+}
+
+/** The source keys of `batch` that a memory of the tenant already holds (`metadata.import_source`). */
+async function storedSources(q: Queryable, ctx: AuthedCtx, batch: Array<{ sourceKey?: string }>): Promise<Set<string>> {
+  const keys = batch.flatMap((b) => (b.sourceKey ? [b.sourceKey] : []));
+  if (!keys.length) return new Set();
+  const rows = await q.query<{ key: string }>(
+    `select metadata->>'import_source' as key from memories where tenant_id = $1 and metadata ? 'import_source' and metadata->>'import_source' = any($2::text[])`,
+    [ctx.tenant.id, keys],
+  );
+  return new Set(rows.map((r) => r.key));
 }

@@ -43,10 +43,19 @@ const proxyFields = {
   store: z.boolean().default(true).describe('Queue the latest user message for remember (fact extraction). A read-only key must send false'),
   temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2'),
   max_tokens: z.number().int().min(1).optional().describe('Most tokens to generate'),
-  stream: z.boolean().optional().describe('Must be false or left out: the proxy answers whole completions only (true: 400)'),
+  stream: z
+    .boolean()
+    .optional()
+    .describe('true: the answer is server-sent chat.completion.chunk events ending with data: [DONE], memvault in X-Memvault-* headers'),
 };
 
 export const proxyRequest = z.looseObject(proxyFields);
+
+/**
+ * The largest request body a proxy route reads, in bytes: agents send whole histories (tool
+ * results, files, images inline) with every turn (docs/proxy.md, "Limits").
+ */
+export const PROXY_BODY_LIMIT = 32 * 1024 * 1024;
 export type ProxyRequest = z.output<typeof proxyRequest>;
 
 const memoryUsed = z.object({
@@ -60,6 +69,10 @@ const memvault = z
   .object({
     memories_used: z.array(memoryUsed).describe('The memories handed to the model in the order of the block: the stable part, then the most relevant first'),
     stored: z.boolean().describe('Whether the latest user message was queued for remember'),
+    memory_error: z
+      .string()
+      .nullable()
+      .describe("What of orgmem's own part failed (recall, storing), the chat having gone on without it; null when nothing did"),
   })
   .describe("What the proxy added (the name is the service's former short name)");
 

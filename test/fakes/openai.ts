@@ -8,7 +8,10 @@ import type { AddressInfo } from 'node:net';
  * bodies `{error: {message, type, code}}`). Replies are chosen per call name (the
  * `response_format.json_schema.name`; else `caption` for a chat with an image part, `plain` for
  * other calls without one, such as the self-test; `transcription` for transcriptions): first
- * from one-shot scripted replies, then from a standing handler.
+ * from one-shot scripted replies, then from a standing handler. A chat request with `stream: true`
+ * is answered the way the real API streams: `chat.completion.chunk` events (the role, the content
+ * a word at a time, the finish reason, the usage chunk when `stream_options.include_usage` asks),
+ * then `data: [DONE]`; `cut` breaks such a stream off on purpose.
  */
 export interface FakeCall {
   path: string;
@@ -30,10 +33,19 @@ export interface FakeCall {
   file?: { filename: string; type: string; size: number; data: Buffer };
 }
 
+/**
+ * How a streamed reply breaks off after `after` content chunks: the connection closed mid-body, an
+ * `{error}` event (as the real API sends mid-stream), or no more bytes ever (for a client that leaves).
+ */
+export interface StreamCut {
+  after: number;
+  how: 'drop' | 'error' | 'hold';
+}
+
 export type FakeReply =
   /** A completion (or transcription text) that is this object as JSON, or this exact string (to send invalid output). */
   | { json: unknown; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
-  | { content: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { content: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number }; cut?: StreamCut }
   /** This body, as it is, as the chat completion (extra fields, tool calls, or something that is not a completion). */
   | { completion: unknown }
   /** An API error with this status. */
@@ -53,6 +65,8 @@ export interface FakeLlm {
   on(name: string, handler: FakeHandler): void;
   /** One-shot replies for calls of this name, used in order before the standing handler. */
   script(name: string, ...replies: FakeReply[]): void;
+  /** Streamed replies whose client closed the connection before the end. */
+  readonly abandoned: number;
   close(): Promise<void>;
 }
 
@@ -64,6 +78,7 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
   ]);
   const scripts = new Map<string, FakeReply[]>();
   const calls: FakeCall[] = [];
+  let abandoned = 0;
 
   const server = createServer(async (req, res) => {
     try {
@@ -87,6 +102,10 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
         prompt_tokens: Math.ceil((call.file?.size ?? JSON.stringify(call.body.messages).length) / 4),
         completion_tokens: Math.ceil(content.length / 4),
       };
+      if (call.body.stream === true && !transcription) {
+        res.on('close', () => void (res.writableFinished || abandoned++));
+        return streamReply(res, call, content, usage, 'cut' in reply ? reply.cut : undefined, opts.model);
+      }
       if (transcription) {
         const { prompt_tokens: input_tokens, completion_tokens: output_tokens } = usage;
         return send(res, 200, { text: content, usage: { type: 'tokens', input_tokens, output_tokens, total_tokens: input_tokens + output_tokens } });
@@ -111,6 +130,9 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
     callsNamed: (name) => calls.filter((c) => c.name === name),
     on: (name, handler) => void handlers.set(name, handler),
     script: (name, ...replies) => void scripts.set(name, [...(scripts.get(name) ?? []), ...replies]),
+    get abandoned() {
+      return abandoned;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -169,4 +191,38 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 function error(res: ServerResponse, status: number, message: string, code: string | null = null) {
   // A short retry-after-ms keeps the client's retries fast in tests; the client honours it.
   send(res, status, { error: { message, type: status === 401 ? 'invalid_request_error' : 'server_error', param: null, code } }, { 'retry-after-ms': '10' });
+}
+
+/** A chat completion as the real API streams it (see the top of this file). */
+function streamReply(
+  res: ServerResponse,
+  call: FakeCall,
+  content: string,
+  usage: { prompt_tokens: number; completion_tokens: number },
+  cut: StreamCut | undefined,
+  model = call.body.model,
+) {
+  const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const base = { id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage && { usage: null }) })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(chunk({ role: 'assistant', content: '' }));
+  const words = content.split(/(?<= )/);
+  for (const [i, word] of words.entries()) {
+    if (cut && i === cut.after) {
+      // The connection closed mid-body (a reset could make the client's kernel drop the chunks before it).
+      if (cut.how === 'drop') return res.socket?.end();
+      if (cut.how === 'error')
+        return res.end(`data: ${JSON.stringify({ error: { message: 'The model crashed', type: 'server_error', param: null, code: null } })}\n\n`);
+      return; // hold: nothing more, until the client leaves
+    }
+    res.write(chunk({ content: word }));
+  }
+  res.write(chunk({}, 'stop'));
+  if (includeUsage) {
+    const total = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: total })}\n\n`);
+  }
+  res.end('data: [DONE]\n\n');
 }

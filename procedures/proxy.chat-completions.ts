@@ -1,6 +1,7 @@
 import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { proxyRequest, proxyResponse } from '../src/schemas/proxy.ts';
-import { chatCompletions, storeCollection } from '../src/services/proxy/chat-completions.ts';
+import { chatCompletions } from '../src/services/proxy/chat-completions.ts';
+import { storeCollection } from '../src/services/proxy/turn.ts';
 
 export default defineProcedure({
   name: 'proxy.chatCompletions',

@@ -80,6 +80,18 @@ export const restOptions: { [N in ProcedureName]?: OptionsFor<ProcedureNamed<N>>
     altStatus: { status: 200, description: 'sync=true: the facts as stored', when: (input) => input.sync },
   },
   'proxy.chatCompletions': { openaiErrors: true, bodyLimit: PROXY_BODY_LIMIT },
+  'proxy.messages': {
+    openaiErrors: true,
+    bodyLimit: PROXY_BODY_LIMIT,
+    apiKeyHeader: 'x-api-key',
+    headerFields: { anthropic_version: 'anthropic-version', anthropic_beta: 'anthropic-beta' },
+  },
+  'proxy.countTokens': {
+    openaiErrors: true,
+    bodyLimit: PROXY_BODY_LIMIT,
+    apiKeyHeader: 'x-api-key',
+    headerFields: { anthropic_version: 'anthropic-version', anthropic_beta: 'anthropic-beta' },
+  },
   'billing.webhook': { rawBody: 'payload', headerFields: { signature: 'Stripe-Signature' } },
   // An export file of a large account is far beyond the usual 8 MB; larger ones import in parts.
   'admin.import': { bodyLimit: 64 * 1024 * 1024, headerFields: { idempotency_key: 'Idempotency-Key' } },

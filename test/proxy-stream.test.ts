@@ -144,7 +144,7 @@ describe('chat proxy, streaming', () => {
         (e: unknown) => e as APIError,
       );
       expect(err).toBeInstanceOf(APIError);
-      expect(err.message).toContain(how === 'error' ? 'The model crashed' : "The LLM endpoint's stream failed");
+      expect(err.message).toContain(how === 'error' ? 'The model crashed' : "The upstream's stream failed");
       expect(textOf(seen)).toBe('Ana likes oat ');
       expect(await jobs(t)).toBe(1);
     });

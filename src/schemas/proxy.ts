@@ -21,9 +21,8 @@ export const proxyMessage = z
   .describe('An OpenAI chat message; its other fields (name, tool_calls, tool_call_id...) are forwarded as they are');
 export type ProxyMessage = z.infer<typeof proxyMessage>;
 
-const proxyFields = {
-  messages: z.array(proxyMessage).min(1).max(1000).describe('The conversation, as for OpenAI (1 to 1000 messages)'),
-  model: z.string().min(1).max(256).optional().describe('The model; default: the model configured for the endpoint'),
+/** orgmem's own fields of every proxy request (docs/proxy.md, "Fields"), beside the API's. */
+export const memoryFields = {
   collection: collectionName.optional().describe('Recall from (and store into) this collection only; default: recall from every collection the key may read'),
   container_tag: z
     .string()
@@ -41,6 +40,12 @@ const proxyFields = {
     .describe('Memories recalled for the message, 0 to 50, besides the stable profile and pinned ones (0: no memory at all)'),
   memory_tokens: tokenBudget.default(1000).describe('Most tokens of the memory system message, counted with o200k_base (128 to 32000)'),
   store: z.boolean().default(true).describe('Queue the latest user message for remember (fact extraction). A read-only key must send false'),
+};
+
+const proxyFields = {
+  messages: z.array(proxyMessage).min(1).max(1000).describe('The conversation, as for OpenAI (1 to 1000 messages)'),
+  model: z.string().min(1).max(256).optional().describe('The model; default: the model configured for the endpoint'),
+  ...memoryFields,
   temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2'),
   max_tokens: z.number().int().min(1).optional().describe('Most tokens to generate'),
   stream: z
@@ -65,7 +70,7 @@ const memoryUsed = z.object({
   collection: z.string(),
 });
 
-const memvault = z
+export const memvault = z
   .object({
     memories_used: z.array(memoryUsed).describe('The memories handed to the model in the order of the block: the stable part, then the most relevant first'),
     stored: z.boolean().describe('Whether the latest user message was queued for remember'),

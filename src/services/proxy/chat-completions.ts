@@ -3,12 +3,12 @@ import { AppError } from '../../core/errors.ts';
 import { EventStream, sseFrame } from '../../core/event-stream.ts';
 import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
 import { postUpstream, sseEvents, UpstreamError } from '../../ports/llm/upstream.ts';
+import { eventJson, relay, type RelayRules } from './relay.ts';
 import { chatCompletion, type ProxyRequest } from '../../schemas/proxy.ts';
 import { latestUserText } from '../context/context.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
-export { storeCollection } from './turn.ts';
 
 /**
  * One chat completion through the tenant's LLM endpoint with its memory: the context block for
@@ -109,43 +109,31 @@ async function streamChat(
   const events = sseEvents(res);
   const stored = await store();
 
-  async function* relay(): AsyncGenerator<string> {
-    let usage: Chunk['usage'] = null;
-    let model = body.model;
-    let text = '';
-    let done = false;
-    try {
-      for await (const event of events) {
-        if ((done = event.data === '[DONE]')) break;
-        let chunk: Chunk;
-        try {
-          chunk = JSON.parse(event.data) as Chunk;
-        } catch {
-          throw new UpstreamError('an event of the stream is not JSON', null);
-        }
-        // The endpoint's own mid-stream error ends the stream, as it does for OpenAI's clients.
-        if (chunk.error) return yield sseFrame(event.data);
-        if (chunk.usage) usage = chunk.usage;
-        if (chunk.model) model = chunk.model;
-        text += chunk.choices?.[0]?.delta?.content ?? '';
-        if (wanted) yield sseFrame(event.data);
-        else if (chunk.choices?.length) {
-          delete chunk.usage;
-          yield sseFrame(JSON.stringify(chunk));
-        }
-      }
-      if (!done) throw new UpstreamError('the stream ended before [DONE]', null);
-      yield sseFrame('[DONE]');
-    } catch (err) {
-      if (abort.signal.aborted) return;
-      const message = `The LLM endpoint's stream failed: ${err instanceof Error ? err.message : String(err)}`;
-      yield sseFrame(JSON.stringify({ error: { message, type: 'server_error', code: null, param: null } }));
-    } finally {
-      const used = { model, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? roughTokens(text) };
-      await llm
-        .recordStreamed({ ...used, latencyMs: performance.now() - started })
-        .catch((err: unknown) => ctx.app.log.error({ err }, 'proxy usage not recorded'));
-    }
-  }
-  return new EventStream(memvaultHeaders(memvaultOf(recalled, stored)), relay(), () => abort.abort());
+  let usage: Chunk['usage'] = null;
+  let model = body.model;
+  let text = '';
+  const rules: RelayRules = {
+    frame(event) {
+      if (event.data === '[DONE]') return { out: sseFrame('[DONE]'), done: true };
+      const chunk = eventJson<Chunk>(event);
+      // The endpoint's own mid-stream error ends the stream, as it does for OpenAI's clients.
+      if (chunk.error) return { out: sseFrame(event.data), stop: true };
+      if (chunk.usage) usage = chunk.usage;
+      if (chunk.model) model = chunk.model;
+      text += chunk.choices?.[0]?.delta?.content ?? '';
+      if (wanted) return { out: sseFrame(event.data) };
+      if (!chunk.choices?.length) return { out: null };
+      delete chunk.usage;
+      return { out: sseFrame(JSON.stringify(chunk)) };
+    },
+    failure: (message) => sseFrame(JSON.stringify({ error: { message, type: 'server_error', code: null, param: null } })),
+    finish: () =>
+      llm.recordStreamed({
+        model,
+        promptTokens: usage?.prompt_tokens ?? 0,
+        completionTokens: usage?.completion_tokens ?? roughTokens(text),
+        latencyMs: performance.now() - started,
+      }),
+  };
+  return new EventStream(memvaultHeaders(memvaultOf(recalled, stored)), relay(ctx, events, abort.signal, rules), () => abort.abort());
 }

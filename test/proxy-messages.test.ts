@@ -260,3 +260,25 @@ describe('Messages proxy', () => {
     }
   });
 });
+
+describe('proxy request bodies', () => {
+  it('accepts a whole history of tens of MB up to 32 MB, and answers 413 above', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const history = (bytes: number) => ({
+      model: MODEL,
+      max_tokens: 100,
+      store: false,
+      messages: [
+        { role: 'user', content: 'x'.repeat(bytes) },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'Hi' },
+      ],
+    });
+    const big = await call(server.url, 'POST', '/v1/proxy/v1/messages', { key: t.key, body: history(20 * 1024 * 1024) });
+    expect(big.status).toBe(200);
+    expect(fake.calls.at(-1)!.body.messages[0]!.content).toHaveLength(20 * 1024 * 1024);
+    const over = await call(server.url, 'POST', '/v1/proxy/v1/messages', { key: t.key, body: history(33 * 1024 * 1024) });
+    expect(over.status).toBe(413);
+    expect(over.body.detail).toContain(String(32 * 1024 * 1024));
+  });
+});

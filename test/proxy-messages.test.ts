@@ -28,7 +28,7 @@ afterAll(async () => {
 /** The client as Claude Code configures it: ANTHROPIC_BASE_URL is the proxy, the key an orgmem key (x-api-key). */
 const claude = (key: string, how: 'apiKey' | 'authToken' = 'apiKey') =>
   new Anthropic({ baseURL: `${server.url}/v1/proxy`, [how]: key, maxRetries: 0 } as ConstructorParameters<typeof Anthropic>[0]);
-const MODEL = 'claude-sonnet-4-5';
+const MODEL = 'claude-fake-model';
 const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
 const jobs = async (t: Tenant) =>
   (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
@@ -163,13 +163,13 @@ describe('Messages proxy', () => {
     const t = await newTenant(server.url, server.adminKey);
     await remember(t, 'prefs', 'Ana drinks oat milk');
     const title = {
-      model: 'claude-haiku-4-5',
+      model: 'claude-fake-small',
       max_tokens: 512,
       system: [{ type: 'text' as const, text: "You are Claude Code, Anthropic's official CLI for Claude. Write a title for this chat." }],
       messages: [{ role: 'user' as const, content: 'What milk does Ana like?' }],
     };
     const compaction = conversation('Your task is to create a detailed summary of the conversation so far, paying attention to milk.');
-    const probe = { model: 'claude-haiku-4-5', max_tokens: 1, messages: [{ role: 'user' as const, content: 'quota' }] };
+    const probe = { model: 'claude-fake-small', max_tokens: 1, messages: [{ role: 'user' as const, content: 'quota' }] };
     const sent = await sentDuring(async () => {
       for (const params of [title, compaction, probe]) await claude(t.key).messages.create(params);
     });

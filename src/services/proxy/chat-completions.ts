@@ -9,7 +9,6 @@ import { latestUserText } from '../context/context.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
-
 /**
  * One chat completion through the tenant's LLM endpoint with its memory: the context block for
  * the latest user message (docs/context.md) as a system message first in the conversation, the

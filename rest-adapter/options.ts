@@ -86,6 +86,7 @@ export const restOptions: { [N in ProcedureName]?: OptionsFor<ProcedureNamed<N>>
     apiKeyHeader: 'x-api-key',
     headerFields: { anthropic_version: 'anthropic-version', anthropic_beta: 'anthropic-beta' },
   },
+  'proxy.responses': { openaiErrors: true, bodyLimit: PROXY_BODY_LIMIT },
   'proxy.countTokens': {
     openaiErrors: true,
     bodyLimit: PROXY_BODY_LIMIT,

@@ -38,7 +38,8 @@ export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
 
 const notStored = { stored: false, error: null };
 
-async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
+/** The tenant's OpenAI-compatible endpoint (chat completions and Responses); none: 503, over the spend cap: 429. */
+export async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
   const resolved = await resolveLlm(ctx.app, ctx.tenant.id);
   if (resolved.llm) return resolved.llm;
   if (resolved.reason === 'spend_cap') {

@@ -89,6 +89,9 @@ import memoriesUnretract from './memories.unretract.ts';
 import memoriesUpdate from './memories.update.ts';
 import memoriesUpload from './memories.upload.ts';
 import proxyChatCompletions from './proxy.chat-completions.ts';
+import proxyCountTokens from './proxy.count-tokens.ts';
+import proxyMessages from './proxy.messages.ts';
+import proxyResponses from './proxy.responses.ts';
 import spendCapGet from './spend-cap.get.ts';
 import spendCapPut from './spend-cap.put.ts';
 import searchAll from './search.all.ts';
@@ -166,7 +169,7 @@ export const catalogue = {
   agents: { list: agentsList },
   search: { collection: searchCollection, all: searchAll },
   context: { collection: contextCollection, all: contextAll },
-  proxy: { chatCompletions: proxyChatCompletions },
+  proxy: { chatCompletions: proxyChatCompletions, messages: proxyMessages, countTokens: proxyCountTokens, responses: proxyResponses },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
   billing: { checkout: billingCheckout, portal: billingPortal, webhook: billingWebhook },

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ProcedureName, ProcedureNamed } from '../procedures/index.ts';
 import { MAX_EMAIL_BYTES } from '../src/core/config.ts';
+import { PROXY_BODY_LIMIT } from '../src/schemas/proxy.ts';
 import type { Procedure } from '../src/pipeline/procedure.ts';
 
 /**
@@ -31,6 +32,11 @@ export interface RestOptions<F extends string = string, In = any> {
    * clients show the reason (the chat proxy).
    */
   openaiErrors?: boolean;
+  /**
+   * A request header that carries the API key when there is no Authorization header: Anthropic's
+   * clients send theirs in `x-api-key` (the Messages proxy).
+   */
+  apiKeyHeader?: string;
   /** The answer is a redirect (status 302, 303...) to the output's `location` (an OAuth callback). */
   redirect?: boolean;
   /** Input fields read from request headers, each with the header that carries it (`{signature: 'Stripe-Signature'}`). */
@@ -74,7 +80,20 @@ export const restOptions: { [N in ProcedureName]?: OptionsFor<ProcedureNamed<N>>
     headerFields: { idempotency_key: 'Idempotency-Key' },
     altStatus: { status: 200, description: 'sync=true: the facts as stored', when: (input) => input.sync },
   },
-  'proxy.chatCompletions': { openaiErrors: true },
+  'proxy.chatCompletions': { openaiErrors: true, bodyLimit: PROXY_BODY_LIMIT },
+  'proxy.messages': {
+    openaiErrors: true,
+    bodyLimit: PROXY_BODY_LIMIT,
+    apiKeyHeader: 'x-api-key',
+    headerFields: { anthropic_version: 'anthropic-version', anthropic_beta: 'anthropic-beta' },
+  },
+  'proxy.responses': { openaiErrors: true, bodyLimit: PROXY_BODY_LIMIT },
+  'proxy.countTokens': {
+    openaiErrors: true,
+    bodyLimit: PROXY_BODY_LIMIT,
+    apiKeyHeader: 'x-api-key',
+    headerFields: { anthropic_version: 'anthropic-version', anthropic_beta: 'anthropic-beta' },
+  },
   'billing.webhook': { rawBody: 'payload', headerFields: { signature: 'Stripe-Signature' } },
   // An export file of a large account is far beyond the usual 8 MB; larger ones import in parts.
   'admin.import': { bodyLimit: 64 * 1024 * 1024, headerFields: { idempotency_key: 'Idempotency-Key' } },

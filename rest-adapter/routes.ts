@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { procedures } from '../procedures/index.ts';
 import type { App } from '../src/core/context.ts';
 import { Download } from '../src/core/download.ts';
+import { EventStream } from '../src/core/event-stream.ts';
 import { AppError, invalidInput } from '../src/core/errors.ts';
 import { sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
 import { invoke } from '../src/pipeline/invoke.ts';
@@ -99,6 +100,29 @@ function sendDownload(reply: FastifyReply, file: Download) {
     .send(Readable.from(file.body));
 }
 
+/**
+ * Server-sent events as they are produced. A client that leaves before the end (the response closes
+ * unfinished) aborts the stream, so its producer stops and lets go of what it holds (an upstream request).
+ */
+function sendEvents(reply: FastifyReply, events: EventStream) {
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) events.abort();
+  });
+  return reply
+    .headers(events.headers)
+    .header('content-type', 'text/event-stream; charset=utf-8')
+    .header('cache-control', 'no-cache')
+    .header('x-accel-buffering', 'no')
+    .send(Readable.from(events.body, { objectMode: false }));
+}
+
+/** The Authorization header, else a key sent the way the procedure's clients send one (Anthropic's `x-api-key`) as a bearer token. */
+function authorizationOf(shape: RestShape, req: FastifyRequest): string | undefined {
+  if (req.headers.authorization !== undefined || !shape.apiKeyHeader) return req.headers.authorization;
+  const key = req.headers[shape.apiKeyHeader];
+  return typeof key === 'string' ? `Bearer ${key}` : undefined;
+}
+
 function secretOf(proc: AnyProcedure, req: FastifyRequest): string | undefined {
   const value = proc.secret && req.headers[proc.secret.header.toLowerCase()];
   return typeof value === 'string' ? value : undefined;
@@ -114,11 +138,12 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       config: { rawBody: shape.body?.as === 'text' },
       handler: async (req, reply) => {
         try {
-          const caller = { authorization: req.headers.authorization, ip: req.ip, origin: `${req.protocol}://${req.host}`, secret: secretOf(proc, req) };
+          const caller = { authorization: authorizationOf(shape, req), ip: req.ip, origin: `${req.protocol}://${req.host}`, secret: secretOf(proc, req) };
           const { output, headers, input } = await invoke(app, proc, caller, await restInput(proc, shape, req));
           const status = successStatus(shape, input);
           reply.code(status).headers(headers);
           if (output instanceof Download) return sendDownload(reply, output);
+          if (output instanceof EventStream) return sendEvents(reply, output);
           if (shape.redirect) return reply.redirect((output as { location: string }).location, status);
           if (shape.contentType) return reply.type(shape.contentType).send(output);
           return status === 204 ? reply.send() : reply.send(output);

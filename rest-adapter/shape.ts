@@ -38,6 +38,8 @@ export interface RestShape {
   redirect: boolean;
   /** Error bodies carry OpenAI's `error` too. */
   openaiErrors: boolean;
+  /** A request header (lowercase) that carries an API key when there is no Authorization header. */
+  apiKeyHeader?: string;
 }
 
 export function restShape(proc: AnyProcedure): RestShape {
@@ -69,6 +71,7 @@ export function restShape(proc: AnyProcedure): RestShape {
     contentType: options.contentType,
     redirect: !!options.redirect,
     openaiErrors: !!options.openaiErrors,
+    apiKeyHeader: options.apiKeyHeader?.toLowerCase(),
   };
 }
 

@@ -81,6 +81,7 @@ const WRITE_BODIES: Record<string, unknown> = {
   'hygiene.dedup': { dry_run: false },
   'hygiene.archiveStale': { dry_run: false },
   'proxy.chatCompletions': { messages: [{ role: 'user', content: 'hello' }], store: true },
+  'proxy.messages': { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }], store: true },
 };
 
 it('has a write body for every procedure a dry run makes a read', () => {

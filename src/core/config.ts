@@ -85,6 +85,8 @@ const env = z.object({
   ORGMEM_PLATFORM_LLM_BASE_URL: z.string().url().optional(),
   ORGMEM_PLATFORM_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   ORGMEM_PLATFORM_LLM_API_KEY: z.string().optional(),
+  ORGMEM_ANTHROPIC_BASE_URL: z.string().url().optional(),
+  ORGMEM_ANTHROPIC_API_KEY: z.string().default(''),
   ORGMEM_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   ORGMEM_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   ORGMEM_LLM_PRICES: z.string().optional(),
@@ -290,6 +292,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
               apiKey: e.ORGMEM_PLATFORM_LLM_API_KEY ?? '',
             }
           : null,
+      /** The Anthropic Messages API the Messages proxy forwards to (docs/proxy.md, "The upstream"); unset, that proxy answers 503. */
+      anthropic: e.ORGMEM_ANTHROPIC_BASE_URL ? { baseUrl: e.ORGMEM_ANTHROPIC_BASE_URL, apiKey: e.ORGMEM_ANTHROPIC_API_KEY } : null,
       /** Sent to `/audio/transcriptions`: chat models do not transcribe, and `whisper-1` is the name OpenAI-compatible servers answer to. */
       transcriptionModel: e.ORGMEM_TRANSCRIPTION_MODEL,
       timeoutMs: e.ORGMEM_LLM_TIMEOUT_MS,

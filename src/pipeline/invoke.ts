@@ -2,6 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { recordAudit } from './audit-hook.ts';
 import type { Agent, App, AuthedCtx, PublicCtx } from '../core/context.ts';
 import { Download } from '../core/download.ts';
+import { EventStream } from '../core/event-stream.ts';
 import { AppError, forbidden, unauthorized, validationError } from '../core/errors.ts';
 import { screenInput } from './input-guard.ts';
 import { isUnreachable } from '../ports/db/db.ts';
@@ -72,7 +73,7 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     const grants = proc.collection && 'agent' in ctx ? await resolveGrants(ctx, proc.collection, parsed.data, reads) : NO_GRANTS;
     const run = async () => {
       const result = await proc.handler(ctx as AuthedCtx, parsed.data, grants);
-      return result instanceof Download ? result : proc.output.parse(result);
+      return result instanceof Download || result instanceof EventStream ? result : proc.output.parse(result);
     };
     // A write's audit entry commits with the write (a read is not audited).
     const output =

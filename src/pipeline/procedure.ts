@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Config } from '../core/config.ts';
 import type { AuthedCtx, PublicCtx } from '../core/context.ts';
 import type { Download } from '../core/download.ts';
+import type { EventStream } from '../core/event-stream.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { CommitMode } from '../ports/db/unit-of-work.ts';
 import type { KeyRole } from '../schemas/access.ts';
@@ -73,10 +74,11 @@ export interface Procedure<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   input: I;
   output: O;
   /**
-   * Answers the output, or a Download (a streamed file, REST only) that `output` describes.
+   * Answers the output, or a Download (a streamed file, REST only) that `output` describes, or an
+   * EventStream (server-sent events, REST only).
    * `grants`: what `collection`'s rules allowed (only a partial rule's handler needs to ask).
    */
-  handler: (ctx: A extends 'public' | 'internal' ? PublicCtx : AuthedCtx, input: z.output<I>, grants: Grants) => Promise<z.input<O> | Download>;
+  handler: (ctx: A extends 'public' | 'internal' ? PublicCtx : AuthedCtx, input: z.output<I>, grants: Grants) => Promise<z.input<O> | Download | EventStream>;
 }
 
 // Procedures are stored together in the catalogue, so their generic parameters are erased there (`any`, not `unknown`:

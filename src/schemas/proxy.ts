@@ -21,9 +21,8 @@ export const proxyMessage = z
   .describe('An OpenAI chat message; its other fields (name, tool_calls, tool_call_id...) are forwarded as they are');
 export type ProxyMessage = z.infer<typeof proxyMessage>;
 
-const proxyFields = {
-  messages: z.array(proxyMessage).min(1).max(1000).describe('The conversation, as for OpenAI (1 to 1000 messages)'),
-  model: z.string().min(1).max(256).optional().describe('The model; default: the model configured for the endpoint'),
+/** orgmem's own fields of every proxy request (docs/proxy.md, "Fields"), beside the API's. */
+export const memoryFields = {
   collection: collectionName.optional().describe('Recall from (and store into) this collection only; default: recall from every collection the key may read'),
   container_tag: z
     .string()
@@ -41,12 +40,27 @@ const proxyFields = {
     .describe('Memories recalled for the message, 0 to 50, besides the stable profile and pinned ones (0: no memory at all)'),
   memory_tokens: tokenBudget.default(1000).describe('Most tokens of the memory system message, counted with o200k_base (128 to 32000)'),
   store: z.boolean().default(true).describe('Queue the latest user message for remember (fact extraction). A read-only key must send false'),
+};
+
+const proxyFields = {
+  messages: z.array(proxyMessage).min(1).max(1000).describe('The conversation, as for OpenAI (1 to 1000 messages)'),
+  model: z.string().min(1).max(256).optional().describe('The model; default: the model configured for the endpoint'),
+  ...memoryFields,
   temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2'),
   max_tokens: z.number().int().min(1).optional().describe('Most tokens to generate'),
-  stream: z.boolean().optional().describe('Must be false or left out: the proxy answers whole completions only (true: 400)'),
+  stream: z
+    .boolean()
+    .optional()
+    .describe('true: the answer is server-sent chat.completion.chunk events ending with data: [DONE], memvault in X-Memvault-* headers'),
 };
 
 export const proxyRequest = z.looseObject(proxyFields);
+
+/**
+ * The largest request body a proxy route reads, in bytes: agents send whole histories (tool
+ * results, files, images inline) with every turn (docs/proxy.md, "Limits").
+ */
+export const PROXY_BODY_LIMIT = 32 * 1024 * 1024;
 export type ProxyRequest = z.output<typeof proxyRequest>;
 
 const memoryUsed = z.object({
@@ -56,10 +70,14 @@ const memoryUsed = z.object({
   collection: z.string(),
 });
 
-const memvault = z
+export const memvault = z
   .object({
     memories_used: z.array(memoryUsed).describe('The memories handed to the model in the order of the block: the stable part, then the most relevant first'),
     stored: z.boolean().describe('Whether the latest user message was queued for remember'),
+    memory_error: z
+      .string()
+      .nullable()
+      .describe("What of orgmem's own part failed (recall, storing), the chat having gone on without it; null when nothing did"),
   })
   .describe("What the proxy added (the name is the service's former short name)");
 

@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
  * bodies `{error: {message, type, code}}`). Replies are chosen per call name (the
  * `response_format.json_schema.name`; else `caption` for a chat with an image part, `plain` for
  * other calls without one, such as the self-test; `transcription` for transcriptions): first
- * from one-shot scripted replies, then from a standing handler.
+ * from one-shot scripted replies, then from a standing handler. A chat request with `stream: true`
+ * is answered the way the real API streams: `chat.completion.chunk` events (the role, the content
+ * a word at a time, the finish reason, the usage chunk when `stream_options.include_usage` asks),
+ * then `data: [DONE]`; `cut` breaks such a stream off on purpose. `POST <prefix>/responses` (call
+ * name `responses`) answers a Responses API response, or with `stream: true` its semantic events
+ * (response.created ... response.output_text.delta ... response.completed, no [DONE]).
  */
 export interface FakeCall {
   path: string;
@@ -30,10 +35,19 @@ export interface FakeCall {
   file?: { filename: string; type: string; size: number; data: Buffer };
 }
 
+/**
+ * How a streamed reply breaks off after `after` content chunks: the connection closed mid-body, an
+ * `{error}` event (as the real API sends mid-stream), or no more bytes ever (for a client that leaves).
+ */
+export interface StreamCut {
+  after: number;
+  how: 'drop' | 'error' | 'hold';
+}
+
 export type FakeReply =
   /** A completion (or transcription text) that is this object as JSON, or this exact string (to send invalid output). */
   | { json: unknown; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
-  | { content: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { content: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number }; cut?: StreamCut }
   /** This body, as it is, as the chat completion (extra fields, tool calls, or something that is not a completion). */
   | { completion: unknown }
   /** An API error with this status. */
@@ -53,6 +67,8 @@ export interface FakeLlm {
   on(name: string, handler: FakeHandler): void;
   /** One-shot replies for calls of this name, used in order before the standing handler. */
   script(name: string, ...replies: FakeReply[]): void;
+  /** Streamed replies whose client closed the connection before the end. */
+  readonly abandoned: number;
   close(): Promise<void>;
 }
 
@@ -61,19 +77,22 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
     ['plain', () => ({ content: 'OK' })],
     ['caption', () => ({ content: 'A picture.' })],
     ['transcription', (call) => ({ content: `A recording named ${call.file!.filename}.` })],
+    ['responses', () => ({ content: 'OK' })],
   ]);
   const scripts = new Map<string, FakeReply[]>();
   const calls: FakeCall[] = [];
+  let abandoned = 0;
 
   const server = createServer(async (req, res) => {
     try {
       const transcription = req.url?.endsWith('/audio/transcriptions');
-      if (req.method !== 'POST' || !(transcription || req.url?.endsWith('/chat/completions'))) return error(res, 404, 'Not found');
+      const responses = req.url?.endsWith('/responses');
+      if (req.method !== 'POST' || !(transcription || responses || req.url?.endsWith('/chat/completions'))) return error(res, 404, 'Not found');
       const raw = await read(req);
       if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
         return error(res, 401, 'Incorrect API key provided', 'invalid_api_key');
       }
-      const call = transcription ? await transcriptionCall(req, raw) : chatCall(req, raw);
+      const call = transcription ? await transcriptionCall(req, raw) : responses ? responsesCall(req, raw) : chatCall(req, raw);
       calls.push(call);
       const scripted = scripts.get(call.name)?.shift();
       const handler = handlers.get(call.name);
@@ -87,6 +106,14 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
         prompt_tokens: Math.ceil((call.file?.size ?? JSON.stringify(call.body.messages).length) / 4),
         completion_tokens: Math.ceil(content.length / 4),
       };
+      if (responses) {
+        if (call.body.stream === true) res.on('close', () => void (res.writableFinished || abandoned++));
+        return answerResponse(res, call, `resp_${calls.length}`, content, usage, 'cut' in reply ? reply.cut : undefined);
+      }
+      if (call.body.stream === true && !transcription) {
+        res.on('close', () => void (res.writableFinished || abandoned++));
+        return streamReply(res, call, content, usage, 'cut' in reply ? reply.cut : undefined, opts.model);
+      }
       if (transcription) {
         const { prompt_tokens: input_tokens, completion_tokens: output_tokens } = usage;
         return send(res, 200, { text: content, usage: { type: 'tokens', input_tokens, output_tokens, total_tokens: input_tokens + output_tokens } });
@@ -111,6 +138,9 @@ export async function startFakeLlm(opts: { apiKey?: string; model?: string } = {
     callsNamed: (name) => calls.filter((c) => c.name === name),
     on: (name, handler) => void handlers.set(name, handler),
     script: (name, ...replies) => void scripts.set(name, [...(scripts.get(name) ?? []), ...replies]),
+    get abandoned() {
+      return abandoned;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -169,4 +199,94 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 function error(res: ServerResponse, status: number, message: string, code: string | null = null) {
   // A short retry-after-ms keeps the client's retries fast in tests; the client honours it.
   send(res, status, { error: { message, type: status === 401 ? 'invalid_request_error' : 'server_error', param: null, code } }, { 'retry-after-ms': '10' });
+}
+
+/** A chat completion as the real API streams it (see the top of this file). */
+function streamReply(
+  res: ServerResponse,
+  call: FakeCall,
+  content: string,
+  usage: { prompt_tokens: number; completion_tokens: number },
+  cut: StreamCut | undefined,
+  model = call.body.model,
+) {
+  const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const base = { id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage && { usage: null }) })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(chunk({ role: 'assistant', content: '' }));
+  const words = content.split(/(?<= )/);
+  for (const [i, word] of words.entries()) {
+    if (cut && i === cut.after) {
+      // The connection closed mid-body (a reset could make the client's kernel drop the chunks before it).
+      if (cut.how === 'drop') return res.socket?.end();
+      if (cut.how === 'error')
+        return res.end(`data: ${JSON.stringify({ error: { message: 'The model crashed', type: 'server_error', param: null, code: null } })}\n\n`);
+      return; // hold: nothing more, until the client leaves
+    }
+    res.write(chunk({ content: word }));
+  }
+  res.write(chunk({}, 'stop'));
+  if (includeUsage) {
+    const total = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: total })}\n\n`);
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+/** A Responses API request: `user` is the last user message's text of `input`. */
+function responsesCall(req: IncomingMessage, raw: Buffer): FakeCall {
+  const body = JSON.parse(raw.toString('utf8')) as FakeCall['body'] & { input: string | Array<{ role?: string; content?: unknown }> };
+  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input;
+  const last = [...items].reverse().find((i) => i.role === 'user')?.content;
+  const user = typeof last === 'string' ? last : Array.isArray(last) ? last.map((p: { text?: string }) => p.text ?? '').join('') : '';
+  return { path: req.url!, name: 'responses', authorization: req.headers.authorization, body: { ...body, messages: [] }, user };
+}
+
+/** A response, whole or as the real API streams it (see the top of this file). */
+function answerResponse(
+  res: ServerResponse,
+  call: FakeCall,
+  id: string,
+  text: string,
+  usage: { prompt_tokens: number; completion_tokens: number },
+  cut: StreamCut | undefined,
+) {
+  const item = { id: `msg_${id}`, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+  const tokens = { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+  const response = {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model: call.body.model,
+    output: [item],
+    usage: tokens,
+  };
+  if (call.body.stream !== true) return send(res, 200, response);
+  let sequence = 0;
+  const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+  const pending = { ...response, status: 'in_progress', output: [], usage: null };
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  event('response.created', { response: pending });
+  event('response.in_progress', { response: pending });
+  event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+  event('response.content_part.added', { item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+  for (const [i, word] of text.split(/(?<= )/).entries()) {
+    if (cut && i === cut.after) {
+      if (cut.how === 'drop') return res.socket?.end();
+      if (cut.how === 'error')
+        return res.end(
+          `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message: 'The model crashed', param: null, sequence_number: sequence })}\n\n`,
+        );
+      return;
+    }
+    event('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: word, logprobs: [] });
+  }
+  event('response.output_text.done', { item_id: item.id, output_index: 0, content_index: 0, text, logprobs: [] });
+  event('response.content_part.done', { item_id: item.id, output_index: 0, content_index: 0, part: item.content[0] });
+  event('response.output_item.done', { output_index: 0, item });
+  event('response.completed', { response });
+  res.end();
 }

@@ -100,6 +100,11 @@ export const samples: Record<string, Sample> = {
   // store (a write) is the default. The shared server has no LLM: an allowed call gets past the
   // grants to the endpoint's resolution (503), a refused one stops at the grants (403).
   'proxy.chatCompletions': { input: (fx) => ({ collection: fx.collection, messages: [{ role: 'user', content: 'tide tables?' }] }), allowedStatus: () => 503 },
+  'proxy.responses': { input: (fx) => ({ collection: fx.collection, input: 'tide tables?' }), allowedStatus: () => 503 },
+  'proxy.messages': {
+    input: (fx) => ({ collection: fx.collection, model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'tide tables?' }] }),
+    allowedStatus: () => 503,
+  },
   'graph.extractJob': { input: (fx) => ({ job_id: fx.jobId }), needs: ['jobId'] },
   // The job is queued, running or done, never failed: an allowed call gets past the grants to that answer.
   'graph.retryJob': { input: (fx) => ({ job_id: fx.jobId }), needs: ['jobId'], allowedStatus: () => 409 },

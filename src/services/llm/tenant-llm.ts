@@ -1,9 +1,19 @@
 import { z } from 'zod';
 import type { App } from '../../core/context.ts';
-import { chat, complete, transcribe, type ChatRequest, type CompletionReply, type CompletionRequest, type LlmEndpoint } from '../../ports/llm/llm.ts';
+import {
+  chat,
+  complete,
+  transcribe,
+  type ChatRequest,
+  type CompletionReply,
+  type CompletionRequest,
+  type LlmEndpoint,
+  type LlmUsage,
+} from '../../ports/llm/llm.ts';
+import type { Upstream } from '../../ports/llm/upstream.ts';
 import { loadExtractionEndpoint } from './extraction-config.ts';
 import { isOverSpendCap } from './spend-cap.ts';
-import { llmOptions, recorded, type LlmSource } from './usage.ts';
+import { llmOptions, recorded, recordUsage, type LlmSource } from './usage.ts';
 
 /** A named structured call (docs/llm-calls.md): the reply is JSON of `reply`'s shape. */
 export interface StructuredCall<T> {
@@ -43,6 +53,10 @@ export interface TenantLlm {
    * client does its own retries, and retrying here too would multiply them.
    */
   complete(req: CompletionRequest): Promise<CompletionReply>;
+  /** The endpoint as the proxies' raw line reaches it (ports/llm/upstream.ts), for a streamed completion. */
+  upstream: Upstream;
+  /** Writes down what a streamed completion used (purpose `chat_proxy`), as `complete` does for its own. */
+  recordStreamed(usage: LlmUsage): Promise<void>;
 }
 
 const CAPTION_SYSTEM =
@@ -118,6 +132,13 @@ function tenantLlm(app: App, tenantId: string, endpoint: LlmEndpoint, source: Ll
     complete(req) {
       return recorded(app, tenantId, source, 'chat_proxy', endpoint, complete(endpoint, req, { timeoutMs: app.config.llm.timeoutMs, maxRetries: 0 }));
     },
+    upstream: {
+      baseUrl: endpoint.baseUrl,
+      // As the official client sends it: keyless local servers ignore whatever is sent.
+      headers: { authorization: `Bearer ${endpoint.apiKey || 'none'}` },
+      targets: endpoint.targets,
+    },
+    recordStreamed: (usage) => recordUsage(app, tenantId, source, 'chat_proxy', endpoint, usage),
   };
 }
 

@@ -25,7 +25,7 @@ export async function recorded<R extends LlmUsage>(
   return reply;
 }
 
-async function recordUsage(app: App, tenantId: string, source: LlmSource, purpose: string, endpoint: LlmEndpoint, usage: LlmUsage): Promise<void> {
+export async function recordUsage(app: App, tenantId: string, source: LlmSource, purpose: string, endpoint: LlmEndpoint, usage: LlmUsage): Promise<void> {
   await app.platform.query(
     `insert into llm_usage (tenant_id, id, purpose, source, model, prompt_tokens, completion_tokens, cost_usd, latency_ms)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

@@ -1,19 +1,13 @@
-import { z } from 'zod';
 import type { AuthedCtx } from '../../core/context.ts';
-import { AppError, badRequest } from '../../core/errors.ts';
+import { AppError } from '../../core/errors.ts';
+import { EventStream, sseFrame } from '../../core/event-stream.ts';
 import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
-import { memoryText } from '../../schemas/fields.ts';
+import { postUpstream, sseEvents, UpstreamError } from '../../ports/llm/upstream.ts';
+import { eventJson, relay, type RelayRules } from './relay.ts';
 import { chatCompletion, type ProxyRequest } from '../../schemas/proxy.ts';
-import { contextFields } from '../../schemas/context.ts';
-import { buildContext, latestUserText } from '../context/context.ts';
-import { rememberQueued } from '../graph/remember.ts';
+import { latestUserText } from '../context/context.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
-import { DEFAULT_IMPORT_COLLECTION } from '../memory/import.ts';
-
-/** Where a stored message goes: the named collection, else the default one, as for an import. */
-export const storeCollection = (input: { collection?: string }) => input.collection ?? DEFAULT_IMPORT_COLLECTION;
-const contextInput = z.object(contextFields);
-const MAX_TEXT = memoryText.maxLength!;
+import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
 /**
  * One chat completion through the tenant's LLM endpoint with its memory: the context block for
@@ -21,32 +15,31 @@ const MAX_TEXT = memoryText.maxLength!;
  * caller's request forwarded otherwise as it is, and, with `store`, that message queued for
  * remember once the endpoint has answered (a failed call stores nothing). Only a conversation
  * that ends with the user's message stores it: a tool-calling loop sends the same user message
- * again with each tool result.
+ * again with each tool result. With `stream`, the endpoint's chunks are relayed as they come
+ * (streamChat).
  */
 export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
   const { collection, container_tag, memory_limit, memory_tokens, store, ...request } = input;
-  if (request.stream) throw badRequest('stream: true is not supported: the proxy answers whole completions; send stream: false or leave it out');
+  const memory = { collection, container_tag, memory_limit, memory_tokens, store };
   // invoke checked the grants (the procedure's rule): read on the named collection, write where
   // a message is stored. Without a name, recall keeps to the readable collections.
   const llm = await tenantLlm(ctx);
 
   const said = latestUserText(request.messages);
-  const recalled = said && memory_limit ? await recall(ctx, said, { collection, container_tag, limit: memory_limit, max_tokens: memory_tokens }) : null;
-  const messages = recalled?.context ? [{ role: 'system', content: recalled.context }, ...request.messages] : request.messages;
-  const completion = await forward(llm, { ...request, messages });
+  const recalled = await recallFor(ctx, said, memory);
+  const messages = recalled.context ? [{ role: 'system', content: recalled.context }, ...request.messages] : request.messages;
+  const storeIt = store && request.messages.at(-1)?.role === 'user' && !!said;
+  if (request.stream) return streamChat(ctx, llm, { ...request, messages }, async () => (storeIt ? storeTurn(ctx, memory, said) : notStored), recalled);
 
-  const stored = store && request.messages.at(-1)?.role === 'user' && !!said;
-  if (stored) await rememberQueued(ctx, storeCollection(input), { content: said.slice(0, MAX_TEXT), importance: 0.5, container_tag });
-  const used = recalled
-    ? [
-        ...recalled.stable.memories.map(({ id, text, collection }) => ({ id, text, score: null, collection })),
-        ...recalled.query.memories.map(({ id, text, score, collection }) => ({ id, text, score, collection })),
-      ]
-    : [];
-  return { ...completion, memvault: { memories_used: used, stored } };
+  const completion = await forward(llm, { ...request, messages });
+  const stored = storeIt ? await storeTurn(ctx, memory, said) : notStored;
+  return { ...completion, memvault: memvaultOf(recalled, stored) };
 }
 
-async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
+const notStored = { stored: false, error: null };
+
+/** The tenant's OpenAI-compatible endpoint (chat completions and Responses); none: 503, over the spend cap: 429. */
+export async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
   const resolved = await resolveLlm(ctx.app, ctx.tenant.id);
   if (resolved.llm) return resolved.llm;
   if (resolved.reason === 'spend_cap') {
@@ -59,17 +52,6 @@ async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
     'SERVICE_UNAVAILABLE',
     'No LLM endpoint is configured for this tenant: set one with PUT /v1/memory/extraction/config (or the operator sets ORGMEM_LLM_BASE_URL)',
   );
-}
-
-/** The context for the message; a named collection that does not exist yet holds none. */
-async function recall(ctx: AuthedCtx, query: string, opts: { collection?: string; container_tag: string | null; limit: number; max_tokens: number }) {
-  const { collection, ...fields } = opts;
-  try {
-    return await buildContext(ctx, contextInput.parse({ query: query.slice(0, MAX_TEXT), ...fields }), collection ?? null);
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
-    throw err;
-  }
 }
 
 /** The endpoint's answer; its failures as the gateway errors they are. */
@@ -88,4 +70,70 @@ async function forward(llm: TenantLlm, request: CompletionRequest) {
     throw new AppError('BAD_GATEWAY', `The LLM endpoint did not answer with a chat completion (${issue.path.join('.')}: ${issue.message})`);
   }
   return parsed.data;
+}
+
+interface Chunk {
+  model?: string;
+  choices?: Array<{ delta?: { content?: string | null } }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: unknown;
+}
+
+/**
+ * A streamed completion: the endpoint is asked with `stream_options.include_usage` (so that the
+ * usage is always recorded) and its `chat.completion.chunk` events are relayed as they come; the
+ * usage chunk and the chunks' `usage: null` reach the client only when it asked for them itself.
+ * The user's turn is stored once the endpoint has accepted the request, before the first chunk,
+ * so a stream that then breaks (relayed as an `{error}` event, as OpenAI's own streams do) or a
+ * client that leaves still has it stored, once. A client that leaves aborts the upstream request.
+ */
+async function streamChat(
+  ctx: AuthedCtx,
+  llm: TenantLlm,
+  request: CompletionRequest,
+  store: () => Promise<{ stored: boolean; error: string | null }>,
+  recalled: Awaited<ReturnType<typeof recallFor>>,
+): Promise<EventStream> {
+  const started = performance.now();
+  const wanted = (request.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  const body = { ...request, model: request.model ?? llm.model, stream: true, stream_options: { ...(request.stream_options as object), include_usage: true } };
+  const abort = new AbortController();
+  let res: Response;
+  try {
+    res = await postUpstream(llm.upstream, '/chat/completions', body, { signal: abort.signal, timeoutMs: ctx.app.config.llm.timeoutMs });
+  } catch (err) {
+    if (err instanceof UpstreamError) throw gatewayError(err, 'The LLM endpoint');
+    throw err;
+  }
+  // Read from now on: events arriving while the turn is stored are held, not lost to a break.
+  const events = sseEvents(res);
+  const stored = await store();
+
+  let usage: Chunk['usage'] = null;
+  let model = body.model;
+  let text = '';
+  const rules: RelayRules = {
+    frame(event) {
+      if (event.data === '[DONE]') return { out: sseFrame('[DONE]'), done: true };
+      const chunk = eventJson<Chunk>(event);
+      // The endpoint's own mid-stream error ends the stream, as it does for OpenAI's clients.
+      if (chunk.error) return { out: sseFrame(event.data), stop: true };
+      if (chunk.usage) usage = chunk.usage;
+      if (chunk.model) model = chunk.model;
+      text += chunk.choices?.[0]?.delta?.content ?? '';
+      if (wanted) return { out: sseFrame(event.data) };
+      if (!chunk.choices?.length) return { out: null };
+      delete chunk.usage;
+      return { out: sseFrame(JSON.stringify(chunk)) };
+    },
+    failure: (message) => sseFrame(JSON.stringify({ error: { message, type: 'server_error', code: null, param: null } })),
+    finish: () =>
+      llm.recordStreamed({
+        model,
+        promptTokens: usage?.prompt_tokens ?? 0,
+        completionTokens: usage?.completion_tokens ?? roughTokens(text),
+        latencyMs: performance.now() - started,
+      }),
+  };
+  return new EventStream(memvaultHeaders(memvaultOf(recalled, stored)), relay(ctx, events, abort.signal, rules), () => abort.abort());
 }

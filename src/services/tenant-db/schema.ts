@@ -20,6 +20,7 @@ export const DATA_TABLES = [
   'connections',
   'connection_runs',
   'connection_records',
+  'proxy_threads',
 ] as const;
 
 /** The database cannot hold a tenant's data; the message says why. */

@@ -62,9 +62,9 @@ export async function registerClient(app: App, body: unknown): Promise<OAuthClie
     ...(secret && { client_secret: secret, client_secret_expires_at: 0 }),
   };
   const { client_secret: _secret, ...stored } = client;
-  await app.platform.query('insert into oauth_clients (id, metadata, secret_sealed) values ($1, $2, $3)', [
+  await app.platform.query('insert into oauth_clients (id, metadata, secret_sealed) values ($1, $2::jsonb, $3)', [
     client.client_id,
-    JSON.stringify(stored),
+    stored,
     secret ? app.secrets.encrypt(secret) : null,
   ]);
   return client;

@@ -24,7 +24,8 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
       headers: { accept: 'application/json, text/event-stream' },
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    // Where to get a token instead (RFC 9728): docs/mcp.md, "Remote MCP with OAuth".
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/v1/mcp"`);
   });
 
   it('answers a body that is no JSON-RPC with a JSON-RPC error carrying the detail and the status', async () => {

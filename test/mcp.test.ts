@@ -44,6 +44,21 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
     }
   });
 
+  it('serves the current protocol revision and the 2025 ones, each negotiated as asked (docs/mcp.md)', async () => {
+    const t = await newTenant(url, adminKey);
+    const initialize = (protocolVersion: string) =>
+      call(url, 'POST', '/v1/mcp', {
+        key: t.key,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '1' } } },
+      });
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+      const res = await initialize(version);
+      expect(res.body.result.protocolVersion, version).toBe(version);
+    }
+    expect((await initialize('1999-01-01')).body.result.protocolVersion).toBe('2025-11-25');
+  });
+
   it('GET and DELETE are 405: the endpoint is stateless and keeps no stream open', async () => {
     const t = await newTenant(url, adminKey);
     for (const method of ['GET', 'DELETE']) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
+import { collectionName } from '../src/schemas/fields.ts';
 import { decide } from '../src/services/access/oauth.ts';
 
 export default defineProcedure({
@@ -10,8 +11,18 @@ export default defineProcedure({
   rest: { method: 'POST', path: '/v1/oauth/requests/{request}', status: 200 },
   access: 'write',
   keyRole: 'admin',
-  errors: { NOT_FOUND: 'The request is unknown, already decided or expired' },
-  input: z.object({ request: z.string().max(200), approve: z.boolean(), read_write: z.boolean().default(false) }),
+  errors: { NOT_FOUND: 'The request is unknown, already decided or expired, or a collection named does not exist' },
+  input: z.object({
+    request: z.string().max(200),
+    approve: z.boolean(),
+    read_write: z.boolean().default(false),
+    collections: z
+      .array(collectionName)
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('The only collections the client may touch (its grants still apply within them); absent: every collection its grants allow'),
+  }),
   output: z.object({ redirect_to: z.string() }),
   handler: (ctx, input) => decide(ctx, input.request, input),
 });

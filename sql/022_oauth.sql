@@ -2,6 +2,10 @@
 -- with OAuth"). Platform tables: an approved client acts as an API key row of its tenant, so its
 -- tokens resolve to that key in the one authentication (services/access/authenticate.ts).
 
+-- The collections a key is limited to (an approved client's, chosen on the consent page), or null:
+-- every collection its grants allow. Checked with the grants (services/access/grants.ts).
+alter table api_keys add column collections text[];
+
 -- Clients registered dynamically (RFC 7591). A client whose id is the URL of its metadata
 -- document is read from that document and never stored.
 create table oauth_clients (

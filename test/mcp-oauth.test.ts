@@ -192,6 +192,33 @@ describe('the SDK client, with the consent page in Chromium', () => {
   });
 });
 
+describe('collections chosen on the consent page', () => {
+  it('a client limited to some collections sees and touches only those', async () => {
+    const u = await newTenant(url, server.adminKey);
+    for (const name of ['work', 'private']) await u.api('POST', `/v1/memory/collections/${name}/memories`, { text: `a ${name} memory` });
+    const c = await approvedClient(url, u.key, { collections: ['work'] });
+    const client = new Client({ name: 'limited', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${c.access}` } } }));
+    const text = async (name: string, args: Record<string, unknown>) => {
+      const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+      return { error: !!res.isError, text: res.content[0]!.text };
+    };
+    expect(JSON.parse((await text('list_collections', {})).text).items.map((x: { name: string }) => x.name)).toEqual(['work']);
+    expect((await text('store_memory', { collection: 'work', text: 'allowed' })).error).toBe(false);
+    expect((await text('store_memory', { collection: 'private', text: 'refused' })).text).toMatch(/^403/);
+    expect((await text('store_memory', { collection: 'brand-new', text: 'refused' })).text).toMatch(/^403/);
+    const found = await text('search', { query: 'memory' });
+    expect(JSON.parse(found.text).results.every((r: { id: string }) => r.id.startsWith('work/'))).toBe(true);
+    await client.close();
+    // A collection that does not exist cannot be chosen; nothing is made.
+    const keys = (await u.api('GET', '/v1/memory/keys')).body.length;
+    const request = await startRequest(url, await registerClient(url), pkce().challenge);
+    const res = await call(url, 'POST', `/v1/oauth/requests/${request}`, { key: u.key, body: { approve: true, collections: ['nope'] } });
+    expect(res.status).toBe(404);
+    expect((await u.api('GET', '/v1/memory/keys')).body.length).toBe(keys);
+  });
+});
+
 describe('revocation', () => {
   it('revoking a token ends its grant at once', async () => {
     const c = await approvedClient(url, t.key);

@@ -55,8 +55,8 @@ export async function startRequest(url: string, clientId: string, challenge: str
 }
 
 /** Approves (or denies) a request as the dashboard does, with an admin key: the URL the browser goes back to. */
-export async function decide(url: string, key: string, request: string, approve: boolean, readWrite = true): Promise<URL> {
-  const res = await call(url, 'POST', `/v1/oauth/requests/${request}`, { key, body: { approve, read_write: readWrite } });
+export async function decide(url: string, key: string, request: string, approve: boolean, readWrite = true, collections?: string[]): Promise<URL> {
+  const res = await call(url, 'POST', `/v1/oauth/requests/${request}`, { key, body: { approve, read_write: readWrite, collections } });
   if (res.status !== 200) throw new Error(`decision failed: ${res.status} ${JSON.stringify(res.body)}`);
   return new URL(res.body.redirect_to);
 }
@@ -71,11 +71,11 @@ export async function tokenRequest(url: string, params: Record<string, string>) 
 }
 
 /** A client approved by `key` (read-write unless `readWrite` is false) with its first tokens. */
-export async function approvedClient(url: string, key: string, opts: { readWrite?: boolean; name?: string } = {}) {
+export async function approvedClient(url: string, key: string, opts: { readWrite?: boolean; name?: string; collections?: string[] } = {}) {
   const clientId = await registerClient(url, opts.name);
   const { verifier, challenge } = pkce();
   const request = await startRequest(url, clientId, challenge);
-  const back = await decide(url, key, request, true, opts.readWrite ?? true);
+  const back = await decide(url, key, request, true, opts.readWrite ?? true, opts.collections);
   const tokens = await tokenRequest(url, {
     grant_type: 'authorization_code',
     client_id: clientId,

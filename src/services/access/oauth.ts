@@ -110,20 +110,35 @@ function responseUrl(row: RequestRow, params: Record<string, string>) {
 
 /**
  * The user's decision on a request. Denied: the client hears `access_denied`. Approved: the client
- * becomes an agent key of the signed-in tenant (read-only unless `read_write`), and gets a code.
+ * becomes an agent key of the signed-in tenant (read-only unless `read_write`; limited to
+ * `collections` when given, grants.ts), and gets a code.
  */
-export async function decide(ctx: AuthedCtx, id: string, decision: { approve: boolean; read_write: boolean }): Promise<{ redirect_to: string }> {
+export async function decide(
+  ctx: AuthedCtx,
+  id: string,
+  decision: { approve: boolean; read_write: boolean; collections?: string[] },
+): Promise<{ redirect_to: string }> {
   const row = await pendingRequest(ctx.app, id);
   if (!decision.approve) {
     await ctx.app.platform.query('delete from oauth_requests where id = $1', [id]);
     return { redirect_to: responseUrl(row, { error: 'access_denied', error_description: 'The user denied the request' }) };
   }
   const c = await findClient(ctx.app, row.client_id);
+  const limit = decision.collections && [...new Set(decision.collections)];
+  if (limit) {
+    const found = await ctx.app.db.query<{ name: string }>('select name from collections where tenant_id = $1 and name = any($2::text[])', [
+      ctx.tenant.id,
+      limit,
+    ]);
+    const missing = limit.find((name) => !found.some((f) => f.name === name));
+    if (missing !== undefined) throw notFound(`Collection "${missing}" not found`);
+  }
   const readWrite = decision.read_write && row.scope.split(' ').includes('memory:write');
   const code = token('mvac');
   await ctx.app.platform.transaction(async (tx) => {
     const label = `${c.client_name ?? new URL(row.redirect_uri).host} (OAuth)`.slice(0, LABEL_MAX);
     const { row: key } = await insertKey(tx, ctx.tenant.id, label, 'agent', !readWrite);
+    if (limit) await tx.query('update api_keys set collections = $3 where tenant_id = $1 and id = $2', [ctx.tenant.id, key.id, limit]);
     const taken = await tx.query(
       `update oauth_requests set code_hash = $2, tenant_id = $3, key_id = $4, scope = $5, expires_at = now() + make_interval(secs => $6)
         where id = $1 and code_hash is null returning id`,

@@ -38,11 +38,14 @@ export function OAuthConsent() {
 function Decision({ request }: { request: string }) {
   const { canAdmin } = useSession();
   const ask = useApi(() => rpc.oauth.consent.query({ request }), [request]);
+  const collections = useApi(() => rpc.collections.list.query(), []);
   const [readWrite, setReadWrite] = useState(false);
+  // null: every collection its grants allow; else only those ticked.
+  const [only, setOnly] = useState<string[] | null>(null);
   const { busy, error, run } = useAction();
   const decide = (approve: boolean) =>
     void run(async () => {
-      const { redirect_to } = await rpc.oauth.decide.mutate({ request, approve, read_write: readWrite });
+      const { redirect_to } = await rpc.oauth.decide.mutate({ request, approve, read_write: readWrite, ...(only && { collections: only }) });
       window.location.assign(redirect_to);
     });
   if (ask.loading && !ask.data) return <Busy label="Loading the request…" />;
@@ -72,8 +75,29 @@ function Decision({ request }: { request: string }) {
               </label>
             )}
           </fieldset>
+          <fieldset>
+            <legend>Collections</legend>
+            <label>
+              <input type="radio" name="collections" checked={only === null} onChange={() => setOnly(null)} /> All collections (as its grants allow)
+            </label>
+            <label>
+              <input type="radio" name="collections" checked={only !== null} onChange={() => setOnly([])} /> Only these:
+            </label>
+            {only !== null &&
+              (collections.data ?? []).map((c) => (
+                <label key={c.name}>
+                  <input
+                    type="checkbox"
+                    checked={only.includes(c.name)}
+                    onChange={(e) => setOnly(e.target.checked ? [...only, c.name] : only.filter((n) => n !== c.name))}
+                  />{' '}
+                  {c.name}
+                </label>
+              ))}
+            <ErrorNote error={collections.error} />
+          </fieldset>
           <div className="row">
-            <button type="button" disabled={busy} onClick={() => decide(true)}>
+            <button type="button" disabled={busy || only?.length === 0} onClick={() => decide(true)}>
               Approve
             </button>
             <button type="button" className="secondary" disabled={busy} onClick={() => decide(false)}>

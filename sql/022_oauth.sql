@@ -52,3 +52,5 @@ create table oauth_tokens (
   created_at timestamptz not null default now()
 );
 create index oauth_tokens_family on oauth_tokens (family);
+create index oauth_tokens_expiry on oauth_tokens (expires_at);
+create index oauth_requests_expiry on oauth_requests (expires_at);

@@ -55,6 +55,10 @@ export interface AuthorizationAsk {
 
 /** A checked authorization request, kept until the user decides: answers its id, which the consent page is opened with. */
 export async function startAuthorization(app: App, client: OAuthClient, ask: AuthorizationAsk): Promise<string> {
+  // What can never be used again goes as new requests come: requests and tokens a day past their
+  // end (a used code or refresh token is kept until it expires, for replay detection).
+  await app.platform.query(`delete from oauth_requests where expires_at < now() - interval '1 day'`);
+  await app.platform.query(`delete from oauth_tokens where expires_at < now() - interval '1 day'`);
   const id = token('mvar');
   await app.platform.query(
     `insert into oauth_requests (id, client_id, redirect_uri, code_challenge, state, scope, resource, expires_at)

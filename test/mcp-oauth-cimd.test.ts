@@ -5,13 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale } from './support/build.ts';
 import { call } from './support/client.ts';
-import { authorizeParams, authorizeRedirect, decide, pkce, REDIRECT } from './support/oauth-client.ts';
+import { authorizeParams, authorizeRedirect, decide, pkce, REDIRECT, TestOAuthClient } from './support/oauth-client.ts';
 import { spawnServe } from './support/serve.ts';
 
 /*
@@ -57,47 +56,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The client publishes its metadata at `clientMetadataUrl`; the SDK uses it as its client_id. */
-class DocumentClient implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  constructor(readonly clientMetadataUrl: string) {}
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Document client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(authorizationUrl: URL) {
-    this.authorizationUrl = authorizationUrl;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 describe('a client ID metadata document', () => {
   it('the SDK client uses its document URL as client_id; the consent shows the document’s name; tools work', async () => {
     const clientId = `${docBase}/client.json`;
     documents.set('/client.json', { client_id: clientId, client_name: 'Document client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
-    const provider = new DocumentClient(clientId);
+    const provider = new TestOAuthClient('Document client', clientId);
     const mcpUrl = new URL(`${url}/v1/mcp`);
     await expect(
       new Client({ name: 'cimd', version: '1.0.0' }).connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })),

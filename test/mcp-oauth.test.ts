@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { refreshAuthorization, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { refreshAuthorization, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPage, screenshot } from './support/browser.ts';
@@ -16,47 +15,9 @@ import {
   registerClient,
   startRequest,
   tokenRequest,
+  TestOAuthClient,
 } from './support/oauth-client.ts';
 import { startServer, type TestServer } from './support/server.ts';
-
-/** An MCP client's OAuth state, kept as the SDK asks of a client; the browser step is the test's. */
-class TestProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  constructor(readonly clientMetadataUrl?: string) {}
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Test agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' };
-  }
-  state() {
-    return 'state-of-the-test';
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 const mcpPost = (url: string, token: string) =>
   call(url, 'POST', '/v1/mcp', {
@@ -132,7 +93,7 @@ describe('discovery', () => {
 describe('the SDK client, with the consent page in Chromium', () => {
   it('registers, is approved, lists and calls tools, refreshes, and is revoked', async () => {
     browser = await launchBrowser();
-    const provider = new TestProvider();
+    const provider = new TestOAuthClient('Test agent');
     const mcpUrl = new URL(`${url}/v1/mcp`);
     const first = new Client({ name: 'oauth-test', version: '1.0.0' });
     await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);

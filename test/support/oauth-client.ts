@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { call } from './client.ts';
 
 /*
@@ -86,4 +88,50 @@ export async function approvedClient(url: string, key: string, opts: { readWrite
   });
   if (tokens.status !== 200) throw new Error(`token request failed: ${tokens.status} ${JSON.stringify(tokens.body)}`);
   return { clientId, access: tokens.body.access_token as string, refresh: tokens.body.refresh_token as string, scope: tokens.body.scope as string };
+}
+
+/**
+ * An MCP client's OAuth state, kept in memory as the SDK asks of a client (its
+ * `OAuthClientProvider`); the browser step is the test's: `authorizationUrl` is where the SDK
+ * would send the user. With `clientMetadataUrl`, the client is identified by that document.
+ */
+export class TestOAuthClient implements OAuthClientProvider {
+  info?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = '';
+  authorizationUrl?: URL;
+  constructor(
+    readonly name: string,
+    readonly clientMetadataUrl?: string,
+  ) {}
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: this.name, redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' };
+  }
+  state() {
+    return 'state-of-the-test';
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
 }

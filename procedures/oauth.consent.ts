@@ -8,7 +8,10 @@ export default defineProcedure({
   description: 'The dashboard’s consent page (docs/mcp.md, "Remote MCP with OAuth") shows this before the user approves or denies.',
   rest: { method: 'GET', path: '/v1/oauth/requests/{request}', status: 200 },
   access: 'read',
-  errors: { NOT_FOUND: 'The request is unknown, already decided or expired' },
+  errors: {
+    BAD_GATEWAY: 'The client’s metadata document cannot be read now',
+    NOT_FOUND: 'The request is unknown, already decided or expired',
+  },
   input: z.object({ request: z.string().max(200) }),
   output: z.object({
     client_id: z.string(),

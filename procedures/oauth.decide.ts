@@ -11,7 +11,10 @@ export default defineProcedure({
   rest: { method: 'POST', path: '/v1/oauth/requests/{request}', status: 200 },
   access: 'write',
   keyRole: 'admin',
-  errors: { NOT_FOUND: 'The request is unknown, already decided or expired, or a collection named does not exist' },
+  errors: {
+    BAD_GATEWAY: 'The client’s metadata document cannot be read now',
+    NOT_FOUND: 'The request is unknown, already decided or expired, or a collection named does not exist',
+  },
   input: z.object({
     request: z.string().max(200),
     approve: z.boolean(),

@@ -91,6 +91,14 @@ describe('a client ID metadata document', () => {
     expect(impostor.status).toBe(401);
     expect(JSON.parse(impostor.body).error).toBe('invalid_client');
 
+    // A document gone between the request and the consent: the consent page says so, nothing is approved.
+    documents.set('/fleeting.json', { client_id: `${docBase}/fleeting.json`, client_name: 'Fleeting', redirect_uris: [REDIRECT] });
+    const started = await authorizeRedirect(url, authorizeParams(url, `${docBase}/fleeting.json`, pkce().challenge));
+    const request = new URL(started.location!).searchParams.get('request')!;
+    documents.delete('/fleeting.json');
+    expect((await call(url, 'GET', `/v1/oauth/requests/${request}`, { key })).status).toBe(502);
+    expect((await call(url, 'POST', `/v1/oauth/requests/${request}`, { key, body: { approve: true } })).status).toBe(502);
+
     const missing = await authorizeRedirect(url, authorizeParams(url, `${docBase}/missing.json`, pkce().challenge));
     expect(missing.status).toBe(401);
     expect(JSON.parse(missing.body)).toMatchObject({ error: 'invalid_client', error_description: expect.stringContaining('answered 404') });

@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidClientError, InvalidGrantError, InvalidScopeError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidClientError, InvalidGrantError, InvalidScopeError, InvalidTargetError, OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { App, AuthedCtx } from '../../core/context.ts';
-import { notFound } from '../../core/errors.ts';
+import { AppError, notFound } from '../../core/errors.ts';
 import { MCP_PATH, type OAuthUrls } from '../../core/oauth-urls.ts';
 import { hashKey, insertKey } from './keys.ts';
 import { findClient, type OAuthClient } from './oauth-clients.ts';
@@ -87,10 +87,23 @@ async function pendingRequest(app: App, id: string): Promise<RequestRow> {
   return row;
 }
 
+/**
+ * The client of a request, for the consent page: a metadata document that cannot be read now
+ * (it was read when the request was made) is the client's server failing, a 502.
+ */
+async function clientOfRequest(app: App, row: RequestRow): Promise<OAuthClient> {
+  try {
+    return await findClient(app, row.client_id);
+  } catch (err) {
+    if (err instanceof OAuthError) throw new AppError('BAD_GATEWAY', err.message);
+    throw err;
+  }
+}
+
 /** What the consent page shows: who asks, where the answer goes, and what for. */
 export async function consentView(ctx: AuthedCtx, id: string) {
   const row = await pendingRequest(ctx.app, id);
-  const c = await findClient(ctx.app, row.client_id);
+  const c = await clientOfRequest(ctx.app, row);
   return {
     client_id: row.client_id,
     client_name: c.client_name ?? row.client_id,
@@ -127,7 +140,7 @@ export async function decide(
     await ctx.app.platform.query('delete from oauth_requests where id = $1', [id]);
     return { redirect_to: responseUrl(row, { error: 'access_denied', error_description: 'The user denied the request' }) };
   }
-  const c = await findClient(ctx.app, row.client_id);
+  const c = await clientOfRequest(ctx.app, row);
   const limit = decision.collections && [...new Set(decision.collections)];
   if (limit) {
     const found = await ctx.app.db.query<{ name: string }>('select name from collections where tenant_id = $1 and name = any($2::text[])', [

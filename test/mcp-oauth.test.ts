@@ -131,7 +131,7 @@ describe('the SDK client, with the consent page in Chromium', () => {
     // The client is an agent of the tenant: listed with the keys, its writes carry its name.
     const keys = await t.api('GET', '/v1/memory/keys');
     const agent = keys.body.find((k: { label: string }) => k.label === 'Test agent (OAuth)');
-    expect(agent).toMatchObject({ role: 'agent', read_only: false, revoked_at: null });
+    expect(agent).toMatchObject({ role: 'agent', read_only: false, collections: null, revoked_at: null });
     const listed = await t.api('GET', '/v1/memory/collections/oauth/memories');
     expect(listed.body[0].created_by.label).toBe('Test agent (OAuth)');
     // Its token is for the MCP endpoint only: REST does not take it.
@@ -158,6 +158,8 @@ describe('collections chosen on the consent page', () => {
     const u = await newTenant(url, server.adminKey);
     for (const name of ['work', 'private']) await u.api('POST', `/v1/memory/collections/${name}/memories`, { text: `a ${name} memory` });
     const c = await approvedClient(url, u.key, { collections: ['work'] });
+    const listedKeys = (await u.api('GET', '/v1/memory/keys')).body as Array<{ label: string; collections: string[] | null }>;
+    expect(listedKeys.map((k) => k.collections)).toEqual([null, ['work']]);
     const client = new Client({ name: 'limited', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${c.access}` } } }));
     const text = async (name: string, args: Record<string, unknown>) => {

@@ -25,8 +25,9 @@ import {
  * storage are services/access/oauth.ts. The consent page is the dashboard's (/oauth/consent).
  */
 
-export const AUTHORIZE_PATH = '/oauth/authorize';
-export const CONSENT_PATH = '/oauth/consent';
+const AUTHORIZE_PATH = '/oauth/authorize';
+/** The dashboard's consent page (web/src/pages/OAuthConsent.tsx). */
+const CONSENT_PATH = '/oauth/consent';
 
 const urlsOf = (app: App, req: FastifyRequest): OAuthUrls => oauthUrls(app.config.publicUrl, `${req.protocol}://${req.host}`);
 

@@ -71,7 +71,7 @@ export async function registerClient(app: App, body: unknown): Promise<OAuthClie
 }
 
 /** A client_id that names a metadata document rather than a registered client. */
-export const isDocumentUrl = (clientId: string) => /^https:\/\//i.test(clientId);
+const isDocumentUrl = (clientId: string) => /^https:\/\//i.test(clientId);
 
 /**
  * The client behind a client_id: a registered one, or the one its metadata document describes;

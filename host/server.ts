@@ -6,6 +6,7 @@ import { openApiDocument } from '../rest-adapter/openapi.ts';
 import { registerRestRoutes } from '../rest-adapter/routes.ts';
 import { appRouter } from '../trpc/router.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
+import { registerOAuthRoutes } from './oauth-routes.ts';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
 import { answerClientError, MAX_HEADER_BYTES, sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
@@ -29,7 +30,7 @@ function answerError(err: FastifyError | AppError, req: FastifyRequest, reply: F
   return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
 }
 
-/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp, the local store's file links at /v1/blobs and the dashboard at /. */
+/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp with its OAuth server (/oauth, /.well-known), the local store's file links at /v1/blobs and the dashboard at /. */
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server: FastifyInstance = Fastify({
     loggerInstance: app.log as FastifyBaseLogger,
@@ -101,6 +102,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     },
   });
   registerMcpHttp(server, app);
+  await registerOAuthRoutes(server, app);
   await registerBlobRoutes(server, app);
   return server;
 }

@@ -1,8 +1,9 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
+import { MCP_PATH, oauthUrls } from '../src/core/oauth-urls.ts';
 import { sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
 import { authenticateRequest } from '../src/pipeline/invoke.ts';
 import { requestError } from './results.ts';
@@ -25,21 +26,43 @@ function unreadable(body: unknown): { code: number; detail: string } | null {
 }
 
 /**
+ * Browser-based MCP clients call from another origin: they may send the headers MCP uses and
+ * read the ones that tell them where to authorize and how much is left of the rate limit.
+ */
+function allowAnyOrigin(reply: FastifyReply) {
+  reply.header('access-control-allow-origin', '*');
+  reply.header('access-control-allow-headers', 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id');
+  reply.header('access-control-allow-methods', 'POST, OPTIONS');
+  reply.header(
+    'access-control-expose-headers',
+    'www-authenticate, mcp-session-id, mcp-protocol-version, ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after',
+  );
+}
+
+/**
  * Streamable HTTP at POST /v1/mcp, stateless: each request gets its own server and
  * transport, so any API process can answer any request and nothing is kept between them.
+ * Its protocol revisions are the SDK's (docs/mcp.md).
  */
 export function registerMcpHttp(server: FastifyInstance, app: App) {
-  server.post('/v1/mcp', async (req, reply) => {
+  server.post(MCP_PATH, async (req, reply) => {
+    allowAnyOrigin(reply);
     // Authenticate the HTTP request once, before speaking MCP, counting each JSON-RPC call of a
-    // batch against the rate limit (docs/contract.md, "Rate limits"): a bad key is a 401 +
-    // WWW-Authenticate, no call within the limit a 429; the tools then run as this agent.
+    // batch against the rate limit (docs/contract.md, "Rate limits"): a bad key or token is a 401
+    // whose WWW-Authenticate points at where to get a token (RFC 9728), no call within the limit
+    // a 429; the tools then run as this agent. An OAuth token is accepted here, its audience.
     const headers: Record<string, string> = {};
+    const urls = oauthUrls(app.config.publicUrl, `${req.protocol}://${req.host}`);
     let auth;
     try {
-      auth = await authenticateRequest(app, req.headers.authorization, headers, callsIn(req.body));
+      auth = await authenticateRequest(app, req.headers.authorization, headers, callsIn(req.body), urls.resource);
     } catch (err) {
       const e = err as AppError;
-      return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers }));
+      const challenge: Record<string, string> =
+        e.code === 'UNAUTHORIZED'
+          ? { 'WWW-Authenticate': `Bearer resource_metadata="${urls.resourceMetadata}"${req.headers.authorization ? ', error="invalid_token"' : ''}` }
+          : {};
+      return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers, ...challenge }));
     }
     const refused = unreadable(req.body);
     if (refused) {
@@ -72,8 +95,12 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
     reply.hijack();
     await transport.handleRequest(req.raw, reply.raw, req.body);
   });
-  const notAllowed = async (_req: unknown, reply: import('fastify').FastifyReply) =>
+  const notAllowed = async (_req: unknown, reply: FastifyReply) =>
     sendError(reply.header('Allow', 'POST'), new AppError('METHOD_NOT_SUPPORTED', 'This MCP endpoint is stateless: use POST'));
-  server.get('/v1/mcp', notAllowed);
-  server.delete('/v1/mcp', notAllowed);
+  server.get(MCP_PATH, notAllowed);
+  server.delete(MCP_PATH, notAllowed);
+  server.options(MCP_PATH, async (_req, reply) => {
+    allowAnyOrigin(reply);
+    return reply.code(204).send();
+  });
 }

@@ -59,6 +59,8 @@ import hygieneHealth from './hygiene.health.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
+import oauthConsent from './oauth.consent.ts';
+import oauthDecide from './oauth.decide.ts';
 import dropComplete from './drop.complete.ts';
 import emailAddress from './email.address.ts';
 import emailInbound from './email.inbound.ts';
@@ -171,6 +173,7 @@ export const catalogue = {
   context: { collection: contextCollection, all: contextAll },
   proxy: { chatCompletions: proxyChatCompletions, messages: proxyMessages, countTokens: proxyCountTokens, responses: proxyResponses },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
+  oauth: { consent: oauthConsent, decide: oauthDecide },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
   billing: { checkout: billingCheckout, portal: billingPortal, webhook: billingWebhook },
   account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },

@@ -24,7 +24,8 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
       headers: { accept: 'application/json, text/event-stream' },
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    // Where to get a token instead (RFC 9728): docs/mcp.md, "Remote MCP with OAuth".
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/v1/mcp"`);
   });
 
   it('answers a body that is no JSON-RPC with a JSON-RPC error carrying the detail and the status', async () => {
@@ -41,6 +42,21 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
       expect(res.status, detail).toBe(400);
       expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code, message: detail, data: { status: 400, detail } } });
     }
+  });
+
+  it('serves the current protocol revision and the 2025 ones, each negotiated as asked (docs/mcp.md)', async () => {
+    const t = await newTenant(url, adminKey);
+    const initialize = (protocolVersion: string) =>
+      call(url, 'POST', '/v1/mcp', {
+        key: t.key,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '1' } } },
+      });
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+      const res = await initialize(version);
+      expect(res.body.result.protocolVersion, version).toBe(version);
+    }
+    expect((await initialize('1999-01-01')).body.result.protocolVersion).toBe('2025-11-25');
   });
 
   it('GET and DELETE are 405: the endpoint is stateless and keeps no stream open', async () => {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { procedures } from '../procedures/index.ts';
 import { isRead, keyRoleOf, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { call, newTenant, shared, type Tenant } from './support/client.ts';
+import { approvedClient } from './support/oauth-client.ts';
 import { mcpCall, mcpClient, restCall, trpcCall, trpcClient } from './support/transports.ts';
 
 /**
@@ -33,6 +34,9 @@ let memoryOfA: string;
 let revokedKey: string;
 let readOnlyKey: string;
 let agentKey: string;
+/** Access tokens of MCP clients B approved through OAuth: read-write, and read-only (docs/mcp.md). */
+let oauthAgent: string;
+let oauthReader: string;
 
 beforeAll(async () => {
   a = await newTenant(url, adminKey);
@@ -46,6 +50,8 @@ beforeAll(async () => {
   // An admin key: its writes are refused for being read-only, whatever role they need.
   readOnlyKey = (await b.newKey('reader', true, 'admin')).key;
   agentKey = (await b.newKey('agent')).key;
+  oauthAgent = (await approvedClient(url, b.key, { name: 'OAuth agent' })).access;
+  oauthReader = (await approvedClient(url, b.key, { name: 'OAuth reader', readWrite: false })).access;
 });
 
 const cases = (list: AnyProcedure[]) => list.map((p) => [p.name, p] as [string, AnyProcedure]);
@@ -147,4 +153,60 @@ describe.each(cases(adminOnly))('%s (needs an admin key)', (_name, proc) => {
     const res = await restCall(url, b.key, proc, {});
     expect(res.body?.detail ?? '').not.toMatch(/needs an admin API key/);
   });
+});
+
+/*
+ * OAuth-issued identities (an MCP client a user approved, docs/mcp.md "Remote MCP with OAuth")
+ * authenticate in the same place as keys and are checked by the same pipeline: generated from the
+ * catalogue's tools, they are refused as keys are, and their tokens are taken nowhere but /v1/mcp.
+ */
+const tools = authed.filter((p) => p.mcp);
+const mcpInput = (proc: AnyProcedure) => ({ collection: 'shared', name: 'shared', id: memoryOfA, ...((VALID_BODIES[proc.name] ?? {}) as object) });
+
+describe.each(cases(tools.filter((p) => !isRead(p))))('%s (a write, OAuth)', (_name, proc) => {
+  it('answers 403 to a client approved read-only', async () => {
+    const mcp = await mcpClient(url, oauthReader);
+    // A dry run is a read: the write it can be needs its collection named to be judged.
+    expect(await mcpCall(mcp, proc, WRITE_BODIES[proc.name] ? { collection: 'shared', ...(WRITE_BODIES[proc.name] as object) } : {})).toBe(403);
+    await mcp.close();
+  });
+});
+
+describe.each(cases(tools.filter((p) => p.rest.path.includes('{id}'))))('%s (one memory, OAuth)', (_name, proc) => {
+  it("answers 404 for another tenant's memory id", async () => {
+    const mcp = await mcpClient(url, oauthAgent);
+    expect(await mcpCall(mcp, proc, mcpInput(proc))).toBe(404);
+    await mcp.close();
+    expect((await a.api('GET', `/v1/memory/collections/shared/memories/${memoryOfA}`)).body.text).toBe('secret of tenant A');
+  });
+});
+
+describe.each(cases(tools.filter((p) => keyRoleOf(p) === 'admin')))('%s (needs an admin key, OAuth)', (_name, proc) => {
+  it('answers 403 to an approved client: it is an agent', async () => {
+    const mcp = await mcpClient(url, oauthAgent);
+    expect(await mcpCall(mcp, proc, {})).toBe(403);
+    await mcp.close();
+  });
+});
+
+describe.each(cases(authed.filter((p) => !p.mcp)))('%s (OAuth token off MCP)', (_name, proc) => {
+  it('answers 401 on REST and tRPC: a token is for the MCP endpoint only', async () => {
+    const res = await call(url, proc.rest.method, path(proc), { key: oauthAgent, body: emptyBody(proc) });
+    expect(res.status).toBe(401);
+    expect(await trpcCall(trpcClient(url, oauthAgent), proc, {})).toBe(401);
+  });
+});
+
+it('grants apply to an approved client as to a key', async () => {
+  await b.api('POST', '/v1/memory/collections/guarded/memories', { text: 'guarded memory' });
+  const me = (await b.api('GET', '/v1/memory/admin/me')).body.key.id;
+  expect((await b.api('PUT', '/v1/memory/collections/guarded/grants', { agent_key_id: me, can_read: true, can_write: true })).status).toBe(200);
+  const search = authed.find((p) => p.mcp?.tool === 'search_memory')!;
+  const mcp = await mcpClient(url, oauthAgent);
+  expect(await mcpCall(mcp, search, { collection: 'guarded', query: 'guarded' })).toBe(403);
+  const agents = (await b.api('GET', '/v1/memory/agents')).body as Array<{ id: string; label: string }>;
+  const client = agents.find((x) => x.label === 'OAuth agent (OAuth)')!;
+  expect((await b.api('PUT', '/v1/memory/collections/guarded/grants', { agent_key_id: client.id, can_read: true, can_write: false })).status).toBe(200);
+  expect(await mcpCall(mcp, search, { collection: 'guarded', query: 'guarded' })).toBe('ok');
+  await mcp.close();
 });

@@ -38,6 +38,8 @@ export interface Agent {
   label: string;
   role: KeyRole;
   read_only: boolean;
+  /** The collections this key is limited to besides its grants (an OAuth client's, docs/mcp.md); absent or null: no such limit. */
+  collections?: string[] | null;
 }
 
 export interface PublicCtx {

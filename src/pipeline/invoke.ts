@@ -93,10 +93,11 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
  * Authenticates a request and counts its `calls` (each call of a batch, docs/contract.md "Rate
  * limits") against its key's rate limit: RateLimit-* go into `headers`; `within` is how many of the
  * calls, the first ones, fit in the window, and none fitting is a 429 with Retry-After. `refusal`
- * is what each call past them answers.
+ * is what each call past them answers. `audience`: the resource the request is addressed to, where
+ * OAuth access tokens issued for it are accepted (the MCP endpoint, docs/mcp.md).
  */
-export async function authenticateRequest(app: App, authorization: string | undefined, headers: Record<string, string>, calls = 1) {
-  const auth = await authenticate(app, authorization, calls);
+export async function authenticateRequest(app: App, authorization: string | undefined, headers: Record<string, string>, calls = 1, audience?: string) {
+  const auth = await authenticate(app, authorization, calls, audience);
   const limit = auth.tenant.limits.rate_limit_per_minute;
   const within = enforce(headers, limit, auth.rate, 'API key', calls);
   return { ...auth, within, refusal: () => rateLimited(limit, auth.rate!) };

@@ -29,6 +29,10 @@ export const keySchema = z
     label: z.string(),
     role: keyRole,
     read_only: z.boolean(),
+    collections: z
+      .array(z.string())
+      .nullable()
+      .describe('The only collections this key may touch (an MCP client approved through OAuth, docs/mcp.md), or null: every collection its grants allow'),
     prefix: z.string(),
     masked: z.string(),
     created_at: timestamp,

@@ -109,6 +109,8 @@ export const samples: Record<string, Sample> = {
   // The job is queued, running or done, never failed: an allowed call gets past the grants to that answer.
   'graph.retryJob': { input: (fx) => ({ job_id: fx.jobId }), needs: ['jobId'], allowedStatus: () => 409 },
   'ingest.batch': { input: (fx) => ({ batch_id: fx.batchId }), needs: ['batchId'] },
+  // No request of that id: an answer is decided only once, so the sample denies.
+  'oauth.decide': { input: () => ({ request: 'mvar_none', approve: false }) },
   'grants.delete': {
     // The caller removes its own grant; an open collection has none to remove.
     input: (fx) => ({ name: fx.collection, agent_key_id: fx.agentKeyId }),

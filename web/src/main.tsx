@@ -5,6 +5,7 @@ import { Layout } from './components/Layout.tsx';
 // The page a sign-in lands on is in the first chunk: waiting for a lazy one there costs most of a second.
 import { Collections } from './pages/Collections.tsx';
 import { NotFound } from './pages/NotFound.tsx';
+import { OAuthConsent } from './pages/OAuthConsent.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { SessionProvider, useSession } from './session.tsx';
 import './styles.css';
@@ -43,6 +44,7 @@ createRoot(document.getElementById('root')!).render(
           <Routes>
             <Route path="/" element={<SignIn />} />
             <Route path="/status" element={<Status />} />
+            <Route path="/oauth/consent" element={<OAuthConsent />} />
             <Route
               element={
                 <SignedIn>

@@ -9,33 +9,55 @@ import { tenantView, type TenantRow } from './tenants.ts';
 /** Far above an API key's `Bearer mv_` + 43 characters. */
 const MAX_AUTHORIZATION = 1024;
 
-type AuthRow = KeyRow & TenantRow & { key_id: string; database_sealed: string | null; rl_count?: number; rl_reset?: number };
+type AuthRow = KeyRow & TenantRow & { key_id: string; key_collections: string[] | null; database_sealed: string | null; rl_count?: number; rl_reset?: number };
 
-const KEY_BY_HASH = `select k.id as key_id, k.key_hash, k.label, k.role, k.read_only, k.revoked_at, k.last_used_at,
+const COLUMNS = `k.id as key_id, k.key_hash, k.label, k.role, k.read_only, k.collections as key_collections, k.revoked_at, k.last_used_at,
             t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at,
-            (select d.connection_string_sealed from database_configs d where d.tenant_id = t.id) as database_sealed
-       from api_keys k join tenants t on t.id = k.tenant_id
-      where k.key_hash = $1`;
+            (select d.connection_string_sealed from database_configs d where d.tenant_id = t.id) as database_sealed`;
+
+const KEY_BY_HASH = `select ${COLUMNS} from api_keys k join tenants t on t.id = k.tenant_id where k.key_hash = $1`;
+
+/**
+ * An OAuth access token (services/access/oauth.ts) stands for the key its client was approved as:
+ * unexpired, unrevoked, and issued for the resource it is presented to (`audience`, RFC 8707). Its
+ * hash stands in for the key's in the constant-time check below.
+ */
+const TOKEN_BY_HASH = (audience: string) => `select ${COLUMNS.replace('k.key_hash', 'o.token_hash as key_hash')}
+       from oauth_tokens o join api_keys k on k.tenant_id = o.tenant_id and k.id = o.key_id join tenants t on t.id = k.tenant_id
+      where o.token_hash = $1 and o.kind = 'access' and o.revoked_at is null and o.expires_at > now() and o.resource = ${audience}`;
+
+/** An access token is told from an API key by its prefix (oauth.ts makes it). */
+const isAccessToken = (presented: string) => presented.startsWith('mvat_');
 
 /**
  * The key lookup, the last_used_at refresh (at most once a minute) and, with `limited`, the
  * rate-limit hit of the key's window, as one statement: authentication costs one round trip.
+ * `source` selects the key row, by the key's hash or by an access token's.
  */
-const authSql = (limited: boolean) => `with k as (${KEY_BY_HASH}),
+const authSql = (limited: boolean, source: string) => `with k as (${source}),
   used as (update api_keys a set last_used_at = now() from k
             where a.tenant_id = k.id and a.id = k.key_id and k.revoked_at is null
               and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute'))
   ${limited ? `, hit as (${hitSql(`'key:' || k.key_id`, '$2', 'from k where k.revoked_at is null', '$3::int')})` : ''}
   select k.*${limited ? ', hit.count as rl_count, hit.reset_at as rl_reset from k left join hit on true' : ' from k'}`;
 
-async function lookupKey(app: App, hash: string, calls: number): Promise<AuthRow | undefined> {
-  if (!app.config.rateLimit.enabled) return (await app.platform.query<AuthRow>(authSql(false), [hash]))[0];
+async function lookupKey(app: App, presented: string, calls: number, audience: string | undefined): Promise<AuthRow | undefined> {
+  const hash = hashKey(presented);
+  // An access token is only ever accepted where its audience is this request's resource.
+  const token = isAccessToken(presented);
+  if (token && audience === undefined) return undefined;
+  const run = (limited: boolean) => {
+    const params: unknown[] = limited ? [hash, app.config.rateLimit.windowSeconds, calls] : [hash];
+    const source = token ? TOKEN_BY_HASH(`$${params.push(audience)}`) : KEY_BY_HASH;
+    return app.platform.query<AuthRow>(authSql(limited, source), params);
+  };
+  if (!app.config.rateLimit.enabled) return (await run(false))[0];
   try {
-    return (await app.platform.query<AuthRow>(authSql(true), [hash, app.config.rateLimit.windowSeconds, calls]))[0];
+    return (await run(true))[0];
   } catch (err) {
     // Without the counter the lookup works: the limiter's store failed, so fail open. If the
     // plain lookup fails as well, the database itself is down and that error is the answer.
-    const row = (await app.platform.query<AuthRow>(authSql(false), [hash]))[0];
+    const row = (await run(false))[0];
     limiterFailed(app, err);
     return row;
   }
@@ -53,15 +75,17 @@ export interface Authenticated {
 /**
  * Resolves `Authorization: Bearer mv_...` to its tenant and agent, counting the request's `calls`
  * (a batch's, else 1) against the key's rate limit. Every failure is the same 401 so that an
- * attacker learns nothing about which keys exist.
+ * attacker learns nothing about which keys exist. Where the request is addressed to a resource
+ * OAuth tokens are issued for (`audience`: the MCP endpoint), an OAuth access token is accepted
+ * too, as the key its client was approved as.
  */
-export async function authenticate(app: App, header: string | undefined, calls = 1): Promise<Authenticated> {
+export async function authenticate(app: App, header: string | undefined, calls = 1, audience?: string): Promise<Authenticated> {
   // No key is that long: refused before it is hashed or looked up.
   if (header && header.length > MAX_AUTHORIZATION) throw unauthorized(`The Authorization header is longer than any API key (${MAX_AUTHORIZATION} characters)`);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) throw unauthorized(header ? 'Authorization must be "Bearer <API key>"' : 'Missing API key: send Authorization: Bearer <API key>');
   const presented = hashKey(match[1]!);
-  const row = await lookupKey(app, presented, calls);
+  const row = await lookupKey(app, match[1]!, calls, audience);
   // The lookup is by hash; comparing the hashes again in constant time keeps the check
   // independent of how the index compares strings.
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(presented)) || row.revoked_at) {
@@ -69,7 +93,7 @@ export async function authenticate(app: App, header: string | undefined, calls =
   }
   return {
     tenant: tenantView(row, app.config.tiers),
-    agent: { id: row.key_id, label: row.label, role: row.role, read_only: row.read_only },
+    agent: { id: row.key_id, label: row.label, role: row.role, read_only: row.read_only, collections: row.key_collections },
     rate: row.rl_count == null ? null : { count: row.rl_count, reset_at: row.rl_reset! },
     database: row.database_sealed,
   };
@@ -87,12 +111,12 @@ export type Actor = { agent_id: string } | { service: string; id?: string };
  * the agent's work goes on as it), with the tenant.
  */
 const AGENT = `with recursive chain as (
-    select k.id, k.label, k.role, k.read_only, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
+    select k.id, k.label, k.role, k.read_only, k.collections, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
     union all
-    select k.id, k.label, k.role, k.read_only, k.revoked_at, k.replaced_by, c.depth + 1
+    select k.id, k.label, k.role, k.read_only, k.collections, k.revoked_at, k.replaced_by, c.depth + 1
       from chain c join api_keys k on k.tenant_id = $1 and k.id = c.replaced_by where c.depth < 1000
   )
-  select t.*, c.id as key_id, c.label as key_label, c.role as key_role, c.read_only as key_read_only, c.revoked_at is not null as key_revoked
+  select t.*, c.id as key_id, c.label as key_label, c.role as key_role, c.read_only as key_read_only, c.collections as key_collections, c.revoked_at is not null as key_revoked
     from tenants t join chain c on true where t.id = $1 order by c.depth desc limit 1`;
 
 /**
@@ -108,11 +132,10 @@ export async function actAs(app: App, tenantId: string, actor: Actor, requestId:
     const agent = { id: actor.id ?? '', label: actor.service, role: 'agent' as const, read_only: false };
     return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: false };
   }
-  const [row] = await app.platform.query<TenantRow & { key_id: string; key_label: string; key_role: KeyRole; key_read_only: boolean; key_revoked: boolean }>(
-    AGENT,
-    [tenantId, actor.agent_id],
-  );
+  const [row] = await app.platform.query<
+    TenantRow & { key_id: string; key_label: string; key_role: KeyRole; key_read_only: boolean; key_collections: string[] | null; key_revoked: boolean }
+  >(AGENT, [tenantId, actor.agent_id]);
   if (!row) return null;
-  const agent = { id: row.key_id, label: row.key_label, role: row.key_role, read_only: row.key_read_only };
+  const agent = { id: row.key_id, label: row.key_label, role: row.key_role, read_only: row.key_read_only, collections: row.key_collections };
   return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: row.key_revoked };
 }

@@ -51,6 +51,12 @@ export const refusablePermissions = (rules: GrantRules): Permission[] =>
 /** Of `collections`, those restricted and not granted `permission` to the agent, in the order given. */
 async function refusedOf(ctx: AuthedCtx, collections: string[], permission: Permission): Promise<string[]> {
   if (!collections.length) return [];
+  // A key limited to some collections (an approved OAuth client) is refused the others, granted or open.
+  const limit = ctx.agent.collections;
+  if (limit) {
+    const outside = collections.filter((c) => !limit.includes(c));
+    if (outside.length) return [...new Set(outside)];
+  }
   const rows = await ctx.app.db.query<{ name: string }>(
     `select c.name from unnest($2::text[]) with ordinality as c(name, n)
       where exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name)
@@ -143,11 +149,15 @@ export async function actFor<P extends { tenant_id: string }>(
  * collections the agent may read: open ones and those granting it can_read. `alias.collection`
  * (or `alias.name` on the collections table) is the column compared.
  */
-export function readableCollectionSql(column: string, tenantParam: string, agentParam: string): string {
-  return `(not exists (select 1 from collection_grants g where g.tenant_id = ${tenantParam} and g.collection = ${column})
+export function readableCollectionSql(column: string, tenantParam: string, agentParam: string, limitParam: string): string {
+  return `((${limitParam}::text[] is null or ${column} = any(${limitParam}::text[]))
+          and (not exists (select 1 from collection_grants g where g.tenant_id = ${tenantParam} and g.collection = ${column})
            or exists (select 1 from collection_grants g where g.tenant_id = ${tenantParam} and g.collection = ${column}
-                        and g.agent_key_id = ${agentParam} and g.can_read))`;
+                        and g.agent_key_id = ${agentParam} and g.can_read)))`;
 }
+
+/** The value of `readableCollectionSql`'s `limitParam` for a call: the collections its key is limited to, or null. */
+export const collectionLimit = (ctx: AuthedCtx) => ctx.agent.collections ?? null;
 
 export interface GrantView {
   agent_key_id: string;

@@ -27,6 +27,7 @@ export interface KeyRow {
   label: string;
   role: KeyRole;
   read_only: boolean;
+  collections: string[] | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -37,6 +38,7 @@ export const keyView = (k: KeyRow) => ({
   label: k.label,
   role: k.role,
   read_only: k.read_only,
+  collections: k.collections,
   prefix: k.prefix,
   masked: `${k.prefix}…`,
   created_at: iso(k.created_at)!,

@@ -6,7 +6,7 @@ import type { Queryable } from '../../ports/db/db.ts';
 import { checkTargetUrl, targetRule } from '../../ports/public-target.ts';
 import type { ConnectionCreate, ConnectionView, ProviderView } from '../../schemas/connectors.ts';
 import { providers, providerSpec, type OAuthProvider, type Provider } from '../../schemas/providers/index.ts';
-import { readableCollectionSql } from '../access/grants.ts';
+import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { ensureCollection } from '../memory/collections.ts';
 
 export interface ConnectionRow {
@@ -129,8 +129,8 @@ export async function collectionOfConnection(ctx: AuthedCtx, input: { id: string
 /** The tenant's connections into collections the key may read, newest first. */
 export async function listConnections(ctx: AuthedCtx): Promise<ConnectionView[]> {
   const rows = await ctx.app.db.query<ConnectionRow>(
-    `select c.* from connections c where c.tenant_id = $1 and ${readableCollectionSql('c.collection', '$1', '$2')} order by c.created_at desc, c.id desc`,
-    [ctx.tenant.id, ctx.agent.id],
+    `select c.* from connections c where c.tenant_id = $1 and ${readableCollectionSql('c.collection', '$1', '$2', '$3')} order by c.created_at desc, c.id desc`,
+    [ctx.tenant.id, ctx.agent.id, collectionLimit(ctx)],
   );
   return rows.map(toConnectionView);
 }

@@ -2,7 +2,7 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import { iso } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { readableCollectionSql } from '../access/grants.ts';
+import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { noteBulkWrite } from './table-stats.ts';
@@ -57,9 +57,10 @@ export async function touchCollection(q: Queryable, tenantId: string, name: stri
 
 export async function listCollections(ctx: AuthedCtx) {
   // Restricted collections the agent may not read are left out of its listing.
-  const rows = await ctx.app.db.query<CollectionRow>(`${SELECT} where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`, [
+  const rows = await ctx.app.db.query<CollectionRow>(`${SELECT} where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2', '$3')} order by name`, [
     ctx.tenant.id,
     ctx.agent.id,
+    collectionLimit(ctx),
   ]);
   return rows.map(view);
 }

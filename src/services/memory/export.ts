@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { Download } from '../../core/download.ts';
 import { newId } from '../../core/ids.ts';
-import { readableCollectionSql } from '../access/grants.ts';
+import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { listCollections } from './collections.ts';
 import { pamHead, toPam } from './import-formats/pam.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
@@ -46,9 +46,9 @@ export function exportAccount(ctx: AuthedCtx, format: ExportFormat = 'orgmem'): 
     for (;;) {
       const rows = await ctx.app.db.query<MemoryRow>(
         `select ${MEMORY_COLUMNS} from memories m
-          where m.tenant_id = $1 and m.id > $2 and ${readableCollectionSql('m.collection', '$1', '$3')}
+          where m.tenant_id = $1 and m.id > $2 and ${readableCollectionSql('m.collection', '$1', '$3', '$4')}
           order by m.id limit ${PAGE}`,
-        [tenant.id, after, ctx.agent.id],
+        [tenant.id, after, ctx.agent.id, collectionLimit(ctx)],
       );
       if (rows.length) {
         yield (first ? '' : ',') + rows.map((r) => JSON.stringify(view(r))).join(',');

@@ -3,7 +3,7 @@ import { notFound } from '../../core/errors.ts';
 import { iso } from '../../core/ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
-import { readableCollectionSql } from '../access/grants.ts';
+import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { provenanceOf } from '../memory/provenance.ts';
 import { answerKey, embedQuery, getAnswer, markBroad, putAnswer } from './cache.ts';
 import { loadRows, vectorCandidates, type CandidateRow } from './candidates.ts';
@@ -38,6 +38,7 @@ interface ResolvedScope extends Scope {
  */
 export async function resolveScope(ctx: AuthedCtx, collection: string | null, lexemesOf?: string): Promise<ResolvedScope> {
   const params: unknown[] = [ctx.tenant.id, collection ?? ctx.agent.id];
+  const limit = collection === null ? `$${params.push(collectionLimit(ctx))}` : '';
   const lexemes = lexemesOf === undefined ? '' : `, ${lexemesSql(`$${params.push(lexemesOf)}`)} as lexemes`;
   // The table's size for the exact-read cost model (exact-cost.ts): the planner's estimate, -1 before the first ANALYZE.
   const tableRows = `(select reltuples::float8 from pg_class where oid = 'memories'::regclass) as table_rows`;
@@ -45,7 +46,7 @@ export async function resolveScope(ctx: AuthedCtx, collection: string | null, le
   const rows = await ctx.app.db.query<{ name: string; version: string; memory_count: number; table_rows: number | null; lexemes?: string[] }>(
     collection !== null
       ? `select ${columns} from collections where tenant_id = $1 and name = $2`
-      : `select ${columns} from collections c where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2')} order by name`,
+      : `select ${columns} from collections c where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2', limit)} order by name`,
     params,
   );
   if (collection !== null && !rows.length) throw notFound(`Collection "${collection}" not found`);

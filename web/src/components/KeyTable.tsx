@@ -57,7 +57,10 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
                     <code>{k.masked}</code>
                   </td>
                   <td>{k.role}</td>
-                  <td>{k.read_only ? <span className="badge warn">read-only</span> : 'read & write'}</td>
+                  <td>
+                    {k.read_only ? <span className="badge warn">read-only</span> : 'read & write'}
+                    {k.collections && <span className="muted"> · only {k.collections.join(', ')}</span>}
+                  </td>
                   <td>{when(k.created_at)}</td>
                   <td>{k.last_used_at ? when(k.last_used_at) : 'never'}</td>
                   <td>{k.revoked_at ? <span className="muted">revoked {when(k.revoked_at)}</span> : 'active'}</td>

@@ -6,9 +6,7 @@ import { useSession } from '../session.tsx';
 
 /** Paste an API key (the one `orgmem serve` printed, or any `mv_` key). */
 export function SignIn() {
-  const { me, signIn } = useSession();
-  const [key, setKey] = useState('');
-  const { busy, error, run } = useAction();
+  const { me } = useSession();
   const { search } = useLocation();
   // The connector OAuth callback lands on `/` with ?connection= or ?oauth_error=: that news belongs on the connections page.
   const fromOAuth = /[?&](connection|oauth_error)=/.test(search);
@@ -17,6 +15,21 @@ export function SignIn() {
     <main className="signin">
       <h1>orgmem</h1>
       <p>What your agents remember, in one place. Paste an API key to sign in.</p>
+      <SignInForm />
+      <p className="muted">
+        The key stays in this tab's session storage and is sent only to this server. <a href="/status">Service status</a>
+      </p>
+    </main>
+  );
+}
+
+/** The key field and its button; the page it is on stays once signed in (the consent page shows the request then). */
+export function SignInForm() {
+  const { signIn } = useSession();
+  const [key, setKey] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -30,9 +43,6 @@ export function SignIn() {
         </button>
       </form>
       <ErrorNote error={error} />
-      <p className="muted">
-        The key stays in this tab's session storage and is sent only to this server. <a href="/status">Service status</a>
-      </p>
-    </main>
+    </>
   );
 }

@@ -80,6 +80,7 @@ import memoriesDetach from './memories.detach.ts';
 import memoriesFolder from './memories.folder.ts';
 import memoriesForget from './memories.forget.ts';
 import memoriesGet from './memories.get.ts';
+import memoriesHistory from './memories.history.ts';
 import memoriesList from './memories.list.ts';
 import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
@@ -129,6 +130,7 @@ export const catalogue = {
     retract: memoriesRetract,
     unretract: memoriesUnretract,
     related: memoriesRelated,
+    history: memoriesHistory,
     forget: memoriesForget,
     upload: memoriesUpload,
     folder: memoriesFolder,

@@ -254,6 +254,24 @@ describe('times on create', () => {
     expect((await t.api('GET', `${col('times')}/memories`)).body).toHaveLength(2);
   });
 
+  it('signs a link to the file a memory came from only for a file key of the tenant', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const other = await newTenant(server.url, server.adminKey);
+    const stolen = `${other.id}/files/01900000-0000-7000-8000-000000000000/secret.txt`;
+    const own = `${t.id}/files/01900000-0000-7000-8000-000000000000/mine.txt`;
+    const made = await t.api('POST', `${col('prov')}/memories/bulk`, [
+      { text: 'points at another tenant', metadata: { key: stolen, file: 'secret.txt' } },
+      { text: 'points at its own tenant', metadata: { key: own, file: 'mine.txt' } },
+    ]);
+    expect(made.status).toBe(201);
+    const [theirs, mine] = await Promise.all(made.body.ids.map(async (id: string) => (await t.api('GET', `${col('prov')}/memories/${id}`)).body));
+    expect(theirs.provenance).toEqual({ kind: 'file', file_key: stolen, file_name: 'secret.txt' });
+    expect(mine.provenance).toMatchObject({ kind: 'file', file_key: own, file_url: expect.stringContaining('/v1/blobs/') });
+    // Lists and search never sign.
+    const listed = (await t.api('GET', `${col('prov')}/memories`)).body as Array<{ provenance: Record<string, unknown> }>;
+    expect(listed.every((m) => m.provenance.file_url === undefined)).toBe(true);
+  });
+
   it('import takes the times, and expires_at as the former name of valid_to', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const res = await t.api('POST', '/v1/memory/admin/import', {

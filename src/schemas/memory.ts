@@ -18,7 +18,8 @@ export const provenance = z
   .object({
     kind: z.enum(['api', 'remember', 'file', 'mail', 'connector', 'import']),
     memory_id: z.string().optional().describe('remember: the raw memory the fact was extracted from (the memory itself when it is the raw one)'),
-    file_key: z.string().optional().describe('file: the stored file (GET .../files/{key})'),
+    file_key: z.string().optional().describe('file: the key of the stored file'),
+    file_url: z.string().optional().describe('file: presigned GET of the stored file (15 minutes), on single-memory GET only'),
     file_name: z.string().optional(),
     chunk: z.number().int().optional().describe('file: the chunk of its text, from 1'),
     connection_id: z.string().optional(),

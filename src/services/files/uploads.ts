@@ -8,6 +8,7 @@ import { findMemory, insertMemories } from '../memory/memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
+import { isTenantKey } from '../../ports/blobs/blobs.ts';
 import { noFileStored, shownFailure, tooLarge, storeUploads, URL_SECONDS, type FileFailure } from './drop.ts';
 import { FileLimitError, UnreadableFileError } from './unreadable.ts';
 import { chunkText } from './chunk.ts';
@@ -139,15 +140,15 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
 /** The memory as single-memory GET shows it: each file with a presigned URL (15 minutes). */
 export async function withFileUrls(ctx: AuthedCtx, row: MemoryRow): Promise<Memory> {
   const memory = memoryView(row);
-  if (!row.images.length) return memory;
+  const { file_key } = memory.provenance;
+  // The file a memory was read from opens like its images; metadata is the client's, so only a key of this tenant is signed.
+  const source = file_key !== undefined && isTenantKey(file_key, ctx.tenant.id) ? file_key : null;
+  if (!row.images.length && !source) return memory;
   const store = await storeFor(ctx.app, ctx.tenant.id);
   const origin = ctx.origin ?? `http://localhost:${ctx.app.config.port}`;
-  memory.images = await Promise.all(
-    row.images.map(async ({ key, ...img }) => ({
-      ...img,
-      url: key ? await store.presign('get', key, { expiresInSeconds: URL_SECONDS, origin }) : null,
-    })),
-  );
+  const sign = (key: string) => store.presign('get', key, { expiresInSeconds: URL_SECONDS, origin });
+  memory.images = await Promise.all(row.images.map(async ({ key, ...img }) => ({ ...img, url: key ? await sign(key) : null })));
+  if (source) memory.provenance.file_url = await sign(source);
   return memory;
 }
 

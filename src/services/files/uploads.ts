@@ -36,11 +36,11 @@ async function storeAll(ctx: AuthedCtx, collection: string, files: FileUpload[])
 /** Reads a file for its caption and text; a file that cannot be read still attaches, without them. */
 async function readForEntry(ctx: AuthedCtx, file: StoredFile) {
   try {
-    const { text, kind } = await readFile(ctx, file);
-    return { text, caption: captionOf(kind, text), problem: null, overLimit: false };
+    const { text, kind, written } = await readFile(ctx, file);
+    return { text, written, caption: captionOf(kind, text), problem: null, overLimit: false };
   } catch (err) {
     if (!(err instanceof UnreadableFileError)) throw err;
-    return { text: '', caption: null, problem: err.message, overLimit: err instanceof FileLimitError };
+    return { text: '', written: null, caption: null, problem: err.message, overLimit: err instanceof FileLimitError };
   }
 }
 
@@ -88,7 +88,11 @@ export async function uploadMemory(
   }
   const images = stored.map((f, i) => imageEntry(f, i, read[i]!.caption));
   const [embedding] = await embedAll(ctx, [text]);
-  const [memory] = await ctx.app.db.transaction((tx) => insertMemories(tx, ctx, collection, [{ ...fields, text, images }], [embedding!]));
+  // The client's observed_at wins; else the first file whose metadata says when it was written (docs/time.md).
+  const observed_at = fields.observed_at ?? read.find((r) => r.written)?.written ?? undefined;
+  const [memory] = await ctx.app.db.transaction((tx) =>
+    insertMemories(tx, ctx, collection, [{ ...fields, text, images, ...(observed_at ? { observed_at } : {}) }], [embedding!]),
+  );
   // A single memory is answered as single-memory GET shows it: with its files' links.
   return withFileUrls(ctx, await findMemory(ctx.app.db, ctx, collection, memory!.id));
 }
@@ -99,11 +103,11 @@ export async function uploadMemory(
  */
 export async function uploadFolder(ctx: AuthedCtx, collection: string, files: FileUpload[]) {
   const { stored, failed } = await storeUploads(ctx, collection, files);
-  const made: Array<{ file: StoredFile; text: string; caption: string | null }> = [];
+  const made: Array<{ file: StoredFile; text: string; caption: string | null; written: string | null }> = [];
   const problems: FileFailure[] = [...failed];
   for (const file of stored) {
     const r = await readForEntry(ctx, file);
-    if (r.text) made.push({ file, text: chunkText(r.text, MEMORY_CHARS)[0]!, caption: r.caption });
+    if (r.text) made.push({ file, text: chunkText(r.text, MEMORY_CHARS)[0]!, caption: r.caption, written: r.written });
     else problems.push({ index: file.index, filename: file.filename, detail: r.problem ?? 'No text found' });
   }
   const unread = stored.filter((f) => !made.some((m) => m.file === f)).map((f) => f.key);
@@ -126,6 +130,7 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
         metadata: { file: m.file.filename, key: m.file.key, content_type: m.file.content_type },
         container_tag: null,
         images: [imageEntry(m.file, 0, m.caption)],
+        ...(m.written ? { observed_at: m.written } : {}),
       })),
       embeddings,
     ),

@@ -82,6 +82,7 @@ import memoriesDetach from './memories.detach.ts';
 import memoriesFolder from './memories.folder.ts';
 import memoriesForget from './memories.forget.ts';
 import memoriesGet from './memories.get.ts';
+import memoriesHistory from './memories.history.ts';
 import memoriesList from './memories.list.ts';
 import memoriesMove from './memories.move.ts';
 import memoriesPin from './memories.pin.ts';
@@ -134,6 +135,7 @@ export const catalogue = {
     retract: memoriesRetract,
     unretract: memoriesUnretract,
     related: memoriesRelated,
+    history: memoriesHistory,
     forget: memoriesForget,
     upload: memoriesUpload,
     folder: memoriesFolder,

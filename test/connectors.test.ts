@@ -47,6 +47,8 @@ const memoriesOf = async (t: Tenant, collection: string) =>
     created_by: { id: string; label: string };
     container_tag: string | null;
     updated_at: string;
+    observed_at: string;
+    provenance: Record<string, unknown>;
   }>;
 
 describe.each(PROVIDERS)('%s', (provider) => {
@@ -75,6 +77,9 @@ describe.each(PROVIDERS)('%s', (provider) => {
       expect(m!.text).toContain(`record ${r.title.split(' ')[2]} about tide tables`);
       expect(m!).toMatchObject({ source: provider, category: 'connector', container_tag: 'team-a', created_by: { id: conn.id } });
       expect(m!.metadata).toMatchObject({ provider, connection_id: conn.id, updated_at: expect.any(String) });
+      // When it happened is the record's own time at the provider (docs/time.md); where from, the connection and record.
+      expect(m!.observed_at).toBe(new Date(m!.metadata.updated_at as string).toISOString());
+      expect(m!.provenance).toMatchObject({ kind: 'connector', connection_id: conn.id, record_id: m!.metadata.record_id });
     }
     // A record changed at the provider and a new one.
     const changed = fake.put({ id: first[1]!.id, title: first[1]!.title, body: `Changed body of ${provider} record 2: the harbour moved.` });

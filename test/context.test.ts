@@ -1,6 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, shared, type Tenant } from './support/client.ts';
+import { mcpClient, trpcClient } from './support/transports.ts';
 
 /**
  * The context endpoint over REST: the rendered block never exceeds its budget (counted here with
@@ -12,7 +13,7 @@ const ALL = '/v1/memory/context';
 const blocks = (text: string) => [...text.matchAll(/<recalled_memories>(.*?)<\/recalled_memories>/g)].map((m) => JSON.parse(m[1]!) as Array<{ text: string }>);
 
 let t: Tenant;
-const store = async (collection: string, items: Array<{ text: string; category?: string }>) => {
+const store = async (collection: string, items: Array<{ text: string; category?: string; valid_from?: string; valid_to?: string }>) => {
   const res = await t.api('POST', `/v1/memory/collections/${collection}/memories/bulk`, items);
   expect(res.status).toBe(201);
   return (res.body as { ids: string[] }).ids;
@@ -162,6 +163,46 @@ describe('context', () => {
     const none = await t.api('POST', '/v1/memory/collections/chat/context', { messages: [{ role: 'assistant', content: 'hi' }], max_tokens: 500 });
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ context: '', tokens: 0, query: { memories: [], candidates: 0 } });
+  });
+
+  it('builds both parts as of a moment on REST, tRPC and MCP: what held then, never what was retracted as wrong', async () => {
+    const [lisbon, oldDesk, porto, newDesk, boat] = await store('then', [
+      { text: 'Rui lives in Lisbon.', category: 'fact', valid_from: '2020-01-01T00:00:00Z', valid_to: '2022-01-01T00:00:00Z' },
+      { text: 'Rui sits at desk 12 by the window.', valid_from: '2020-01-01T00:00:00Z', valid_to: '2022-01-01T00:00:00Z' },
+      { text: 'Rui lives in Porto.', category: 'fact', valid_from: '2022-01-01T00:00:00Z' },
+      { text: 'Rui sits at desk 40 by the window.', valid_from: '2022-01-01T00:00:00Z' },
+      { text: 'Rui owns a sailing boat.', category: 'fact', valid_from: '2020-01-01T00:00:00Z' },
+    ]);
+    expect((await t.api('POST', `/v1/memory/collections/then/memories/${boat}/retract`, { how: 'wrong' })).status).toBe(200);
+    const body = { query: 'Rui desk window', max_tokens: 1000 };
+    const ids = (b: { stable: { memories: Array<{ id: string }> }; query: { memories: Array<{ id: string }> } }) => ({
+      stable: b.stable.memories.map((m) => m.id).sort(),
+      query: b.query.memories.map((m) => m.id).sort(),
+    });
+    const now = await t.api('POST', '/v1/memory/collections/then/context', body);
+    expect(ids(now.body)).toEqual({ stable: [porto], query: [newDesk] });
+    const then = await t.api('POST', '/v1/memory/collections/then/context', { ...body, as_of: '2021-06-01T00:00:00Z' });
+    expect(then.status).toBe(200);
+    expect(ids(then.body)).toEqual({ stable: [lisbon], query: [oldDesk] });
+    expect(then.body.stable.version).not.toBe(now.body.stable.version);
+    expect(then.body.context).not.toContain('boat');
+    // Before anything held, both parts are empty.
+    const before = await t.api('POST', '/v1/memory/collections/then/context', { ...body, as_of: '2019-01-01T00:00:00Z' });
+    expect(before.body).toMatchObject({ context: '', stable: { memories: [] }, query: { memories: [] } });
+    // The same on every front end: tRPC and the MCP tool get_context (every collection the key may read).
+    const trpc = await trpcClient(shared().url, t.key).context.collection.query({ collection: 'then', ...body, as_of: '2021-06-01T00:00:00Z' });
+    expect(ids(trpc)).toEqual(ids(then.body));
+    const mcp = await mcpClient(shared().url, t.key);
+    try {
+      const tool = await mcp.callTool({ name: 'get_context', arguments: { collection: 'then', ...body, as_of: '2021-06-01T00:00:00Z' } });
+      expect(tool.isError).toBeFalsy();
+      expect(ids(tool.structuredContent as typeof then.body)).toEqual(ids(then.body));
+    } finally {
+      await mcp.close();
+    }
+    const bad = await t.api('POST', '/v1/memory/collections/then/context', { ...body, as_of: 'last year' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toContain('as_of');
   });
 
   it('answers bad input with a clear 422 or 404, never a 500', async () => {

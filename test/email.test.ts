@@ -156,6 +156,13 @@ describe('email drop', () => {
     });
     expect(Date.now() - Date.parse(memory.metadata.received_at)).toBeLessThan(60_000);
     expect(memory).toMatchObject({ collection: 'email', category: 'email', source: 'email', created_by: { id: null, label: 'email' } });
+    // When it happened is the mail's Date header, not when it arrived (docs/time.md); where from, its Message-ID.
+    expect(memory).toMatchObject({
+      observed_at: '2026-01-05T09:00:00.000Z',
+      valid_from: '2026-01-05T09:00:00.000Z',
+      provenance: { kind: 'mail', message_id: '<plan-1@test.local>' },
+    });
+    expect(memory.created_at).not.toBe(memory.observed_at);
 
     // The same message handed over again (an MTA retry) is stored once.
     await deliver({ from: accountEmail(t), to, subject: 'Quarterly plan', text: 'We ship the importer in March.', messageId: '<plan-1@test.local>' });

@@ -137,7 +137,7 @@ describe('images', () => {
   it('reads text in an image by OCR, offline, with no LLM and no traineddata cache written', async () => {
     const before = llm.calls.length;
     const out = await read(doc.png('The launch code is PELICAN 42'), 'sign.png', 'image/png');
-    expect(out).toEqual({ kind: 'image', mime: 'image/png', text: 'Text in the image:\nThe launch code is PELICAN 42' });
+    expect(out).toEqual({ kind: 'image', mime: 'image/png', text: 'Text in the image:\nThe launch code is PELICAN 42', written: null });
     expect(llm.calls.length).toBe(before);
     expect(existsSync(path.join(process.cwd(), 'eng.traineddata'))).toBe(false);
 
@@ -173,7 +173,7 @@ describe('audio and video', () => {
     llm.script('transcription', { content: ' Meet at the harbour at noon. ' });
     const sound = doc.wav(0.5);
     const out = await read(sound, 'voice-note', 'application/octet-stream', media);
-    expect(out).toEqual({ kind: 'audio', mime: 'audio/wav', text: 'Meet at the harbour at noon.' });
+    expect(out).toEqual({ kind: 'audio', mime: 'audio/wav', text: 'Meet at the harbour at noon.', written: null });
     const call = llm.callsNamed('transcription').at(-1)!;
     expect(call.path).toBe('/v1/audio/transcriptions');
     expect(call.body.model).toBe('whisper-1');

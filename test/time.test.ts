@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { startReceiver } from './fakes/webhook-receiver.ts';
+import { mcpClient, trpcClient } from './support/transports.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { col } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -17,7 +18,11 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
   fake = await startFakeLlm();
-  playMemoryModel(fake, [['Dana lives in Porto.', 'Dana lives in Lisbon.']]);
+  playMemoryModel(fake, [
+    ['Dana lives in Porto.', 'Dana lives in Lisbon.'],
+    ['Eva lives in Milan.', 'Eva lives in Rome.'],
+    ['Eva lives in Turin.', 'Eva lives in Milan.'],
+  ]);
   receiver = await startReceiver(() => 204);
   server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_LLM_BASE_URL: fake.url, ORGMEM_LLM_MODEL: 'fake-model' });
 });
@@ -150,6 +155,80 @@ describe('a fact’s life', () => {
   });
 });
 
+describe('supersession history, both ways', () => {
+  it('answers the newer facts that superseded a memory and the older ones it superseded, on REST, tRPC and MCP', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const id: Record<string, string> = {};
+    for (const [city, at] of [
+      ['Rome', T1],
+      ['Milan', T3],
+      ['Turin', T4],
+    ] as const) {
+      const res = await t.api('POST', `${col('moves')}/remember?sync=true`, { content: `Eva lives in ${city}.`, observed_at: at });
+      expect(res.status).toBe(200);
+      id[city] = res.body.memories[0].id;
+    }
+    type Entry = { memory: { id: string; valid_from: string; valid_to: string | null }; superseded_by: string | null; steps: number };
+    const history = async (of: string, key?: string) => {
+      const res = await t.api('GET', `${col('moves')}/memories/${of}/history`, undefined, key);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const brief = (e: Entry) => [e.memory.id, e.superseded_by, e.steps];
+      return { memory: res.body.memory.id, superseded_by: res.body.superseded_by, newer: res.body.newer.map(brief), older: res.body.older.map(brief) };
+    };
+    expect(await history(id.Rome!)).toEqual({
+      memory: id.Rome,
+      superseded_by: id.Milan,
+      newer: [
+        [id.Milan, id.Turin, 1],
+        [id.Turin, null, 2],
+      ],
+      older: [],
+    });
+    expect(await history(id.Milan!)).toEqual({ memory: id.Milan, superseded_by: id.Turin, newer: [[id.Turin, null, 1]], older: [[id.Rome, id.Milan, 1]] });
+    expect(await history(id.Turin!)).toEqual({
+      memory: id.Turin,
+      superseded_by: null,
+      newer: [],
+      older: [
+        [id.Milan, id.Turin, 1],
+        [id.Rome, id.Milan, 2],
+      ],
+    });
+    // Each entry carries its validity: the chain's times meet where one fact replaced the other.
+    const full = (await t.api('GET', `${col('moves')}/memories/${id.Turin}/history`)).body;
+    expect(full.older.map((e: Entry) => [e.memory.valid_from, e.memory.valid_to])).toEqual([
+      [T3, T4],
+      [T1, T3],
+    ]);
+
+    // Followed into a collection the memory moved to, and left out where the key may not read.
+    expect((await t.api('POST', `${col('moves')}/memories/${id.Milan}/move`, { to_collection: 'private' })).status).toBe(200);
+    expect((await history(id.Rome!)).newer).toEqual([
+      [id.Milan, id.Turin, 1],
+      [id.Turin, null, 2],
+    ]);
+    const agent = await t.newKey('reader', true);
+    const ownerId = (await t.api('GET', '/v1/memory/agents')).body.find((a: { label: string }) => a.label === 'default').id;
+    expect((await t.api('PUT', `${col('private')}/grants`, { agent_key_id: ownerId, can_read: true, can_write: true })).status).toBe(200);
+    expect(await history(id.Rome!, agent.key)).toEqual({ memory: id.Rome, superseded_by: id.Milan, newer: [[id.Turin, null, 2]], older: [] });
+    expect((await t.api('GET', `${col('private')}/memories/${id.Milan}/history`, undefined, agent.key)).status).toBe(403);
+
+    // The same on tRPC and as the MCP tool get_memory_history.
+    const rpc = await trpcClient(server.url, t.key).memories.history.query({ collection: 'moves', id: id.Turin! });
+    expect(rpc.older.map((e) => e.memory.id)).toEqual([id.Milan, id.Rome]);
+    const mcp = await mcpClient(server.url, t.key);
+    try {
+      const tool = await mcp.callTool({ name: 'get_memory_history', arguments: { collection: 'moves', id: id.Rome } });
+      expect(tool.isError).toBeFalsy();
+      expect((tool.structuredContent as { newer: Entry[] }).newer.map((e) => e.memory.id)).toEqual([id.Milan, id.Turin]);
+    } finally {
+      await mcp.close();
+    }
+    expect((await t.api('GET', `${col('moves')}/memories/01900000-0000-7000-8000-000000000000/history`)).status).toBe(404);
+    expect((await t.api('GET', `${col('moves')}/memories/not-an-id/history`)).status).toBe(404);
+  });
+});
+
 describe('times on create', () => {
   it('defaults observed_at and valid_from to now, takes them when given, and refuses a validity that ends before it starts', async () => {
     const t = await newTenant(server.url, server.adminKey);
@@ -173,6 +252,24 @@ describe('times on create', () => {
     expect((await t.api('POST', `${col('times')}/memories`, { text: 'x', observed_at: 'yesterday' })).status).toBe(422);
     // Nothing of the refused calls was stored.
     expect((await t.api('GET', `${col('times')}/memories`)).body).toHaveLength(2);
+  });
+
+  it('signs a link to the file a memory came from only for a file key of the tenant', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const other = await newTenant(server.url, server.adminKey);
+    const stolen = `${other.id}/files/01900000-0000-7000-8000-000000000000/secret.txt`;
+    const own = `${t.id}/files/01900000-0000-7000-8000-000000000000/mine.txt`;
+    const made = await t.api('POST', `${col('prov')}/memories/bulk`, [
+      { text: 'points at another tenant', metadata: { key: stolen, file: 'secret.txt' } },
+      { text: 'points at its own tenant', metadata: { key: own, file: 'mine.txt' } },
+    ]);
+    expect(made.status).toBe(201);
+    const [theirs, mine] = await Promise.all(made.body.ids.map(async (id: string) => (await t.api('GET', `${col('prov')}/memories/${id}`)).body));
+    expect(theirs.provenance).toEqual({ kind: 'file', file_key: stolen, file_name: 'secret.txt' });
+    expect(mine.provenance).toMatchObject({ kind: 'file', file_key: own, file_url: expect.stringContaining('/v1/blobs/') });
+    // Lists and search never sign.
+    const listed = (await t.api('GET', `${col('prov')}/memories`)).body as Array<{ provenance: Record<string, unknown> }>;
+    expect(listed.every((m) => m.provenance.file_url === undefined)).toBe(true);
   });
 
   it('import takes the times, and expires_at as the former name of valid_to', async () => {

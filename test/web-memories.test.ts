@@ -265,7 +265,7 @@ describe('web: collections, memories and a memory page', () => {
     await history.getByRole('link', { name: 'Ana lives in Porto.' }).click();
     await page.waitForURL(`${server.url}/collections/people/memories/${porto.body.memories[0].id}`);
     await history.getByRole('heading', { name: 'Facts it superseded' }).waitFor();
-    expect(await history.getByRole('listitem').textContent()).toMatch(/^Ana lives in Lisbon\. \(stored .+, superseded .+\)$/);
+    expect(await history.getByRole('listitem').textContent()).toMatch(/^Ana lives in Lisbon\. \(held .+ until .+; stored .+, superseded .+\) superseded$/);
     expect(await history.getByText('Nothing has superseded this memory.').count()).toBe(1);
     await page.context().close();
   });
@@ -294,7 +294,7 @@ describe('web: collections, memories and a memory page', () => {
     const cards = page.getByRole('list', { name: 'Collections' }).getByRole('listitem');
     await until('the readable collections', async () => ((await cards.count()) === 3 ? true : undefined));
     expect((await cards.allTextContents()).join(' ')).not.toContain('secret');
-    const writeButton = /^(Create collection|Delete.*|Add memory|Pin|Unpin|Archive|Restore|Save changes)$/;
+    const writeButton = /^(Create collection|Delete.*|Add memory|Pin|Unpin|Archive|Restore|Save changes|Retract|Undo retraction)$/;
     const noWriteControls = async () => {
       expect(await page.getByRole('button', { name: writeButton }).allTextContents()).toEqual([]);
       expect(await page.getByRole('form').count()).toBe(page.url().endsWith('/garden') ? 1 : 0); // only the filters

@@ -1,10 +1,11 @@
 /**
  * Retrieval quality on LoCoMo (Maharana et al., 2024): every dialogue turn becomes a memory
- * (`[session date] speaker: text`, metadata {dia_id}), one collection per conversation; every
+ * (`[session date] speaker: text`, metadata {dia_id}; with --observed `speaker: text` and the
+ * session date as its observed_at, docs/time.md), one collection per conversation; every
  * question of categories 1 to 4 is searched with limit 50, and recall@k of its evidence dia_ids
  * is reported per category and overall, for each mode, with the bundled embedder.
  *
- *   node --import tsx bench/locomo/run.ts /path/to/locomo10.json [--db orgmem_bench_locomo] [--keep] [--skip-load]
+ *   node --import tsx bench/locomo/run.ts /path/to/locomo10.json [--observed] [--db orgmem_bench_locomo] [--keep] [--skip-load]
  *
  * The data file is read where it lies; nothing of it is copied into the project.
  */
@@ -24,6 +25,8 @@ const { values: args, positionals } = parseArgs({
     'skip-load': { type: 'boolean', default: false },
     // LoCoMo turns that share a photo carry its BLIP caption; appended as "[shares <caption>]".
     captions: { type: 'boolean', default: false },
+    // The session date as each turn's observed_at (event time) instead of a prefix of its text.
+    observed: { type: 'boolean', default: false },
     // The search limit; recall is reported for the k up to it (a page of 10 fuses 40 candidates per side, 50 fuses 100).
     limit: { type: 'string', default: '50' },
   },
@@ -57,15 +60,31 @@ const key = args['skip-load'] ? readFileSync(keyFile, 'utf8') : createTenantKey(
 writeFileSync(keyFile, key);
 const server = await startOrgmem(env, Number(args.port));
 
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** LoCoMo's session dates ("1:56 pm on 8 May, 2023") as an instant; the data set gives no zone, so UTC. */
+function sessionInstant(date: string): string {
+  const m = /^(\d{1,2}):(\d{2}) (am|pm) on (\d{1,2}) (\w+),? (\d{4})$/.exec(date.trim());
+  const month = m ? MONTHS.indexOf(m[5]!) : -1;
+  if (!m || month < 0) throw new Error(`unreadable session date: ${date}`);
+  const hour = (Number(m[1]) % 12) + (m[3] === 'pm' ? 12 : 0);
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+}
+
 /** Dialogue turns of one conversation as memories, in session order. */
 function turns(s: Sample) {
   const conv = s.conversation;
-  const out: Array<{ text: string; metadata: { dia_id: string }; source: string }> = [];
+  const out: Array<{ text: string; metadata: { dia_id: string }; source: string; observed_at?: string }> = [];
   for (let n = 1; Array.isArray(conv[`session_${n}`]) || conv[`session_${n}_date_time`]; n++) {
     const date = conv[`session_${n}_date_time`] as string;
     for (const t of (conv[`session_${n}`] as Turn[] | undefined) ?? []) {
       const caption = args.captions && t.blip_caption ? ` [shares ${t.blip_caption}]` : '';
-      out.push({ text: `[${date}] ${t.speaker}: ${t.text}${caption}`, metadata: { dia_id: t.dia_id }, source: 'locomo' });
+      const said = `${t.speaker}: ${t.text}${caption}`;
+      out.push(
+        args.observed
+          ? { text: said, observed_at: sessionInstant(date), metadata: { dia_id: t.dia_id }, source: 'locomo' }
+          : { text: `[${date}] ${said}`, metadata: { dia_id: t.dia_id }, source: 'locomo' },
+      );
     }
   }
   return out;
@@ -79,6 +98,7 @@ const report: Record<string, unknown> = {
   limit: LIMIT,
   min_score: 0,
   captions: args.captions,
+  session_date: args.observed ? 'observed_at' : 'text prefix',
 };
 try {
   const started = performance.now();
@@ -135,7 +155,7 @@ try {
   await server.stop();
 }
 mkdirSync('bench/results', { recursive: true });
-const out = `bench/results/locomo${args.captions ? '-captions' : ''}${LIMIT !== 50 ? `-limit${LIMIT}` : ''}.json`;
+const out = `bench/results/locomo${args.captions ? '-captions' : ''}${args.observed ? '-observed' : ''}${LIMIT !== 50 ? `-limit${LIMIT}` : ''}.json`;
 writeFileSync(out, JSON.stringify(report, null, 2));
 log(`wrote ${out}`);
 if (!args.keep) await dropDatabase(args.base!, args.db!);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionName, tokenBudget } from './fields.ts';
+import { collectionName, instant, tokenBudget } from './fields.ts';
 import { proxyMessage } from './proxy.ts';
 import { searchQuery } from './search.ts';
 
@@ -25,6 +25,13 @@ export const contextFields = {
         '1 keeps the search order, 0 takes what differs most from the memories already taken',
     ),
   container_tag: z.string().min(1).max(256).nullable().default(null).describe('Only memories with this container tag, in both parts'),
+  as_of: instant
+    .nullable()
+    .default(null)
+    .describe(
+      'Build the block from what was valid at this moment (ISO 8601 with offset), in both parts, as search reads as_of: facts since ' +
+        'superseded or ended are used inside their validity, a fact retracted as wrong never (docs/time.md)',
+    ),
 };
 
 /** One of query and messages, not both: the query is never guessed between them. */

@@ -18,7 +18,8 @@ export const provenance = z
   .object({
     kind: z.enum(['api', 'remember', 'file', 'mail', 'connector', 'import']),
     memory_id: z.string().optional().describe('remember: the raw memory the fact was extracted from (the memory itself when it is the raw one)'),
-    file_key: z.string().optional().describe('file: the stored file (GET .../files/{key})'),
+    file_key: z.string().optional().describe('file: the key of the stored file'),
+    file_url: z.string().optional().describe('file: presigned GET of the stored file (15 minutes), on single-memory GET only'),
     file_name: z.string().optional(),
     chunk: z.number().int().optional().describe('file: the chunk of its text, from 1'),
     connection_id: z.string().optional(),
@@ -68,6 +69,26 @@ export const memorySchema = z
   })
   .openapi('Memory');
 export type Memory = z.infer<typeof memorySchema>;
+
+const supersededBy = z.string().nullable().describe('The id of the newer fact that superseded it; null while nothing has');
+const historyEntry = z.object({
+  memory: memorySchema,
+  superseded_by: supersededBy,
+  steps: z.number().int().describe('Supersessions between it and the memory asked about (1: directly)'),
+});
+
+/** A memory's supersession history both ways (docs/time.md, "Supersession"). */
+export const memoryHistorySchema = z
+  .object({
+    memory: memorySchema,
+    superseded_by: supersededBy,
+    newer: z
+      .array(historyEntry)
+      .describe('The facts that superseded it: the one that replaced it (steps 1), then the one that replaced that, up to the newest'),
+    older: z.array(historyEntry).describe('The facts it superseded, directly (steps 1) or through them (2 and more), newest supersession first at each step'),
+  })
+  .openapi('MemoryHistory');
+export type MemoryHistory = z.infer<typeof memoryHistorySchema>;
 
 type Times = { observed_at?: string; valid_from?: string; valid_to?: string | null };
 

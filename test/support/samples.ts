@@ -58,6 +58,7 @@ export const samples: Record<string, Sample> = {
   'memories.retract': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId, how: 'ended', at: '2100-01-01T00:00:00Z' }) },
   'memories.unretract': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   'memories.related': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
+  'memories.history': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   // A threshold no match reaches: the call is allowed and deletes nothing, so later cases keep their fixture.
   'memories.upload': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
   'memories.folder': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },

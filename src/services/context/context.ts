@@ -6,7 +6,7 @@ import { fromVectorLiteral } from '../../ports/db/db.ts';
 import type { ContextInput, ContextResponse } from '../../schemas/context.ts';
 import type { ProxyMessage } from '../../schemas/proxy.ts';
 import { searchFields, searchQuery } from '../../schemas/search.ts';
-import { LIVE } from '../memory/memory-view.ts';
+import { currentSql, validAtSql } from '../memory/memory-view.ts';
 import { resolveScope, search } from '../search/search.ts';
 import { mmrOrder } from './mmr.ts';
 import { countTokens, ENCODING } from './tokens.ts';
@@ -57,7 +57,7 @@ export function latestUserText(messages: ProxyMessage[]): string {
 export async function buildContext(ctx: AuthedCtx, input: ContextInput, collection: string | null): Promise<ContextResponse> {
   const query = (input.query ?? latestUserText(input.messages ?? [])).slice(0, searchQuery.maxLength!);
   const { collections } = await resolveScope(ctx, collection);
-  const [stableRows, found] = await Promise.all([readStable(ctx, collections, input.container_tag), query ? recall(ctx, query, input, collection) : []]);
+  const [stableRows, found] = await Promise.all([readStable(ctx, collections, input), query ? recall(ctx, query, input, collection) : []]);
 
   const stable = packStable(stableRows, Math.floor(input.max_tokens * STABLE_SHARE));
   const taken = new Set(stable.kept.map((m) => m.id));
@@ -83,14 +83,16 @@ export async function buildContext(ctx: AuthedCtx, input: ContextInput, collecti
   };
 }
 
-async function readStable(ctx: AuthedCtx, collections: string[], containerTag: string | null): Promise<StableRow[]> {
+/** The stable part's candidates: current ones, or those valid at `as_of` (the same rules as search, docs/time.md). */
+async function readStable(ctx: AuthedCtx, collections: string[], input: ContextInput): Promise<StableRow[]> {
   if (!collections.length) return [];
+  const valid = input.as_of === null ? currentSql('memories') : validAtSql('memories', '$5');
   return ctx.app.db.query<StableRow>(
     `select id, collection, category, text, pinned, created_at from memories
-      where tenant_id = $1 and collection = any($2::text[]) and ${LIVE} and (pinned or category in ('fact', 'preference'))
+      where tenant_id = $1 and collection = any($2::text[]) and not archived and ${valid} and (pinned or category in ('fact', 'preference'))
         and ($3::text is null or container_tag = $3)
       order by pinned desc, created_at desc, id desc limit $4`,
-    [ctx.tenant.id, collections, containerTag, STABLE_READ],
+    [ctx.tenant.id, collections, input.container_tag, STABLE_READ, ...(input.as_of === null ? [] : [input.as_of])],
   );
 }
 
@@ -107,7 +109,7 @@ function packStable(rows: StableRow[], budget: number) {
 
 /** The search candidates for the query, with the caller's container tag; a named collection's absence was answered by resolveScope. */
 async function recall(ctx: AuthedCtx, query: string, input: ContextInput, collection: string | null): Promise<QueryItem[]> {
-  const request = searchInput.parse({ query, limit: POOL, container_tag: input.container_tag });
+  const request = searchInput.parse({ query, limit: POOL, container_tag: input.container_tag, as_of: input.as_of });
   const { results } = await search(ctx, request, { collection, nameCollections: true });
   return results.map((r) => ({ id: r.id, collection: r.collection!, category: r.category, text: r.text, score: r.score }));
 }

@@ -84,7 +84,7 @@ async function bodyText(app: App, parsed: ParsedMail): Promise<string> {
   let text = parsed.text?.trim() ?? '';
   if (!text && typeof parsed.html === 'string') {
     try {
-      text = (await parseDocument('mail-html', parsed.html, app.config.parse)).trim();
+      text = (await parseDocument('mail-html', parsed.html, app.config.parse)).text.trim();
     } catch (err) {
       if (err instanceof FileLimitError) throw new AppError('UNPROCESSABLE_CONTENT', `The message's HTML body was not read: ${err.message}`);
       throw badRequest(`The message's HTML body cannot be read: ${(err as Error).message}`);

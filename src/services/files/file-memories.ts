@@ -42,9 +42,11 @@ export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[
 
 /**
  * A file's text as memories: one per chunk, with metadata `{file, chunk, chunks, key}` (chunk
- * counts from 1) so every chunk leads back to its file. The same text always gives the same list.
+ * counts from 1) so every chunk leads back to its file, and the file's own date as observed_at
+ * when its metadata gave one (docs/time.md). The same text always gives the same list.
  */
-export function fileMemories(file: Omit<StoredFile, 'data'>, text: string, source: string): NewMemory[] {
+export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText, 'text' | 'written'>, source: string): NewMemory[] {
+  const { text, written } = read;
   const chunks = chunkText(text, CHUNK_CHARS);
   return chunks.map((chunk, i) => ({
     text: chunk,
@@ -53,6 +55,7 @@ export function fileMemories(file: Omit<StoredFile, 'data'>, text: string, sourc
     source,
     metadata: { file: file.filename, chunk: i + 1, chunks: chunks.length, key: file.key, content_type: file.content_type },
     container_tag: null,
+    ...(written ? { observed_at: written } : {}),
   }));
 }
 

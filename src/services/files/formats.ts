@@ -1,3 +1,4 @@
+import { believable, officeDate, pdfInfoDate } from './document-date.ts';
 import { FileLimitError, type ReadLimits } from './unreadable.ts';
 import { unzipsPast } from './zip-size.ts';
 
@@ -11,27 +12,33 @@ import { unzipsPast } from './zip-size.ts';
 /** The formats the runner reads: `office` is PPTX, XLSX, the OpenDocument formats and RTF; `mail-html` a mail's body, links kept. */
 export type DocumentKind = 'pdf' | 'docx' | 'office' | 'html' | 'mail-html' | 'email';
 
-/** What a document holds as raw text, over no limit (FileLimitError otherwise). HTML comes decoded, the others as bytes. */
-export async function readDocument(kind: DocumentKind, input: Buffer | string, limits: ReadLimits): Promise<string> {
+/** A document read: its raw text, and when it says it was written (document-date.ts), null when it does not. */
+export interface ReadDocument {
+  text: string;
+  written: string | null;
+}
+
+/** What a document holds as raw text, over no limit (FileLimitError otherwise), and its date. HTML comes decoded, the others as bytes. */
+export async function readDocument(kind: DocumentKind, input: Buffer | string, limits: ReadLimits): Promise<ReadDocument> {
   const data = typeof input === 'string' ? Buffer.from(input) : input;
-  const text =
+  const read: ReadDocument =
     kind === 'pdf'
       ? await readPdf(data, limits)
       : kind === 'docx'
-        ? await readDocx(data, limits)
+        ? { text: await readDocx(data, limits), written: officeDate(data) }
         : kind === 'office'
-          ? await readOffice(data, limits)
+          ? { text: await readOffice(data, limits), written: officeDate(data) }
           : kind === 'email'
             ? await readEmail(data, limits)
-            : await readHtml(typeof input === 'string' ? input : input.toString('utf8'), limits, kind === 'mail-html');
-  if (text.length > limits.chars) throw overChars(text.length, limits);
-  return text;
+            : { text: await readHtml(typeof input === 'string' ? input : input.toString('utf8'), limits, kind === 'mail-html'), written: null };
+  if (read.text.length > limits.chars) throw overChars(read.text.length, limits);
+  return read;
 }
 
 export const overChars = (length: number, limits: ReadLimits) =>
   new FileLimitError(`it holds ${length} characters of text, more than the limit of ${limits.chars} (ORGMEM_PARSE_MAX_CHARS)`);
 
-async function readPdf(data: Buffer, limits: ReadLimits): Promise<string> {
+async function readPdf(data: Buffer, limits: ReadLimits): Promise<ReadDocument> {
   const { extractText, getDocumentProxy } = await import('unpdf');
   // pdf.js takes over the buffer it is given, so it gets a copy; `isEvalSupported: false` keeps
   // fonts of untrusted files from being compiled to code; `verbosity: 0` keeps its warnings quiet.
@@ -40,8 +47,9 @@ async function readPdf(data: Buffer, limits: ReadLimits): Promise<string> {
     // The page count is read from the page tree's root, before any page is.
     if (pdf.numPages > limits.pages) throw new FileLimitError(`it has ${pdf.numPages} pages, more than the limit of ${limits.pages} (ORGMEM_PARSE_MAX_PAGES)`);
     const { text } = await extractText(pdf, { mergePages: false });
+    const { info } = await pdf.getMetadata().catch(() => ({ info: undefined }));
     // Page breaks become paragraph breaks, which chunking splits at first.
-    return text.join('\n\n');
+    return { text: text.join('\n\n'), written: pdfInfoDate(info as Record<string, unknown> | undefined) };
   } finally {
     await pdf.destroy();
   }
@@ -92,11 +100,12 @@ async function readHtml(html: string, limits: ReadLimits, keepLinks = false): Pr
 }
 
 /** The text of a received mail (docs/contract.md, "Email drop"): `Subject: …\nFrom: …\n\n<plain-text body>`. */
-async function readEmail(data: Buffer, limits: ReadLimits): Promise<string> {
+async function readEmail(data: Buffer, limits: ReadLimits): Promise<ReadDocument> {
   const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(data, { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true });
   const body = mail.text?.trim() || (mail.html ? await readHtml(mail.html, limits) : '');
-  return `Subject: ${mail.subject ?? '(no subject)'}\nFrom: ${mail.from?.text ?? '(unknown sender)'}\n\n${body}`;
+  const text = `Subject: ${mail.subject ?? '(no subject)'}\nFrom: ${mail.from?.text ?? '(unknown sender)'}\n\n${body}`;
+  return { text, written: believable(mail.date) };
 }
 
 async function checkDepth(html: string, limits: ReadLimits): Promise<void> {

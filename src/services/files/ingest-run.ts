@@ -64,8 +64,8 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
   try {
     const blob = data ? { body: data, contentType: job.content_type } : await (await storeFor(app, tenantId)).get(key);
     if (!blob) throw new UnreadableFileError('Nothing was uploaded at this key');
-    const { text } = await readFile(ctx, { filename: job.filename, content_type: job.content_type || blob.contentType, data: blob.body });
-    const items = fileMemories({ key, filename: job.filename, content_type: job.content_type }, text, job.source);
+    const read = await readFile(ctx, { filename: job.filename, content_type: job.content_type || blob.contentType, data: blob.body });
+    const items = fileMemories({ key, filename: job.filename, content_type: job.content_type }, read, job.source);
     for (let from = job.memory_ids.length; from < items.length; from += STORE_CHUNKS) {
       const step = items.slice(from, from + STORE_CHUNKS);
       const embeddings = await embedAll(
@@ -95,7 +95,7 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
         where tenant_id = $1 and batch_id = $2 and key = $3 and state not in ('done', 'failed') returning memory_ids`,
       [tenantId, batchId, key, items.length],
     );
-    return done ? { state: 'done', memory_ids: done.memory_ids, chunks: items.length, preview: preview(text) } : null;
+    return done ? { state: 'done', memory_ids: done.memory_ids, chunks: items.length, preview: preview(read.text) } : null;
   } catch (err) {
     const final = err instanceof UnreadableFileError || attempt >= maxAttempts;
     app.log.warn({ err, batch_id: batchId, key, attempt, final }, 'file ingestion failed');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../../core/config.ts';
-import type { DocumentKind } from './formats.ts';
+import type { DocumentKind, ReadDocument } from './formats.ts';
 import { FileLimitError, type ReadLimits } from './unreadable.ts';
 
 /**
@@ -16,8 +16,8 @@ import { FileLimitError, type ReadLimits } from './unreadable.ts';
  */
 export type ParseLimits = Config['parse'];
 
-/** What a worker answers: the text, or the reader's error (its name keeps pdf.js' PasswordException). */
-export type ParseReply = { text: string } | { error: { name: string; message: string; limit: boolean } };
+/** What a worker answers: the text and the document's date, or the reader's error (its name keeps pdf.js' PasswordException). */
+export type ParseReply = ReadDocument | { error: { name: string; message: string; limit: boolean } };
 export interface ParseRequest {
   kind: DocumentKind;
   input: Buffer | string;
@@ -38,8 +38,11 @@ const idle: Runner[] = [];
 const waiting: Array<() => void> = [];
 let active = 0;
 
-/** The raw text of a document, read by a runner under the limits; what the reader throws comes back as an Error of the same name and message. */
-export async function parseDocument(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<string> {
+/**
+ * The raw text of a document and when it says it was written, read by a runner under the limits;
+ * what the reader throws comes back as an Error of the same name and message.
+ */
+export async function parseDocument(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<ReadDocument> {
   while (active >= limits.concurrency) await new Promise<void>((wake) => waiting.push(wake));
   active++;
   try {
@@ -55,9 +58,9 @@ export async function closeParsers(): Promise<void> {
   await Promise.all(idle.splice(0).map((r) => (clearTimeout(r.idle), r.worker.terminate())));
 }
 
-function runOnce(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<string> {
+function runOnce(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<ReadDocument> {
   const runner = takeIdle(limits.memoryMb) ?? start(limits.memoryMb);
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<ReadDocument>((resolve, reject) => {
     const done = (settle: () => void, keep: boolean) => {
       clearTimeout(deadline);
       runner.worker.off('message', onMessage).off('error', onError).off('exit', onExit);
@@ -71,7 +74,7 @@ function runOnce(kind: DocumentKind, input: Buffer | string, limits: ParseLimits
       limits.timeoutMs,
     );
     const onMessage = (reply: ParseReply) => {
-      if ('text' in reply) return done(() => resolve(reply.text), true);
+      if ('text' in reply) return done(() => resolve({ text: reply.text, written: reply.written }), true);
       const { name, message, limit } = reply.error;
       // A reader that failed may have left its heap full (a library's buffers): the worker goes.
       done(() => reject(limit ? new FileLimitError(message) : Object.assign(new Error(message), { name })), false);

@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import path from 'node:path';
-import { decodeText, overChars } from './formats.ts';
+import { decodeText, overChars, type ReadDocument } from './formats.ts';
 import { ocrImage } from './ocr.ts';
 import { parseDocument, type ParseLimits } from './parse-runner.ts';
 import { FileLimitError, UnreadableFileError } from './unreadable.ts';
@@ -19,6 +19,8 @@ export interface FileText {
   mime: string;
   /** `odt` stands for the three OpenDocument formats (text, spreadsheet, presentation). */
   kind: Kind;
+  /** When the file's own metadata says it was written (document-date.ts); null when it does not say. */
+  written: string | null;
 }
 
 const NO_MEDIA = 'Audio and video need an LLM endpoint with /audio/transcriptions; configure one with PUT /v1/memory/extraction/config';
@@ -124,17 +126,18 @@ export async function readText(
       throw unsupported(declared.filename, sniffed.mime, sniffed.ext === 'cfb' ? '; save old Office files (.doc, .xls, .ppt) as .docx, .xlsx or .pptx' : '');
     const mime = kind === 'audio' && sniffed.ext === 'webm' ? 'audio/webm' : sniffed.mime;
     const file = extension === sniffed.ext ? declared.filename : `${declared.filename}.${sniffed.ext}`;
-    return { kind, mime, text: await readBinary(kind, data, mime, file, limits, media, noMediaReason) };
+    return { kind, mime, ...(await readBinary(kind, data, mime, file, limits, media, noMediaReason)) };
   }
   if (sniffed?.ext === 'zip') {
     const office = ['docx', 'pptx', 'xlsx', 'odt', 'ods', 'odp'].includes(extension) ? BINARY[extension] : undefined;
     if (!office) throw unsupported(declared.filename, sniffed.mime, '; upload the files inside the archive instead');
-    return { kind: office, mime: sniffed.mime, text: await readBinary(office, data, sniffed.mime, declared.filename, limits, media, noMediaReason) };
+    return { kind: office, mime: sniffed.mime, ...(await readBinary(office, data, sniffed.mime, declared.filename, limits, media, noMediaReason)) };
   }
   const decoded = decodeText(data);
   if (decoded === null) throw unsupported(declared.filename, `binary data of no known format, declared as ${declaredMime || 'nothing'}`, '');
   const kind = TEXT_TYPES[declaredMime] ?? TEXT_EXTENSIONS[extension] ?? 'text';
-  return { kind, mime: TEXT_MIME[kind]!, text: finish(kind, limits, await readDecoded(kind, data, decoded, limits)) };
+  const read = await readDecoded(kind, data, decoded, limits);
+  return { kind, mime: TEXT_MIME[kind]!, text: finish(kind, limits, read.text), written: read.written };
 }
 
 async function readBinary(
@@ -145,15 +148,15 @@ async function readBinary(
   limits: ParseLimits,
   media: MediaReader | null,
   noMediaReason: string | undefined,
-): Promise<string> {
-  if (kind === 'image') return readImage(data, mime, limits, media);
+): Promise<{ text: string; written: string | null }> {
+  if (kind === 'image') return { text: await readImage(data, mime, limits, media), written: null };
   if (kind === 'audio' || kind === 'video') {
     if (!media) throw new UnreadableFileError(noMediaReason ?? NO_MEDIA);
     const transcript = clean(await media.transcribe(data, filename, mime));
     if (!transcript) throw new UnreadableFileError(`No speech found in ${LABEL[kind]}`);
-    return transcript;
+    return { text: transcript, written: null };
   }
-  let raw: string;
+  let raw: ReadDocument;
   try {
     raw = await parseDocument(kind === 'pdf' || kind === 'docx' ? kind : 'office', data, limits);
   } catch (err) {
@@ -163,7 +166,7 @@ async function readBinary(
     throw new UnreadableFileError(`${capitalise(LABEL[kind])} could not be read: ${reason(err)}`);
   }
   const hint = kind === 'pdf' ? ' (a scanned PDF has no text layer: upload its pages as images to read them by OCR)' : '';
-  return finish(kind, limits, raw, hint);
+  return { text: finish(kind, limits, raw.text, hint), written: raw.written };
 }
 
 /** The caption (when there is a media reader) then the text OCR reads in the image. */
@@ -177,7 +180,7 @@ async function readImage(data: Buffer, mime: string, limits: ParseLimits, media:
   return finish('image', limits, [described, seen && `Text in the image:\n${seen}`].filter(Boolean).join('\n\n'));
 }
 
-async function readDecoded(kind: Kind, data: Buffer, text: string, limits: ParseLimits): Promise<string> {
+async function readDecoded(kind: Kind, data: Buffer, text: string, limits: ParseLimits): Promise<ReadDocument> {
   if (kind === 'html' || kind === 'email') {
     try {
       return await parseDocument(kind, kind === 'html' ? text : data, limits);
@@ -186,13 +189,13 @@ async function readDecoded(kind: Kind, data: Buffer, text: string, limits: Parse
       throw new UnreadableFileError(`${capitalise(LABEL[kind])} could not be read: ${reason(err)}`);
     }
   }
-  if (kind !== 'json') return text;
+  if (kind !== 'json') return { text, written: null };
   try {
     // Indenting lengthens it: a file that fits the character limit as it came stays as it came.
     const pretty = JSON.stringify(JSON.parse(text), null, 2);
-    return pretty.length <= limits.chars ? pretty : text;
+    return { text: pretty.length <= limits.chars ? pretty : text, written: null };
   } catch {
-    return text; // JSON with an error is still worth its words
+    return { text, written: null }; // JSON with an error is still worth its words
   }
 }
 

@@ -8,6 +8,7 @@ import { findMemory, insertMemories } from '../memory/memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
+import { isTenantKey } from '../../ports/blobs/blobs.ts';
 import { noFileStored, shownFailure, tooLarge, storeUploads, URL_SECONDS, type FileFailure } from './drop.ts';
 import { FileLimitError, UnreadableFileError } from './unreadable.ts';
 import { chunkText } from './chunk.ts';
@@ -35,11 +36,11 @@ async function storeAll(ctx: AuthedCtx, collection: string, files: FileUpload[])
 /** Reads a file for its caption and text; a file that cannot be read still attaches, without them. */
 async function readForEntry(ctx: AuthedCtx, file: StoredFile) {
   try {
-    const { text, kind } = await readFile(ctx, file);
-    return { text, caption: captionOf(kind, text), problem: null, overLimit: false };
+    const { text, kind, written } = await readFile(ctx, file);
+    return { text, written, caption: captionOf(kind, text), problem: null, overLimit: false };
   } catch (err) {
     if (!(err instanceof UnreadableFileError)) throw err;
-    return { text: '', caption: null, problem: err.message, overLimit: err instanceof FileLimitError };
+    return { text: '', written: null, caption: null, problem: err.message, overLimit: err instanceof FileLimitError };
   }
 }
 
@@ -87,7 +88,11 @@ export async function uploadMemory(
   }
   const images = stored.map((f, i) => imageEntry(f, i, read[i]!.caption));
   const [embedding] = await embedAll(ctx, [text]);
-  const [memory] = await ctx.app.db.transaction((tx) => insertMemories(tx, ctx, collection, [{ ...fields, text, images }], [embedding!]));
+  // The client's observed_at wins; else the first file whose metadata says when it was written (docs/time.md).
+  const observed_at = fields.observed_at ?? read.find((r) => r.written)?.written ?? undefined;
+  const [memory] = await ctx.app.db.transaction((tx) =>
+    insertMemories(tx, ctx, collection, [{ ...fields, text, images, ...(observed_at ? { observed_at } : {}) }], [embedding!]),
+  );
   // A single memory is answered as single-memory GET shows it: with its files' links.
   return withFileUrls(ctx, await findMemory(ctx.app.db, ctx, collection, memory!.id));
 }
@@ -98,11 +103,11 @@ export async function uploadMemory(
  */
 export async function uploadFolder(ctx: AuthedCtx, collection: string, files: FileUpload[]) {
   const { stored, failed } = await storeUploads(ctx, collection, files);
-  const made: Array<{ file: StoredFile; text: string; caption: string | null }> = [];
+  const made: Array<{ file: StoredFile; text: string; caption: string | null; written: string | null }> = [];
   const problems: FileFailure[] = [...failed];
   for (const file of stored) {
     const r = await readForEntry(ctx, file);
-    if (r.text) made.push({ file, text: chunkText(r.text, MEMORY_CHARS)[0]!, caption: r.caption });
+    if (r.text) made.push({ file, text: chunkText(r.text, MEMORY_CHARS)[0]!, caption: r.caption, written: r.written });
     else problems.push({ index: file.index, filename: file.filename, detail: r.problem ?? 'No text found' });
   }
   const unread = stored.filter((f) => !made.some((m) => m.file === f)).map((f) => f.key);
@@ -125,6 +130,7 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
         metadata: { file: m.file.filename, key: m.file.key, content_type: m.file.content_type },
         container_tag: null,
         images: [imageEntry(m.file, 0, m.caption)],
+        ...(m.written ? { observed_at: m.written } : {}),
       })),
       embeddings,
     ),
@@ -139,15 +145,15 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
 /** The memory as single-memory GET shows it: each file with a presigned URL (15 minutes). */
 export async function withFileUrls(ctx: AuthedCtx, row: MemoryRow): Promise<Memory> {
   const memory = memoryView(row);
-  if (!row.images.length) return memory;
+  const { file_key } = memory.provenance;
+  // The file a memory was read from opens like its images; metadata is the client's, so only a key of this tenant is signed.
+  const source = file_key !== undefined && isTenantKey(file_key, ctx.tenant.id) ? file_key : null;
+  if (!row.images.length && !source) return memory;
   const store = await storeFor(ctx.app, ctx.tenant.id);
   const origin = ctx.origin ?? `http://localhost:${ctx.app.config.port}`;
-  memory.images = await Promise.all(
-    row.images.map(async ({ key, ...img }) => ({
-      ...img,
-      url: key ? await store.presign('get', key, { expiresInSeconds: URL_SECONDS, origin }) : null,
-    })),
-  );
+  const sign = (key: string) => store.presign('get', key, { expiresInSeconds: URL_SECONDS, origin });
+  memory.images = await Promise.all(row.images.map(async ({ key, ...img }) => ({ ...img, url: key ? await sign(key) : null })));
+  if (source) memory.provenance.file_url = await sign(source);
   return memory;
 }
 

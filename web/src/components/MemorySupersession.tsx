@@ -1,66 +1,73 @@
 import { Link } from 'react-router';
 import type { Memory } from '../../../src/schemas/memory.ts';
-import { rpc, seg } from '../api.ts';
+import { rpc, seg, type ApiOutput } from '../api.ts';
 import { MemoryRefText } from './MemoryRelated.tsx';
+import { StateBadge, validity } from './MemoryTimes.tsx';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useApi } from './use-api.ts';
 
-/** The report answers at most this many pairs, newest first. */
-const REPORT_LIMIT = 1000;
+type Entry = ApiOutput['memories']['history']['newer'][number];
+
+const link = (m: Memory) => `/collections/${seg(m.collection)}/memories/${seg(m.id)}`;
 
 /**
- * The facts this memory replaced and the fact that replaced it. A memory carries no supersession
- * fields of its own: the collection's contradictions report has them, filtered here to this memory.
+ * The memory's supersession history both ways (memories.history, docs/time.md): the fact that
+ * replaced it and those after it, and the facts it replaced, each with when it held.
  */
 export function MemorySupersession({ collection, id }: { collection: string; id: string }) {
-  // Each pair: `current` replaced `superseded` at `superseded_at`.
-  const report = useApi(() => rpc.graph.contradictions.query({ collection, limit: REPORT_LIMIT }), [collection, id]);
-  const pairs = report.data ?? [];
-  const replacedBy = pairs.filter((p) => p.superseded.id === id);
-  const replaced = pairs.filter((p) => p.current.id === id);
-  const link = (m: Memory) => `/collections/${seg(collection)}/memories/${seg(m.id)}`;
+  const history = useApi(() => rpc.memories.history.query({ collection, id }), [collection, id]);
+  const h = history.data;
+  const replacedBy = h?.newer.find((e) => e.steps === 1);
   return (
     <section aria-labelledby="supersession-title">
       <h2 id="supersession-title">Supersession history</h2>
-      <ErrorNote error={report.error} />
-      {report.loading && <Busy label="Loading supersession history…" />}
-      {report.data && (
+      <ErrorNote error={history.error} />
+      {history.loading && <Busy label="Loading supersession history…" />}
+      {h && (
         <>
-          {replacedBy.length > 0 ? (
-            replacedBy.map((p) => (
-              <p key={p.current.id} className="card" style={{ borderColor: '#f1c27d' }}>
-                <span className="badge warn">superseded</span> This fact was replaced on <time dateTime={p.superseded_at}>{when(p.superseded_at)}</time> by{' '}
-                <Link to={link(p.current)}>
-                  <MemoryRefText text={p.current.text} />
-                </Link>
-                . It no longer appears in search.
-              </p>
-            ))
+          {replacedBy ? (
+            <p className="card" style={{ borderColor: '#f1c27d' }}>
+              <span className="badge warn">superseded</span> This fact was replaced on{' '}
+              <time dateTime={h.memory.superseded_at ?? undefined}>{when(h.memory.superseded_at)}</time> by{' '}
+              <Link to={link(replacedBy.memory)}>
+                <MemoryRefText text={replacedBy.memory.text} />
+              </Link>
+              . It no longer appears in search.
+            </p>
           ) : (
             <p className="muted">Nothing has superseded this memory.</p>
           )}
-          {replaced.length > 0 ? (
-            <>
-              <h3 style={{ fontSize: '1rem' }}>Facts it superseded</h3>
-              <ul>
-                {replaced.map((p) => (
-                  <li key={p.superseded.id}>
-                    <Link to={link(p.superseded)}>
-                      <MemoryRefText text={p.superseded.text} />
-                    </Link>{' '}
-                    <span className="muted">
-                      (stored {when(p.superseded.created_at)}, superseded <time dateTime={p.superseded_at}>{when(p.superseded_at)}</time>)
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            </>
+          {h.newer.length > 1 && <HistoryList title="Later versions" label="Later versions" entries={h.newer} />}
+          {h.older.length > 0 ? (
+            <HistoryList title="Facts it superseded" label="Facts it superseded" entries={h.older} />
           ) : (
             <p className="muted">It superseded no other fact.</p>
           )}
-          {pairs.length >= REPORT_LIMIT && <p className="muted">Only the newest {REPORT_LIMIT} supersessions of the collection were checked.</p>}
         </>
       )}
     </section>
+  );
+}
+
+function HistoryList({ title, label, entries }: { title: string; label: string; entries: Entry[] }) {
+  return (
+    <>
+      <h3 style={{ fontSize: '1rem' }}>{title}</h3>
+      <ul aria-label={label}>
+        {entries.map(({ memory: m, steps }) => (
+          <li key={m.id}>
+            <Link to={link(m)}>
+              <MemoryRefText text={m.text} />
+            </Link>{' '}
+            <span className="muted">
+              (held {validity(m)}; stored {when(m.created_at)}
+              {m.superseded_at && <>, superseded {when(m.superseded_at)}</>}
+              {steps > 1 && <>; {steps} steps away</>})
+            </span>{' '}
+            <StateBadge memory={m} />
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }

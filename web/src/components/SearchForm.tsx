@@ -15,6 +15,8 @@ export interface SearchState {
   container_tag: string;
   /** A JSON object for metadata_filter, or ''. */
   metadata: string;
+  /** A moment in the reader's local time (datetime-local), or '' for what holds now. */
+  as_of: string;
   archived: boolean;
   rewrite: boolean;
   rerank: boolean;
@@ -39,6 +41,7 @@ export function searchStateFromUrl(p: URLSearchParams): SearchState {
     category: p.get('category') ?? '',
     container_tag: p.get('container_tag') ?? '',
     metadata: p.get('metadata') ?? '',
+    as_of: p.get('as_of') ?? '',
     archived: p.get('archived') === '1',
     rewrite: p.get('rewrite') === '1',
     rerank: p.get('rerank') === '1',
@@ -52,7 +55,7 @@ export function searchStateToUrl(s: SearchState): URLSearchParams {
   if (s.mode !== DEFAULTS.mode) p.set('mode', s.mode);
   if (s.limit !== DEFAULTS.limit) p.set('limit', s.limit);
   if (s.min_score !== DEFAULTS.min_score) p.set('min_score', s.min_score);
-  for (const k of ['category', 'container_tag', 'metadata'] as const) if (s[k].trim()) p.set(k, s[k].trim());
+  for (const k of ['category', 'container_tag', 'metadata', 'as_of'] as const) if (s[k].trim()) p.set(k, s[k].trim());
   for (const k of ['archived', 'rewrite', 'rerank'] as const) if (s[k]) p.set(k, '1');
   return p;
 }
@@ -70,6 +73,11 @@ export function searchBody(s: SearchState): SearchBody {
     } catch {
       throw new ApiError(422, 'The metadata filter is not valid JSON (for example {"team": "sales"})');
     }
+  }
+  if (s.as_of.trim()) {
+    const moment = new Date(s.as_of.trim());
+    if (Number.isNaN(moment.getTime())) throw new ApiError(422, 'The moment to search as of is not a date and time');
+    body.as_of = moment.toISOString();
   }
   if (s.archived) body.include_archived = true;
   if (s.rewrite) body.rewrite = true;
@@ -150,6 +158,11 @@ export function SearchForm(props: { initial: SearchState; collections: string[];
         <div className="field">
           <label htmlFor="search-metadata">Metadata contains (JSON)</label>
           <input id="search-metadata" value={s.metadata} onChange={(e) => set('metadata', e.target.value)} placeholder='{"team": "sales"}' />
+        </div>
+        <div className="field">
+          {/* Time travel (docs/time.md): what held at that moment, superseded and ended facts included. */}
+          <label htmlFor="search-as-of">As of (empty: what holds now)</label>
+          <input id="search-as-of" type="datetime-local" step={1} value={s.as_of} onChange={(e) => set('as_of', e.target.value)} />
         </div>
       </div>
       <fieldset className="row" style={{ border: 0, padding: 0, margin: '0 0 0.6rem' }}>

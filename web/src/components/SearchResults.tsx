@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { seg, type ApiOutput, type SearchBody } from '../api.ts';
+import { validity } from './MemoryTimes.tsx';
 import { when } from './ui.tsx';
 import type { SearchState } from './SearchForm.tsx';
 
@@ -25,11 +26,12 @@ function SearchDiagnostics({ run }: { run: SearchRun }) {
     ['Query embedding', ms(r.query_embedding_ms)],
     ['Round trip (browser)', ms(run.roundTripMs)],
     ['Cache', r.cached ? 'hit (answered from the cache)' : 'miss'],
+    ['As of', run.body.as_of ? when(run.body.as_of) : 'now'],
   ];
   return (
     <section aria-labelledby="search-diagnostics">
       <h2 id="search-diagnostics">Diagnostics</h2>
-      {/* Narrower cards than the shared grid's, so the six figures sit in one row at desktop width and two a row on a phone. */}
+      {/* Narrower cards than the shared grid's, so the figures sit in one row at desktop width and two a row on a phone. */}
       <dl className="grid" style={{ margin: 0, gridTemplateColumns: 'repeat(auto-fit, minmax(140px, 1fr))' }}>
         {figures.map(([label, value]) => (
           <div className="card" key={label}>
@@ -85,7 +87,10 @@ export function SearchResultList({ run }: { run: SearchRun }) {
                     <Link to={`/collections/${seg(collection)}/memories/${seg(m.id)}`}>{m.text}</Link>
                   </p>
                   <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
-                    importance {m.importance} · source {m.source} · stored {when(m.created_at)}
+                    importance {m.importance} · source {m.source} · from {m.provenance.kind} · stored {when(m.created_at)}
+                  </p>
+                  <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }} data-testid="result-times">
+                    observed {when(m.observed_at)} · holds {validity(m)}
                   </p>
                 </li>
               );

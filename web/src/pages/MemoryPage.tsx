@@ -4,13 +4,16 @@ import { rpc, seg } from '../api.ts';
 import { MemoryEditForm } from '../components/MemoryEditForm.tsx';
 import { MemoryFlagButtons } from '../components/MemoryFlagButtons.tsx';
 import { MemoryImages } from '../components/MemoryImages.tsx';
+import { MemoryProvenance } from '../components/MemoryProvenance.tsx';
 import { MemoryRelated } from '../components/MemoryRelated.tsx';
+import { MemoryRetract } from '../components/MemoryRetract.tsx';
 import { MemorySupersession } from '../components/MemorySupersession.tsx';
-import { Busy, ConfirmButton, ErrorNote, when } from '../components/ui.tsx';
+import { memoryTimeRows, StateBadge } from '../components/MemoryTimes.tsx';
+import { Busy, ConfirmButton, ErrorNote } from '../components/ui.tsx';
 import { useAction, useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-/** One memory: everything stored about it, its files, its neighbours and its supersession history. */
+/** One memory: everything stored about it, when it held and where it came from, its files, its neighbours and its supersession history. */
 export function MemoryPage() {
   const { name, id } = useParams() as { name: string; id: string };
   const { canWrite } = useSession();
@@ -29,6 +32,7 @@ export function MemoryPage() {
         Memory
         {m?.pinned && <span className="badge">pinned</span>}
         {m?.archived && <span className="badge warn">archived</span>}
+        {m && <StateBadge memory={m} />}
       </h1>
       <ErrorNote error={memory.error} />
       {memory.loading && !m && <Busy label="Loading the memory…" />}
@@ -45,9 +49,11 @@ export function MemoryPage() {
             <Detail term="Source">{m.source}</Detail>
             <Detail term="Container tag">{m.container_tag ?? <span className="muted">none</span>}</Detail>
             <Detail term="Created by">{m.created_by.label ?? <span className="muted">unknown</span>}</Detail>
-            <Detail term="Created">{when(m.created_at)}</Detail>
-            <Detail term="Updated">{when(m.updated_at)}</Detail>
-            <Detail term="Expires">{m.expires_at ? when(m.expires_at) : <span className="muted">never</span>}</Detail>
+            {memoryTimeRows(m).map(([term, value]) => (
+              <Detail key={term} term={term}>
+                {value}
+              </Detail>
+            ))}
             <Detail term="Pinned">{m.pinned ? 'yes' : 'no'}</Detail>
             <Detail term="Archived">{m.archived ? 'yes' : 'no'}</Detail>
             <Detail term="Id">
@@ -56,9 +62,11 @@ export function MemoryPage() {
           </dl>
           <h2>Metadata</h2>
           {Object.keys(m.metadata).length ? <pre aria-label="Metadata">{JSON.stringify(m.metadata, null, 2)}</pre> : <p className="muted">No metadata.</p>}
+          <MemoryProvenance memory={m} />
           <MemoryImages images={m.images} />
           <MemoryRelated collection={name} id={id} />
-          <MemorySupersession collection={name} id={id} />
+          <MemorySupersession key={m.updated_at} collection={name} id={id} />
+          {canWrite && <MemoryRetract key={`retract-${m.updated_at}`} memory={m} onChanged={memory.reload} />}
           {canWrite && (
             <>
               <MemoryEditForm key={m.updated_at} memory={m} onSaved={memory.reload} />

@@ -1,6 +1,6 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import type { MemoryHistory } from '../../schemas/memory.ts';
-import { readableCollectionSql } from '../access/grants.ts';
+import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { findMemory } from './memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
@@ -23,7 +23,7 @@ export async function memoryHistory(ctx: AuthedCtx, collection: string, id: stri
     ctx.tenant.id,
     id,
   ]);
-  const readable = readableCollectionSql('memories.collection', '$1', '$3');
+  const readable = (limitParam: string) => readableCollectionSql('memories.collection', '$1', '$3', limitParam);
   const newer = await ctx.app.db.query<Step>(
     `with recursive chain (id, steps) as (
        select superseded_by, 1 from memories where tenant_id = $1 and id = $2 and superseded_by is not null
@@ -32,8 +32,8 @@ export async function memoryHistory(ctx: AuthedCtx, collection: string, id: stri
         where m.superseded_by is not null and c.steps < $4
      )
      select ${MEMORY_COLUMNS}, superseded_by, steps from memories join chain using (id)
-      where tenant_id = $1 and ${readable} order by steps`,
-    [ctx.tenant.id, id, ctx.agent.id, MAX_STEPS],
+      where tenant_id = $1 and ${readable('$5')} order by steps`,
+    [ctx.tenant.id, id, ctx.agent.id, MAX_STEPS, collectionLimit(ctx)],
   );
   const older = await ctx.app.db.query<Step>(
     `with recursive back (id, steps) as (
@@ -42,8 +42,8 @@ export async function memoryHistory(ctx: AuthedCtx, collection: string, id: stri
        select m.id, b.steps + 1 from back b join memories m on m.tenant_id = $1 and m.superseded_by = b.id where b.steps < $4
      )
      select ${MEMORY_COLUMNS}, superseded_by, steps from memories join back using (id)
-      where tenant_id = $1 and ${readable} order by steps, superseded_at desc, id limit $5`,
-    [ctx.tenant.id, id, ctx.agent.id, MAX_STEPS, MAX_OLDER],
+      where tenant_id = $1 and ${readable('$6')} order by steps, superseded_at desc, id limit $5`,
+    [ctx.tenant.id, id, ctx.agent.id, MAX_STEPS, MAX_OLDER, collectionLimit(ctx)],
   );
   const entry = (r: Step) => ({ memory: memoryView(r), superseded_by: r.superseded_by, steps: r.steps });
   return { memory: memoryView(memory), superseded_by: self?.superseded_by ?? null, newer: newer.map(entry), older: older.map(entry) };

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale } from './support/build.ts';
 import { call } from './support/client.ts';
 import { authorizeParams, authorizeRedirect, decide, pkce, REDIRECT, TestOAuthClient } from './support/oauth-client.ts';
-import { spawnServe } from './support/serve.ts';
+import { spawnedServer } from './support/spawned-server.ts';
 
 /*
  * A client ID metadata document (docs/mcp.md, "Remote MCP with OAuth"): the client_id is an HTTPS
@@ -24,7 +24,7 @@ const dir = mkdtempSync(join(tmpdir(), 'orgmem-cimd-'));
 const documents = new Map<string, unknown>();
 let docServer: https.Server;
 let docBase: string;
-let serve: ReturnType<typeof spawnServe>;
+let serve: Awaited<ReturnType<typeof spawnedServer>>;
 let url: string;
 let key: string;
 
@@ -40,18 +40,14 @@ beforeAll(async () => {
   await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', r));
   docBase = `https://127.0.0.1:${(docServer.address() as AddressInfo).port}`;
   buildIfStale('build:js');
-  const { DATABASE_URL: _db, ORGMEM_DATA_DIR: _dir, ...env } = process.env as Record<string, string>;
-  serve = spawnServe(
-    { ...env, ORGMEM_DATA_DIR: join(dir, 'data'), ORGMEM_EMBEDDER: 'hash', ORGMEM_LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
-    dir,
-  );
-  const ready = await serve.ready;
-  url = ready.url;
-  key = /(mv_[A-Za-z0-9_-]{43})/.exec(ready.out)![1]!;
+  // A fresh embedded directory or PostgreSQL database (TEST_DATABASE_URL), with a tenant whose first key is an admin key.
+  serve = await spawnedServer({ ORGMEM_EMBEDDER: 'hash', NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') });
+  url = await serve.start();
+  key = serve.key;
 }, 60_000);
 
 afterAll(async () => {
-  await serve?.stop();
+  await serve?.close();
   docServer?.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -59,6 +59,7 @@ import hygieneHealth from './hygiene.health.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
+import keysSetRole from './keys.set-role.ts';
 import dropComplete from './drop.complete.ts';
 import emailAddress from './email.address.ts';
 import emailInbound from './email.inbound.ts';
@@ -167,7 +168,7 @@ export const catalogue = {
   search: { collection: searchCollection, all: searchAll },
   context: { collection: contextCollection, all: contextAll },
   proxy: { chatCompletions: proxyChatCompletions },
-  keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
+  keys: { list: keysList, create: keysCreate, revoke: keysRevoke, setRole: keysSetRole },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
   billing: { checkout: billingCheckout, portal: billingPortal, webhook: billingWebhook },
   account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },

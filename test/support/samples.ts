@@ -104,6 +104,8 @@ export const samples: Record<string, Sample> = {
   // The job is queued, running or done, never failed: an allowed call gets past the grants to that answer.
   'graph.retryJob': { input: (fx) => ({ job_id: fx.jobId }), needs: ['jobId'], allowedStatus: () => 409 },
   'ingest.batch': { input: (fx) => ({ batch_id: fx.batchId }), needs: ['batchId'] },
+  // No collection: its sample gives the generated 404 test (declared-errors) a valid role beside the missing key.
+  'keys.setRole': { input: (fx) => ({ key_id: fx.otherKeyId, role: 'agent' }) },
   'grants.delete': {
     // The caller removes its own grant; an open collection has none to remove.
     input: (fx) => ({ name: fx.collection, agent_key_id: fx.agentKeyId }),

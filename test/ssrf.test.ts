@@ -354,6 +354,11 @@ describe('configs saved before production mode', () => {
     await expect(deliverEvent(strict.app, t.id, { id: 'evt_1', type: 'memory.created' })).resolves.toBeUndefined();
     const refusal = logLines.map((l) => JSON.parse(l) as { msg: string; event?: string; reason?: string }).find((l) => l.msg === 'webhook target refused');
     expect(refusal).toMatchObject({ event: 'evt_1', reason: expect.stringMatching(/^127\.0\.0\.1 is a private, loopback/) });
+    // The tenant sees it too, on its webhook.
+    expect((await t.api('GET', '/v1/memory/webhook/config')).body).toMatchObject({
+      last_error: expect.stringMatching(/^Event evt_1 \(memory\.created\) was dropped: the target is refused, 127\.0\.0\.1 is a private, loopback/),
+      last_error_at: expect.stringMatching(/Z$/),
+    });
 
     const store = await storeFor(strict.app, t.id);
     await expect(store.put(fileKey(t.id, 'c', 'x.txt'), Buffer.from('x'), 'text/plain')).rejects.toThrow(/127\.0\.0\.1 is a private, loopback/);

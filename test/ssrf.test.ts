@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { BlockList, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileKey } from '../src/ports/blobs/blobs.ts';
 import { outboundFetch } from '../src/ports/outbound-http.ts';
-import { isPublicAddress, PrivateTargetError, targetRule } from '../src/ports/public-target.ts';
+import { complete, LlmUnavailableError } from '../src/ports/llm/llm.ts';
+import { isPublicAddress, PrivateTargetError, targetRule, type TargetRule } from '../src/ports/public-target.ts';
 import { deliverEvent } from '../src/services/events/webhooks.ts';
 import { storeFor } from '../src/services/storage/tenant-store.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
@@ -113,6 +114,29 @@ describe('the address rule', () => {
       const res = await outboundFetch(allowed)(`http://localhost:${target.port}/page`);
       expect(await res.text()).toBe(SECRET_PAGE);
       expect(target.hits).toEqual(['GET /page']);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('fails an LLM call whose endpoint moved to an internal address after its check as refused, without retrying it', async () => {
+    const target = await listen('127.0.0.1');
+    try {
+      // The name passed the check when the call began, then resolved inside by the time the client connected.
+      let reads = 0;
+      const moved: TargetRule = {
+        allowed: new BlockList(),
+        get publicOnly() {
+          return reads++ > 0;
+        },
+      };
+      const endpoint = { baseUrl: `${target.url}/v1`, model: 'm', apiKey: 'k', targets: moved };
+      const failed = await complete(endpoint, { messages: [{ role: 'user', content: 'hello' }] }, { timeoutMs: 5_000, maxRetries: 2 }).catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(LlmUnavailableError);
+      expect((failed as Error).message).toMatch(/^127\.0\.0\.1 is a private, loopback or other internal address/);
+      // The check, then one try: the client's two retries were not made.
+      expect(reads).toBe(2);
+      expect(target.hits).toEqual([]);
     } finally {
       await target.close();
     }

@@ -1,6 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ABANDONED } from '../src/ports/jobs/jobs.ts';
+import { abandonIngestFile } from '../src/services/files/ingest-run.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-server.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
 import { newTenant, type Tenant } from './support/client.ts';
@@ -164,3 +166,36 @@ describe('a sync drop whose server process is killed mid-way', () => {
 
 const call = async (url: string, key: string, path: string) => (await fetch(url + path, { headers: { authorization: `Bearer ${key}` } })).json();
 const stats = async (url: string, key: string) => ((await call(url, key, '/v1/memory/admin/stats')) as { memories: number }).memories;
+
+describe('a file whose last try a crash cut short', () => {
+  it('fails with the reason, and the chunks that try stored are deleted with it', async () => {
+    const server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    try {
+      const t = await newTenant(server.url, server.adminKey);
+      const drop = await postForm(server.url, t.key, `${C('cut')}/drop`, {
+        async_ingest: 'true',
+        files: [file('long.txt', 'The tide tables of the harbour.')],
+      });
+      expect(drop.status).toBe(202);
+      const batchId = drop.body.batch_id as string;
+      // What a try killed mid-way leaves: its first chunks stored and listed on the file, still processing.
+      const ids = (await t.api('POST', `${C('cut')}/memories/bulk`, [{ text: 'chunk one of long.txt' }, { text: 'chunk two of long.txt' }])).body
+        .ids as string[];
+      const [cut] = await server.app.db.query<{ key: string }>(
+        `update ingest_files set state = 'processing', memory_ids = $3::jsonb, chunks = 2 where tenant_id = $1 and batch_id = $2 returning key`,
+        [t.id, batchId, JSON.stringify(ids)],
+      );
+      // What the queue calls for a job whose last try its worker did not live through (host/tasks.ts).
+      await abandonIngestFile(server.app, t.id, batchId, cut!.key, ABANDONED);
+      const batch = (await t.api('GET', `/v1/memory/ingest/batch/${batchId}`)).body;
+      expect(batch).toMatchObject({ complete: true, failed: 1 });
+      expect(batch.files[0]).toMatchObject({ state: 'failed', error: ABANDONED, chunks: 0, memory_ids: [] });
+      for (const id of ids) expect((await t.api('GET', `${C('cut')}/memories/${id}`)).status, id).toBe(404);
+      // Settled: a second call changes nothing.
+      await abandonIngestFile(server.app, t.id, batchId, cut!.key, 'another reason');
+      expect((await t.api('GET', `/v1/memory/ingest/batch/${batchId}`)).body.files[0].error).toBe(ABANDONED);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -199,3 +199,25 @@ describe('a file whose last try a crash cut short', () => {
     }
   });
 });
+
+describe('an async drop', () => {
+  it('queues one job per file, due now: the resume job recorded with the batch is the same job, moved', async () => {
+    const server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    try {
+      const t = await newTenant(server.url, server.adminKey);
+      const drop = await postForm(server.url, t.key, `${C('later')}/drop`, { async_ingest: 'true', files: [file('a.txt', 'first'), file('b.txt', 'second')] });
+      expect(drop.status).toBe(202);
+      const jobs = await server.app.db.query<{ key: string; due: boolean }>(
+        server.app.db.kind === 'pglite'
+          ? `select payload->>'key' as key, run_at <= now() as due from jobs where task = 'ingest_file' and payload->>'batch_id' = $1 order by 1`
+          : `select payload->>'key' as key, run_at <= now() as due from graphile_worker.jobs where task_identifier = 'ingest_file' and payload->>'batch_id' = $1 order by 1`,
+        [drop.body.batch_id],
+      );
+      expect(jobs).toHaveLength(2);
+      expect(jobs.every((j) => j.due)).toBe(true);
+      expect(new Set(jobs.map((j) => j.key)).size).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});

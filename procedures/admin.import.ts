@@ -32,6 +32,7 @@ export default defineProcedure({
   errors: {
     UNPROCESSABLE_CONTENT: 'The Idempotency-Key was used with another body',
     CONFLICT: 'Another request is running the import of this Idempotency-Key',
+    SERVICE_UNAVAILABLE: 'With an Idempotency-Key, a step could not be stored (the embedder failed): the import stops there, and the same request resumes it',
   },
   output: importStatus,
   handler: (ctx, input, grants) => importAccount(ctx, input, grants),

@@ -210,6 +210,14 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     } catch (err) {
       if (err instanceof AppError && err.code === 'CONFLICT') throw err;
       ctx.app.log.error({ err, requestId: ctx.requestId }, 'import batch failed');
+      // With a key the step stays pending: the same request resumes at it, so its items are
+      // stored by a retry rather than reported skipped for good. Without one nothing can resume.
+      if (row.idempotency_key !== null) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `Import ${row.id} stopped at its item ${batch[0]!.index}: storing a step failed (request ${ctx.requestId}); ${processed} items before it are handled. Send the same request with the same Idempotency-Key to resume there`,
+        );
+      }
       const failed = batch.slice(0, room).map((b) => ({ index: b.index, detail: `could not be stored (request ${ctx.requestId})` }));
       room -= failed.length;
       await advance(ctx.app.db, batch.length, { imported: 0, errors: failed, collections: [] });

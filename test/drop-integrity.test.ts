@@ -1,11 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crontab, tasks } from '../host/tasks.ts';
 import { ABANDONED } from '../src/ports/jobs/jobs.ts';
+import { storeFor } from '../src/services/storage/tenant-store.ts';
 import { abandonIngestFile } from '../src/services/files/ingest-run.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-server.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
-import { newTenant, type Tenant } from './support/client.ts';
+import { call as request, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { spawnedServer } from './support/spawned-server.ts';
 import { postForm, type JsonFile } from './support/transports.ts';
@@ -216,6 +218,54 @@ describe('an async drop', () => {
       expect(jobs).toHaveLength(2);
       expect(jobs.every((j) => j.due)).toBe(true);
       expect(new Set(jobs.map((j) => j.key)).size).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the writes sweep', () => {
+  it('drops import records a week after their last step and presigned keys no complete took within a day, with their uploaded files', async () => {
+    const server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
+    try {
+      const t = await newTenant(server.url, server.adminKey);
+      const db = server.app.db;
+      const imported = (key: string) => t.api('GET', `/v1/memory/admin/import/${key}`);
+      for (const key of ['old-import', 'new-import']) {
+        const res = await request(server.url, 'POST', '/v1/memory/admin/import', {
+          key: t.key,
+          body: { memories: [{ text: key }] },
+          headers: { 'idempotency-key': key },
+        });
+        expect(res.status).toBe(200);
+      }
+      await db.query(`update imports set updated_at = now() - interval '8 days' where tenant_id = $1 and idempotency_key = 'old-import'`, [t.id]);
+      // Two keys presigned, one uploaded to and never completed, one completed; then both a day old.
+      const presign = async (filename: string) =>
+        (await t.api('POST', `${C('swept')}/drop/presign`, [{ filename, content_type: 'text/plain', size: 20 }])).body.uploads[0] as {
+          key: string;
+          url: string;
+          headers: Record<string, string>;
+        };
+      const [abandoned, completed] = [await presign('abandoned.txt'), await presign('completed.txt')];
+      for (const u of [abandoned, completed])
+        expect((await fetch(u.url, { method: 'PUT', headers: u.headers, body: 'twenty bytes of text' })).status).toBe(200);
+      expect(
+        (await t.api('POST', `${C('swept')}/drop/complete`, [{ key: completed.key, filename: 'completed.txt', mime: 'text/plain', size: 20 }])).status,
+      ).toBe(202);
+      await db.query(`update presigned_uploads set created_at = now() - interval '25 hours' where tenant_id = $1`, [t.id]);
+
+      expect(crontab).toContainEqual({ task: 'writes_sweep', match: '23 * * * *' });
+      await tasks.find((task) => task.name === 'writes_sweep')!.run(server.app, {}, { attempt: 1, maxAttempts: 1 });
+
+      expect((await imported('old-import')).status).toBe(404);
+      expect((await imported('new-import')).body).toMatchObject({ complete: true, imported: 1 });
+      const keys = await db.query<{ key: string }>('select key from presigned_uploads where tenant_id = $1', [t.id]);
+      expect(keys.map((k) => k.key)).toEqual([completed.key]);
+      // The file uploaded at the dropped key leaves the store (its cleanup job runs on the worker); the completed one stays.
+      const store = await storeFor(server.app, t.id);
+      await expect.poll(async () => (await store.get(abandoned.key)) === null, { timeout: 15_000 }).toBe(true);
+      expect(await store.get(completed.key)).not.toBeNull();
     } finally {
       await server.close();
     }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { AuthedCtx } from '../../core/context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, conflict, invalidInput, notFound } from '../../core/errors.ts';
 import { iso, isUuid, newId } from '../../core/ids.ts';
 import { collectionName, instant, metadataObject } from '../../schemas/fields.ts';
@@ -231,4 +231,13 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     [ctx.tenant.id, row.id, listed],
   );
   return importView(done!);
+}
+
+/** How long an import's record, and so its Idempotency-Key, is kept after its last step (docs/contract.md, "Retries and idempotency"). */
+export const IMPORT_KEPT_DAYS = 7;
+
+/** Drops the import records of `data` (a data database) untouched for IMPORT_KEPT_DAYS: the hourly writes sweep. */
+export async function dropOldImports(data: App): Promise<number> {
+  const rows = await data.db.query(`delete from imports where updated_at < now() - make_interval(days => $1) returning id`, [IMPORT_KEPT_DAYS]);
+  return rows.length;
 }

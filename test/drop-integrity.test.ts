@@ -185,7 +185,7 @@ describe('a file whose last try a crash cut short', () => {
         .ids as string[];
       const [cut] = await server.app.db.query<{ key: string }>(
         `update ingest_files set state = 'processing', memory_ids = $3::jsonb, chunks = 2 where tenant_id = $1 and batch_id = $2 returning key`,
-        [t.id, batchId, JSON.stringify(ids)],
+        [t.id, batchId, ids],
       );
       // What the queue calls for a job whose last try its worker did not live through (host/tasks.ts).
       await abandonIngestFile(server.app, t.id, batchId, cut!.key, ABANDONED);
@@ -212,7 +212,8 @@ describe('an async drop', () => {
       const jobs = await server.app.db.query<{ key: string; due: boolean }>(
         server.app.db.kind === 'pglite'
           ? `select payload->>'key' as key, run_at <= now() as due from jobs where task = 'ingest_file' and payload->>'batch_id' = $1 order by 1`
-          : `select payload->>'key' as key, run_at <= now() as due from graphile_worker.jobs where task_identifier = 'ingest_file' and payload->>'batch_id' = $1 order by 1`,
+          : `select j.payload->>'key' as key, j.run_at <= now() as due from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+              where k.identifier = 'ingest_file' and j.payload->>'batch_id' = $1 order by 1`,
         [drop.body.batch_id],
       );
       expect(jobs).toHaveLength(2);

@@ -11,9 +11,11 @@ import { connectorSyncJob, enqueueDueSyncs, syncConnection } from '../src/servic
 import { webhookJob } from '../src/services/events/memory-events.ts';
 import { deliverEvent } from '../src/services/events/webhooks.ts';
 import { ingestJob } from '../src/services/files/batches.ts';
+import { dropUnusedPresigns } from '../src/services/files/drop.ts';
 import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-run.ts';
 import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { abandonExtraction, runExtraction } from '../src/services/graph/extraction-run.ts';
+import { dropOldImports } from '../src/services/memory/import.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
@@ -105,6 +107,17 @@ const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
   await dropOldStripeEvents(app.platform);
 });
 
+/**
+ * Drops import records (and their Idempotency-Keys) a week after their last step, and the keys
+ * presign issued that no complete took within a day, with any file uploaded at them.
+ */
+const writesSweep = defineTask(cronJob('writes_sweep'), async (app: App) => {
+  await forEachDataApp(app, async (data) => {
+    const [imports, presigns] = [await dropOldImports(data), await dropUnusedPresigns(data)];
+    if (imports || presigns) app.log.info({ imports, presigns }, 'old import records and unused presigned keys dropped');
+  });
+});
+
 /** Queues a sync of every connection whose interval has passed. */
 const connectorSchedule = defineTask(cronJob('connector_schedule'), async (app: App) => {
   await forEachDataApp(app, async (data) => {
@@ -124,6 +137,7 @@ export const tasks: TaskDef<z.ZodType, App>[] = [
   statusCheck,
   expireMemories,
   accessSweep,
+  writesSweep,
   connectorSchedule,
 ];
 
@@ -132,6 +146,7 @@ export const crontab: CronDef[] = [
   // Hourly; search hides expired facts already, the sweep records it (expired_at).
   { task: expireMemories.name, match: '0 * * * *' },
   { task: accessSweep.name, match: '17 * * * *' },
+  { task: writesSweep.name, match: '23 * * * *' },
   { task: connectorSchedule.name, match: '* * * * *' },
   // Autovacuum's naptime: small writes add up to a stale table too (bulk writes queue it sooner).
   { task: analyzeTables.name, match: '* * * * *' },

@@ -1,6 +1,6 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
 import { MCP_PATH, oauthUrls } from '../src/core/oauth-urls.ts';
@@ -23,6 +23,32 @@ function unreadable(body: unknown): { code: number; detail: string } | null {
     return { code: ErrorCode.InvalidRequest, detail: 'The body is not a JSON-RPC message or a batch of them' };
   }
   return null;
+}
+
+/** The request as the transport reads it: its headers and address (the body is handed over already parsed). */
+function webRequest(req: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method: req.method, headers });
+}
+
+/**
+ * Sends the transport's answer. Its own refusals (a protocol version it does not speak, an Accept
+ * or Content-Type header it does not take, a batch too large) are JSON-RPC errors without our
+ * `data: {status, detail}`: they get it here, like every other error (docs/contract.md, "Errors").
+ */
+async function send(reply: FastifyReply, answer: Response) {
+  reply.code(answer.status);
+  answer.headers.forEach((value, name) => void reply.header(name, value));
+  const text = await answer.text();
+  if (answer.status < 400 || !text) return reply.send(text);
+  const body = JSON.parse(text) as { error?: { message?: string; data?: unknown } };
+  if (body.error && typeof body.error.message === 'string' && body.error.data === undefined) {
+    body.error.data = { status: answer.status, detail: body.error.message };
+  }
+  return reply.send(JSON.stringify(body));
 }
 
 /**
@@ -72,13 +98,13 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
         .headers(headers)
         .send({ jsonrpc: '2.0', id: null, error: { code, message: detail, data: { status: 400, detail } } });
     }
-    for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
+    reply.headers(headers);
     const mcp = buildMcpServer(app, {
       authorization: req.headers.authorization,
       ip: req.ip,
       auth: { tenant: auth.tenant, agent: auth.agent, database: auth.database },
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();
       void mcp.close();
@@ -92,8 +118,7 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
       const { code, message: detail, data } = requestError(auth.refusal());
       void transport.send({ jsonrpc: '2.0', id: message.id, error: { code, message: detail, data } });
     };
-    reply.hijack();
-    await transport.handleRequest(req.raw, reply.raw, req.body);
+    return send(reply, await transport.handleRequest(webRequest(req), { parsedBody: req.body }));
   });
   const notAllowed = async (_req: unknown, reply: FastifyReply) =>
     sendError(reply.header('Allow', 'POST'), new AppError('METHOD_NOT_SUPPORTED', 'This MCP endpoint is stateless: use POST'));

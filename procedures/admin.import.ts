@@ -44,6 +44,7 @@ export default defineProcedure({
   errors: {
     UNPROCESSABLE_CONTENT: 'The Idempotency-Key was used with another body; or data is no format the import knows, or not the one named',
     CONFLICT: 'Another request is running the import of this Idempotency-Key',
+    SERVICE_UNAVAILABLE: 'With an Idempotency-Key, a step could not be stored (the embedder failed): the import stops there, and the same request resumes it',
   },
   output: importStatus,
   handler: (ctx, input, grants) => importAccount(ctx, input, grants),

@@ -13,7 +13,7 @@ export default defineProcedure({
     'named by its method and path template (never a filled path), calls through REST, tRPC and MCP alike, with their 4xx ' +
     'and 5xx counts and latency (avg, p50, p95; percentiles from log-scale buckets, within 5%). stages: embed (every ' +
     'embedder call), cache_get (search result cache lookups), search (retrieval, cache hits excluded), llm_extract ' +
-    '(extract_facts LLM calls). counters: result cache hits and misses. reset=true starts a new window after this reading ' +
+    '(extract_facts LLM calls). counters: result cache hits and misses, and the file-reading workers ended by their memory cap or deadline or that died (docs/files.md). reset=true starts a new window after this reading ' +
     '(the reading itself is counted in the new one). With ORGMEM_METRICS=0 nothing is recorded and the lists are empty.',
   rest: { method: 'GET', path: '/v1/memory/admin/metrics', status: 200 },
   access: 'admin',
@@ -24,7 +24,7 @@ export default defineProcedure({
       z.object({ route: z.string(), count: z.number().int(), status_4xx: z.number().int(), status_5xx: z.number().int(), avg_ms: ms, p50_ms: ms, p95_ms: ms }),
     ),
     stages: z.object({ embed: timing, cache_get: timing, search: timing, llm_extract: timing }),
-    counters: z.object({ search_cache_hit: z.number().int(), search_cache_miss: z.number().int() }),
+    counters: z.object({ search_cache_hit: z.number().int(), search_cache_miss: z.number().int(), parse_runner_killed: z.number().int() }),
   }),
   handler: async (ctx, input) => ctx.app.metrics.read(input.reset),
 });

@@ -59,6 +59,7 @@ import hygieneHealth from './hygiene.health.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
+import keysSetRole from './keys.set-role.ts';
 import oauthConsent from './oauth.consent.ts';
 import oauthDecide from './oauth.decide.ts';
 import dropComplete from './drop.complete.ts';
@@ -174,7 +175,7 @@ export const catalogue = {
   search: { collection: searchCollection, all: searchAll },
   context: { collection: contextCollection, all: contextAll },
   proxy: { chatCompletions: proxyChatCompletions, messages: proxyMessages, countTokens: proxyCountTokens, responses: proxyResponses },
-  keys: { list: keysList, create: keysCreate, revoke: keysRevoke },
+  keys: { list: keysList, create: keysCreate, revoke: keysRevoke, setRole: keysSetRole },
   oauth: { consent: oauthConsent, decide: oauthDecide },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
   billing: { checkout: billingCheckout, portal: billingPortal, webhook: billingWebhook },

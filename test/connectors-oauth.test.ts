@@ -162,6 +162,25 @@ describe('connector OAuth', () => {
     expect(noChannel.body.errors[0].path).toBe('config.channel_id');
   });
 
+  it('a token endpoint answering something that is not a token answer comes back to the dashboard with the reason, and stores nothing', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const cases: Array<[string, string, string]> = [
+      ['slack', 'null', "slack's token endpoint answered null, not a token answer"],
+      ['slack', '"ok"', "slack's token endpoint answered a string, not a token answer"],
+      ['notion', '[{"access_token":"x"}]', "notion's token endpoint answered a list, not a token answer"],
+      ['notion', '{"access_token":42}', "notion's token endpoint answered an object whose access_token is not valid, not a token answer"],
+      ['gdrive', '{"access_token":"x","expires_in":"soon"}', "gdrive's token endpoint answered an object whose expires_in is not valid, not a token answer"],
+      ['gdrive', '{"access_token":"x","expires_in":1e300}', "gdrive's token endpoint answered an object whose expires_in is not valid, not a token answer"],
+    ];
+    for (const [provider, answer, reason] of cases) {
+      const query = provider === 'slack' ? `collection=c&config=${encodeURIComponent(JSON.stringify({ channel_id: 'C1' }))}` : 'collection=c';
+      const back = await callback(provider, { code: `answer:${answer}`, state: (await start(t, provider, query)).searchParams.get('state')! });
+      expect(back.status, answer).toBe(302);
+      expect(new URL(back.location!).searchParams.get('oauth_error'), answer).toBe(reason);
+    }
+    expect((await t.api('GET', '/v1/memory/connections')).body).toEqual([]);
+  });
+
   it('the callback acts as the agent that started: refused with the reason, before the code is exchanged, once its grant or key is gone', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const config = encodeURIComponent(JSON.stringify({ channel_id: 'C1' }));

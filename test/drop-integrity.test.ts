@@ -1,9 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crontab, tasks } from '../host/tasks.ts';
+import { ABANDONED } from '../src/ports/jobs/jobs.ts';
+import { storeFor } from '../src/services/storage/tenant-store.ts';
+import { abandonIngestFile } from '../src/services/files/ingest-run.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-server.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
-import { newTenant, type Tenant } from './support/client.ts';
+import { call as request, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { spawnedServer } from './support/spawned-server.ts';
 import { postForm, type JsonFile } from './support/transports.ts';
@@ -164,3 +168,107 @@ describe('a sync drop whose server process is killed mid-way', () => {
 
 const call = async (url: string, key: string, path: string) => (await fetch(url + path, { headers: { authorization: `Bearer ${key}` } })).json();
 const stats = async (url: string, key: string) => ((await call(url, key, '/v1/memory/admin/stats')) as { memories: number }).memories;
+
+describe('a file whose last try a crash cut short', () => {
+  it('fails with the reason, and the chunks that try stored are deleted with it', async () => {
+    const server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    try {
+      const t = await newTenant(server.url, server.adminKey);
+      const drop = await postForm(server.url, t.key, `${C('cut')}/drop`, {
+        async_ingest: 'true',
+        files: [file('long.txt', 'The tide tables of the harbour.')],
+      });
+      expect(drop.status).toBe(202);
+      const batchId = drop.body.batch_id as string;
+      // What a try killed mid-way leaves: its first chunks stored and listed on the file, still processing.
+      const ids = (await t.api('POST', `${C('cut')}/memories/bulk`, [{ text: 'chunk one of long.txt' }, { text: 'chunk two of long.txt' }])).body
+        .ids as string[];
+      const [cut] = await server.app.db.query<{ key: string }>(
+        `update ingest_files set state = 'processing', memory_ids = $3::jsonb, chunks = 2 where tenant_id = $1 and batch_id = $2 returning key`,
+        [t.id, batchId, ids],
+      );
+      // What the queue calls for a job whose last try its worker did not live through (host/tasks.ts).
+      await abandonIngestFile(server.app, t.id, batchId, cut!.key, ABANDONED);
+      const batch = (await t.api('GET', `/v1/memory/ingest/batch/${batchId}`)).body;
+      expect(batch).toMatchObject({ complete: true, failed: 1 });
+      expect(batch.files[0]).toMatchObject({ state: 'failed', error: ABANDONED, chunks: 0, memory_ids: [] });
+      for (const id of ids) expect((await t.api('GET', `${C('cut')}/memories/${id}`)).status, id).toBe(404);
+      // Settled: a second call changes nothing.
+      await abandonIngestFile(server.app, t.id, batchId, cut!.key, 'another reason');
+      expect((await t.api('GET', `/v1/memory/ingest/batch/${batchId}`)).body.files[0].error).toBe(ABANDONED);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('an async drop', () => {
+  it('queues one job per file, due now: the resume job recorded with the batch is the same job, moved', async () => {
+    const server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    try {
+      const t = await newTenant(server.url, server.adminKey);
+      const drop = await postForm(server.url, t.key, `${C('later')}/drop`, { async_ingest: 'true', files: [file('a.txt', 'first'), file('b.txt', 'second')] });
+      expect(drop.status).toBe(202);
+      const jobs = await server.app.db.query<{ key: string; due: boolean }>(
+        server.app.db.kind === 'pglite'
+          ? `select payload->>'key' as key, run_at <= now() as due from jobs where task = 'ingest_file' and payload->>'batch_id' = $1 order by 1`
+          : `select j.payload->>'key' as key, j.run_at <= now() as due from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+              where k.identifier = 'ingest_file' and j.payload->>'batch_id' = $1 order by 1`,
+        [drop.body.batch_id],
+      );
+      expect(jobs).toHaveLength(2);
+      expect(jobs.every((j) => j.due)).toBe(true);
+      expect(new Set(jobs.map((j) => j.key)).size).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the writes sweep', () => {
+  it('drops import records a week after their last step and presigned keys no complete took within a day, with their uploaded files', async () => {
+    const server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
+    try {
+      const t = await newTenant(server.url, server.adminKey);
+      const db = server.app.db;
+      const imported = (key: string) => t.api('GET', `/v1/memory/admin/import/${key}`);
+      for (const key of ['old-import', 'new-import']) {
+        const res = await request(server.url, 'POST', '/v1/memory/admin/import', {
+          key: t.key,
+          body: { memories: [{ text: key }] },
+          headers: { 'idempotency-key': key },
+        });
+        expect(res.status).toBe(200);
+      }
+      await db.query(`update imports set updated_at = now() - interval '8 days' where tenant_id = $1 and idempotency_key = 'old-import'`, [t.id]);
+      // Two keys presigned, one uploaded to and never completed, one completed; then both a day old.
+      const presign = async (filename: string) =>
+        (await t.api('POST', `${C('swept')}/drop/presign`, [{ filename, content_type: 'text/plain', size: 20 }])).body.uploads[0] as {
+          key: string;
+          url: string;
+          headers: Record<string, string>;
+        };
+      const [abandoned, completed] = [await presign('abandoned.txt'), await presign('completed.txt')];
+      for (const u of [abandoned, completed])
+        expect((await fetch(u.url, { method: 'PUT', headers: u.headers, body: 'twenty bytes of text' })).status).toBe(200);
+      expect(
+        (await t.api('POST', `${C('swept')}/drop/complete`, [{ key: completed.key, filename: 'completed.txt', mime: 'text/plain', size: 20 }])).status,
+      ).toBe(202);
+      await db.query(`update presigned_uploads set created_at = now() - interval '25 hours' where tenant_id = $1`, [t.id]);
+
+      expect(crontab).toContainEqual({ task: 'writes_sweep', match: '23 * * * *' });
+      await tasks.find((task) => task.name === 'writes_sweep')!.run(server.app, {}, { attempt: 1, maxAttempts: 1 });
+
+      expect((await imported('old-import')).status).toBe(404);
+      expect((await imported('new-import')).body).toMatchObject({ complete: true, imported: 1 });
+      const keys = await db.query<{ key: string }>('select key from presigned_uploads where tenant_id = $1', [t.id]);
+      expect(keys.map((k) => k.key)).toEqual([completed.key]);
+      // The file uploaded at the dropped key leaves the store (its cleanup job runs on the worker); the completed one stays.
+      const store = await storeFor(server.app, t.id);
+      await expect.poll(async () => (await store.get(abandoned.key)) === null, { timeout: 15_000 }).toBe(true);
+      expect(await store.get(completed.key)).not.toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+});

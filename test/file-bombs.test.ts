@@ -178,6 +178,8 @@ describe('a reader that runs out of time or memory', () => {
       ORGMEM_PARSE_MAX_UNZIPPED_MB: '4096',
       ORGMEM_PARSE_TIMEOUT_SECONDS: '8',
       ORGMEM_PARSE_MAX_MEMORY_MB: '64',
+      ORGMEM_INBOUND_SECRET: SECRET,
+      ORGMEM_EMAIL_DOMAIN: DOMAIN,
     });
     t = await newTenant(server.url, server.adminKey);
   });
@@ -219,6 +221,35 @@ describe('a reader that runs out of time or memory', () => {
     const sync = await postForm(server.url, t.key, '/v1/memory/collections/bombs/drop', { files: [file('slow.html', 'text/html', nestedHtml(200_000))] });
     expect(sync.status).toBe(422);
     expect(sync.body.detail).toMatch(/ORGMEM_PARSE_TIMEOUT_SECONDS/);
+  });
+
+  it("reads a received message's MIME structure in the runner: one that needs more than its memory is a 422 naming the limit", async () => {
+    const to = (await t.api('GET', '/v1/memory/email/address')).body.address as string;
+    const from = `${t.name}@test.local`;
+    // 20 MB of quoted-printable text: decoded, split and joined by mailparser, more than a 64 MB heap holds.
+    const body = `${'=41'.repeat(25)}=\r\n`.repeat(256_000);
+    const mail = (text: string) =>
+      Buffer.from(
+        `From: ${from}\r\nTo: ${to}\r\nSubject: Large\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${text}\r\n`,
+      ).toString('base64');
+    const inbound = (raw: string) => call(server.url, 'POST', '/v1/memory/email/inbound', { body: { to, from, raw }, headers: { 'X-Inbound-Secret': SECRET } });
+    const kills = async () => (await call(server.url, 'GET', '/v1/memory/admin/metrics', { key: server.adminKey })).body.counters.parse_runner_killed as number;
+    const killsBefore = await kills();
+    const res = await inbound(mail(body));
+    expect([res.status, res.body.detail]).toEqual([
+      422,
+      'The message was not read: reading it needed more memory than the limit of 64 MB (ORGMEM_PARSE_MAX_MEMORY_MB)',
+    ]);
+    // Counted for the operator, in the window and in Prometheus' text by its reason.
+    expect(await kills()).toBe(killsBefore + 1);
+    const text = (await fetch(`${server.url}/v1/memory/admin/metrics/prometheus`, { headers: { authorization: `Bearer ${server.adminKey}` } }).then((r) =>
+      r.text(),
+    )) as string;
+    expect(text).toMatch(/^orgmem_parse_runner_kills_total\{reason="memory"\} [1-9]\d*$/m);
+    // The next message is read by a fresh runner.
+    expect((await inbound(mail('The ferry is late.'))).status).toBe(202);
+    const stored = (await t.api('GET', '/v1/memory/collections/email/memories')).body as Array<{ text: string }>;
+    expect(stored.map((m) => m.text)).toEqual([expect.stringMatching(/\n\nThe ferry is late\.$/)]);
   });
 });
 

@@ -103,6 +103,36 @@ describe('imports with an idempotency key', () => {
   });
 });
 
+describe('an import whose step cannot be stored (the embedder fails)', () => {
+  let embeddings: FakeEmbeddings;
+  let server: TestServer;
+  // The third step's request fails with both of the client's retries; every other request succeeds.
+  beforeAll(async () => {
+    embeddings = await startFakeEmbeddings({ fails: (n) => n >= 2 && n <= 4 });
+    server = await startServer({ ORGMEM_EMBEDDINGS_BASE_URL: embeddings.url, ORGMEM_EMBEDDINGS_DIMENSIONS: '64' }, { worker: false });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await embeddings?.close();
+  });
+
+  it('stops there with a key, and the same request stores the step on its retry: nothing skipped, nothing twice', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const body = { memories: items(500) };
+    const headers = { 'idempotency-key': 'flaky' };
+    const stopped = await call(server.url, 'POST', IMPORT, { key: t.key, body, headers });
+    expect(stopped.status).toBe(503);
+    expect(stopped.body.detail).toMatch(
+      /^Import [0-9a-f-]+ stopped at its item 200: storing a step failed \(request [0-9a-f-]+\); 200 items before it are handled\. Send the same request with the same Idempotency-Key to resume there$/,
+    );
+    expect((await t.api('GET', `${IMPORT}/flaky`)).body).toMatchObject({ complete: false, imported: 200, skipped: 0, pending: 300, errors: [] });
+    const retry = await call(server.url, 'POST', IMPORT, { key: t.key, body, headers });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ complete: true, imported: 500, skipped: 0, pending: 0, errors: [] });
+    expect(await count(t)).toBe(500);
+  });
+});
+
 describe('an import whose server process is killed mid-way', () => {
   let embeddings: FakeEmbeddings;
   beforeAll(async () => {

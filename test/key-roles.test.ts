@@ -81,6 +81,69 @@ describe('keys', () => {
   });
 });
 
+describe("changing a key's role", () => {
+  it('is an admin operation that takes effect on the next call, and is audited', async () => {
+    // An operator's tenant, so the test can read its own audit log.
+    const t = await newTenant(server.url, server.adminKey, { admin: true });
+    const bot = await t.newKey('bot');
+    const hook = { url: 'https://hooks.example/a' };
+    expect((await t.api('PUT', '/v1/memory/webhook/config', hook, bot.key)).status).toBe(403);
+    const promoted = await t.api('PUT', `/v1/memory/keys/${bot.id}/role`, { role: 'admin' });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body).toMatchObject({ id: bot.id, label: 'bot', role: 'admin', revoked_at: null });
+    expect(promoted.body.api_key).toBeUndefined();
+    expect((await t.api('PUT', '/v1/memory/webhook/config', hook, bot.key)).status).toBe(200);
+    // The promoted key may now take the role from the first one, which loses it at once.
+    expect((await t.api('PUT', `/v1/memory/keys/${(await t.api('GET', '/v1/memory/admin/me')).body.key.id}/role`, { role: 'agent' }, bot.key)).status).toBe(
+      200,
+    );
+    expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(403);
+    expect(await roles(t)).toEqual({ default: 'agent', bot: 'admin' });
+    // An operator endpoint follows the role too: the operator tenant's agent key is refused.
+    expect((await t.api('GET', '/v1/memory/admin/audit')).status).toBe(403);
+    const audit = (await t.api('GET', '/v1/memory/admin/audit', undefined, bot.key)).body as Array<{
+      action: string;
+      target: string;
+      actor: { label: string };
+      detail: Record<string, unknown>;
+    }>;
+    const changes = audit.filter((e) => e.action === 'keys.setRole');
+    expect(changes.map((e) => [e.actor.label, e.target, e.detail.role])).toEqual([
+      ['bot', expect.stringMatching(/^keys\/[0-9a-f-]+\/role$/), 'agent'],
+      ['default', `keys/${bot.id}/role`, 'admin'],
+    ]);
+  });
+
+  it("refuses to take the admin role from the tenant's last active admin key", async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const me = (await t.api('GET', '/v1/memory/admin/me')).body.key.id as string;
+    const refused = await t.api('PUT', `/v1/memory/keys/${me}/role`, { role: 'agent' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toBe('This is the last active admin key of the tenant; make another key admin first');
+    // Setting the role a key has is no change and no refusal.
+    expect((await t.api('PUT', `/v1/memory/keys/${me}/role`, { role: 'admin' })).status).toBe(200);
+    // A revoked admin key does not count as the other admin.
+    const spare = await t.newKey('spare', false, 'admin');
+    expect((await t.api('DELETE', `/v1/memory/keys/${spare.id}`)).status).toBe(204);
+    expect((await t.api('PUT', `/v1/memory/keys/${me}/role`, { role: 'agent' })).status).toBe(400);
+    expect(await roles(t)).toEqual({ default: 'admin', spare: 'admin' });
+  });
+
+  it('answers 404 for a revoked, unknown or foreign key and 422 for an unknown role', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const other = await newTenant(server.url, server.adminKey);
+    const gone = await t.newKey('gone');
+    expect((await t.api('DELETE', `/v1/memory/keys/${gone.id}`)).status).toBe(204);
+    const foreign = (await other.api('GET', '/v1/memory/admin/me')).body.key.id as string;
+    for (const id of [gone.id, foreign, '00000000-0000-7000-8000-000000000000', 'not-an-id']) {
+      const res = await t.api('PUT', `/v1/memory/keys/${id}/role`, { role: 'admin' });
+      expect(res.status, id).toBe(404);
+    }
+    expect((await other.api('GET', '/v1/memory/admin/me')).body.key.role).toBe('admin');
+    expect((await t.api('PUT', `/v1/memory/keys/${gone.id}/role`, { role: 'owner' })).status).toBe(422);
+  });
+});
+
 describe('migration 019: the roles of the keys that existed before', () => {
   it('makes every key of an unrestricted tenant admin, and only the owner key of a restricted one', async () => {
     const open = await newTenant(server.url, server.adminKey);

@@ -59,6 +59,23 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
     expect((await initialize('1999-01-01')).body.result.protocolVersion).toBe('2025-11-25');
   });
 
+  it("answers the transport's own refusals with the detail and the status too", async () => {
+    const t = await newTenant(url, adminKey);
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const both = 'application/json, text/event-stream';
+    const cases: Array<[Record<string, string>, unknown, number, RegExp]> = [
+      [{ accept: 'application/json' }, list, 406, /^Not Acceptable: Client must accept both application\/json and text\/event-stream$/],
+      [{ accept: both, 'mcp-protocol-version': '1999-01-01' }, list, 400, /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: .+\)$/],
+      [{ accept: both }, Array.from({ length: 101 }, (_, i) => ({ ...list, id: i })), 400, /^Invalid Request: Batch must not exceed 100 messages$/],
+    ];
+    for (const [headers, body, status, detail] of cases) {
+      const res = await call(url, 'POST', '/v1/mcp', { key: t.key, body, headers });
+      expect(res.status, String(detail)).toBe(status);
+      expect(res.body.error.message).toMatch(detail);
+      expect(res.body.error.data).toEqual({ status, detail: res.body.error.message });
+    }
+  });
+
   it('GET and DELETE are 405: the endpoint is stateless and keeps no stream open', async () => {
     const t = await newTenant(url, adminKey);
     for (const method of ['GET', 'DELETE']) {

@@ -90,7 +90,7 @@ describe('operator metrics', () => {
     expect(stages.embed.count).toBe(1);
     expect(stages.search.count).toBe(1);
     expect(stages.cache_get.count).toBe(2);
-    expect(counters).toEqual({ search_cache_hit: 1, search_cache_miss: 1 });
+    expect(counters).toEqual({ search_cache_hit: 1, search_cache_miss: 1, parse_runner_killed: 0 });
     expect(stages.llm_extract).toEqual({ count: 0, avg_ms: 0, p50_ms: 0, p95_ms: 0 });
     for (const s of ['embed', 'search', 'cache_get']) expect(Object.keys(stages[s]).sort()).toEqual(['avg_ms', 'count', 'p50_ms', 'p95_ms']);
   });
@@ -115,7 +115,7 @@ describe('operator metrics', () => {
     // Only the resetting read itself, which landed in the new window.
     expect(after.routes).toEqual([expect.objectContaining({ route: 'GET /v1/memory/admin/metrics', count: 1, status_4xx: 0 })]);
     expect(Object.values(after.stages).map((s: any) => s.count)).toEqual([0, 0, 0, 0]);
-    expect(after.counters).toEqual({ search_cache_hit: 0, search_cache_miss: 0 });
+    expect(after.counters).toEqual({ search_cache_hit: 0, search_cache_miss: 0, parse_runner_killed: 0 });
     expect(Date.parse(after.window_started_at)).toBeGreaterThanOrEqual(Date.parse(before.window_started_at));
   });
 
@@ -169,7 +169,11 @@ describe('the recorder', () => {
     m.request({ method: 'GET', path: '/v1/memory/health' }, 200, 1);
     m.stage('embed', 1);
     m.count('search_cache_hit');
-    expect(m.read(false)).toMatchObject({ routes: [], counters: { search_cache_hit: 0, search_cache_miss: 0 }, stages: { embed: { count: 0 } } });
+    expect(m.read(false)).toMatchObject({
+      routes: [],
+      counters: { search_cache_hit: 0, search_cache_miss: 0, parse_runner_killed: 0 },
+      stages: { embed: { count: 0 } },
+    });
     expect(await m.prometheus()).toBe('');
   });
 });

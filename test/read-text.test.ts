@@ -166,6 +166,64 @@ describe('images', () => {
     const broken = Buffer.concat([doc.png('x').subarray(0, 64), Buffer.alloc(256, 7)]);
     expect(await failure(read(broken, 'broken.png', 'image/png'))).toMatch(/^The image could not be read: /);
   });
+
+  it('refuses an image over the pixel limit before OCR or a caption, naming the limit; the size comes from the header of each format', async () => {
+    const calls = llm.calls.length;
+    const limits = { ...LIMITS, pixels: 20_000 };
+    const over = 'The image was not read: it is 250 × 100 pixels (0.025 megapixels), more than the limit of 0.02 megapixels (ORGMEM_PARSE_MAX_MEGAPIXELS)';
+    const canvas = createCanvas(250, 100);
+    const le16 = (n: number) => [n & 255, n >> 8];
+    const le32 = (n: number) => [...le16(n & 0xffff), ...le16(n >>> 16)];
+    const headers: Record<string, Buffer> = {
+      png: canvas.toBuffer('image/png'),
+      jpeg: canvas.toBuffer('image/jpeg'),
+      webp: canvas.toBuffer('image/webp'),
+      gif: Buffer.from([...Buffer.from('GIF89a'), ...le16(250), ...le16(100), 0, 0, 0, 0x3b]),
+      bmp: Buffer.from([
+        ...Buffer.from('BM'),
+        ...le32(54),
+        0,
+        0,
+        0,
+        0,
+        ...le32(54),
+        ...le32(40),
+        ...le32(250),
+        ...le32(-100),
+        1,
+        0,
+        24,
+        0,
+        ...Array(24).fill(0),
+      ]),
+      // Little-endian TIFF, one directory of two entries: width (SHORT) and height (LONG).
+      tiff: Buffer.from([
+        ...Buffer.from('II*\0'),
+        ...le32(8),
+        ...le16(2),
+        ...le16(256),
+        ...le16(3),
+        ...le32(1),
+        ...le16(250),
+        0,
+        0,
+        ...le16(257),
+        ...le16(4),
+        ...le32(1),
+        ...le32(100),
+        ...le32(0),
+      ]),
+    };
+    for (const [format, data] of Object.entries(headers)) {
+      const err = await readText(data, { filename: `big.${format}`, contentType: `image/${format}` }, limits, media).catch((e: unknown) => e);
+      expect(err, format).toBeInstanceOf(FileLimitError);
+      expect((err as Error).message, format).toBe(over);
+    }
+    expect(llm.calls.length).toBe(calls);
+    // Within the limit, the image is read as before.
+    const fits = await readText(doc.png('The launch code is PELICAN 42'), { filename: 'sign.png', contentType: 'image/png' }, LIMITS, null);
+    expect(fits.text).toBe('Text in the image:\nThe launch code is PELICAN 42');
+  });
 });
 
 describe('audio and video', () => {

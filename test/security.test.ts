@@ -37,6 +37,8 @@ let agentKey: string;
 /** Access tokens of MCP clients B approved through OAuth: read-write, and read-only (docs/mcp.md). */
 let oauthAgent: string;
 let oauthReader: string;
+/** An agent key of an operator's tenant: the operator endpoints need its admin keys all the same. */
+let operatorAgentKey: string;
 
 beforeAll(async () => {
   a = await newTenant(url, adminKey);
@@ -52,6 +54,7 @@ beforeAll(async () => {
   agentKey = (await b.newKey('agent')).key;
   oauthAgent = (await approvedClient(url, b.key, { name: 'OAuth agent' })).access;
   oauthReader = (await approvedClient(url, b.key, { name: 'OAuth reader', readWrite: false })).access;
+  operatorAgentKey = (await (await newTenant(url, adminKey, { admin: true })).newKey('operator bot')).key;
 });
 
 const cases = (list: AnyProcedure[]) => list.map((p) => [p.name, p] as [string, AnyProcedure]);
@@ -136,21 +139,28 @@ it('keeps the settings that route or expose data for admin keys', () => {
   expect(routing.filter((name) => !adminOnly.some((p) => p.name === name))).toEqual([]);
 });
 
+it('keeps the operator endpoints for admin keys', () => {
+  expect(procedures.filter((p) => p.access === 'admin' && !adminOnly.includes(p)).map((p) => p.name)).toEqual([]);
+});
+
 describe.each(cases(adminOnly))('%s (needs an admin key)', (_name, proc) => {
+  // An operator endpoint is asked by an agent key of an operator's tenant, so the role is all that refuses it.
+  const agentOf = (p: AnyProcedure) => (p.access === 'admin' ? operatorAgentKey : agentKey);
   it('answers 403 naming the admin role to an agent key, on REST, tRPC and MCP', async () => {
-    const rest = await call(url, proc.rest.method, path(proc), { key: agentKey, body: WRITE_BODIES[proc.name] ?? emptyBody(proc) });
+    const key = agentOf(proc);
+    const rest = await call(url, proc.rest.method, path(proc), { key, body: WRITE_BODIES[proc.name] ?? emptyBody(proc) });
     expect(rest.status).toBe(403);
     expect(rest.body.detail).toBe(`${proc.name} needs an admin API key; this key's role is agent`);
-    expect(await trpcCall(trpcClient(url, agentKey), proc, {})).toBe(403);
+    expect(await trpcCall(trpcClient(url, key), proc, {})).toBe(403);
     if (proc.mcp) {
-      const mcp = await mcpClient(url, agentKey);
+      const mcp = await mcpClient(url, key);
       expect(await mcpCall(mcp, proc, {})).toBe(403);
       await mcp.close();
     }
   });
 
   it('is not refused for its role to an admin key', async () => {
-    const res = await restCall(url, b.key, proc, {});
+    const res = await restCall(url, proc.access === 'admin' ? adminKey : b.key, proc, {});
     expect(res.body?.detail ?? '').not.toMatch(/needs an admin API key/);
   });
 });

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { BlockList, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileKey } from '../src/ports/blobs/blobs.ts';
 import { outboundFetch } from '../src/ports/outbound-http.ts';
-import { isPublicAddress, PrivateTargetError, targetRule } from '../src/ports/public-target.ts';
+import { complete, LlmUnavailableError } from '../src/ports/llm/llm.ts';
+import { isPublicAddress, PrivateTargetError, targetRule, type TargetRule } from '../src/ports/public-target.ts';
 import { deliverEvent } from '../src/services/events/webhooks.ts';
 import { storeFor } from '../src/services/storage/tenant-store.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
@@ -118,6 +119,29 @@ describe('the address rule', () => {
     }
   });
 
+  it('fails an LLM call whose endpoint moved to an internal address after its check as refused, without retrying it', async () => {
+    const target = await listen('127.0.0.1');
+    try {
+      // The name passed the check when the call began, then resolved inside by the time the client connected.
+      let reads = 0;
+      const moved: TargetRule = {
+        allowed: new BlockList(),
+        get publicOnly() {
+          return reads++ > 0;
+        },
+      };
+      const endpoint = { baseUrl: `${target.url}/v1`, model: 'm', apiKey: 'k', targets: moved };
+      const failed = await complete(endpoint, { messages: [{ role: 'user', content: 'hello' }] }, { timeoutMs: 5_000, maxRetries: 2 }).catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(LlmUnavailableError);
+      expect((failed as Error).message).toMatch(/^127\.0\.0\.1 is a private, loopback or other internal address/);
+      // The check, then one try: the client's two retries were not made.
+      expect(reads).toBe(2);
+      expect(target.hits).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('follows a GET redirect itself, each hop checked; other methods get the redirect as their answer', async () => {
     const inside = await listen('127.0.0.2');
     const hop = await listen('127.0.0.1', (req, res) => {
@@ -186,15 +210,21 @@ describe('production mode', () => {
         `postgres://postgres@127.0.0.1:5432/${victim}`,
         `postgres://postgres@2130706433/${victim}`,
         `postgres://postgres@8.8.8.8,127.0.0.1/${victim}`,
+        // IPv6 literals, which the driver cannot read itself, are read and checked here.
+        `postgres://postgres@[::1]/${victim}`,
+        `postgres://postgres@[::1]:5432/${victim}`,
+        `postgres://postgres@[::ffff:127.0.0.1]/${victim}`,
+        `postgres://postgres@[fd00::1]/${victim}`,
+        // A percent-escaped name is unescaped as libpq does: a loopback address, a socket's directory.
+        `postgres://postgres@%31%32%37.0.0.1/${victim}`,
       ]) {
         const res = await t.api('PUT', '/v1/memory/database/config', { connection_string });
         expect([res.status, res.body.detail], connection_string).toEqual([400, expect.stringMatching(/^The database address is not allowed: /)]);
       }
-      // An escaped path is a host name to the driver (not a socket): it fails to resolve.
       const escaped = await t.api('PUT', '/v1/memory/database/config', { connection_string: `postgres://postgres@%2Fvar%2Frun%2Fpostgresql/${victim}` });
       expect([escaped.status, escaped.body.detail]).toEqual([
         400,
-        expect.stringMatching(/^Could not connect to and prepare the database: getaddrinfo ENOTFOUND/),
+        "The database address is not allowed: /var/run/postgresql/.s.PGSQL.5432 is a Unix socket on this server's own machine, which this server does not connect to",
       ]);
       // Without a host the driver takes PGHOST's, here a Unix socket's directory.
       process.env.PGHOST = '/var/run/postgresql';
@@ -354,6 +384,11 @@ describe('configs saved before production mode', () => {
     await expect(deliverEvent(strict.app, t.id, { id: 'evt_1', type: 'memory.created' })).resolves.toBeUndefined();
     const refusal = logLines.map((l) => JSON.parse(l) as { msg: string; event?: string; reason?: string }).find((l) => l.msg === 'webhook target refused');
     expect(refusal).toMatchObject({ event: 'evt_1', reason: expect.stringMatching(/^127\.0\.0\.1 is a private, loopback/) });
+    // The tenant sees it too, on its webhook.
+    expect((await t.api('GET', '/v1/memory/webhook/config')).body).toMatchObject({
+      last_error: expect.stringMatching(/^Event evt_1 \(memory\.created\) was dropped: the target is refused, 127\.0\.0\.1 is a private, loopback/),
+      last_error_at: expect.stringMatching(/Z$/),
+    });
 
     const store = await storeFor(strict.app, t.id);
     await expect(store.put(fileKey(t.id, 'c', 'x.txt'), Buffer.from('x'), 'text/plain')).rejects.toThrow(/127\.0\.0\.1 is a private, loopback/);

@@ -35,11 +35,11 @@ describe('webhooks', () => {
     const t = await newTenant(server.url, server.adminKey);
     const none = await t.api('GET', '/v1/memory/webhook/config');
     expect(none.status).toBe(200);
-    expect(none.body).toEqual({ url: null, created_at: null });
+    expect(none.body).toEqual({ url: null, created_at: null, last_delivered_at: null, last_error: null, last_error_at: null });
     const put = await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url });
     expect(put.body).toEqual({ url: receiver.url, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
     const got = await t.api('GET', '/v1/memory/webhook/config');
-    expect(got.body).toEqual({ url: receiver.url, created_at: expect.stringMatching(/Z$/) });
+    expect(got.body).toEqual({ url: receiver.url, created_at: expect.stringMatching(/Z$/), last_delivered_at: null, last_error: null, last_error_at: null });
     // The secret is stored sealed, never in clear.
     const [row] = await server.app.db.query<{ secret_sealed: string }>('select secret_sealed from webhooks where tenant_id = $1', [t.id]);
     expect(row!.secret_sealed).not.toContain(put.body.secret);
@@ -54,7 +54,7 @@ describe('webhooks', () => {
     expect((await t.api('DELETE', '/v1/memory/webhook/config', undefined, reader.key)).status).toBe(403);
     expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(204);
     const removed = await t.api('GET', '/v1/memory/webhook/config');
-    expect([removed.status, removed.body]).toEqual([200, { url: null, created_at: null }]);
+    expect([removed.status, removed.body]).toEqual([200, { url: null, created_at: null, last_delivered_at: null, last_error: null, last_error_at: null }]);
     expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(404);
   });
 
@@ -165,6 +165,19 @@ describe('webhooks', () => {
     expect(tries.map((r) => parse(r).type)).toEqual(['memory.created', 'memory.created']);
     // The same event (same delivery id) is tried again.
     expect(new Set(tries.map((r) => r.headers['x-service-delivery'])).size).toBe(1);
+    // The tenant sees why, on its webhook: the status, never the receiver's body.
+    const event = tries[0]!.headers['x-service-delivery'];
+    const hook = (await t.api('GET', '/v1/memory/webhook/config')).body;
+    expect(hook).toMatchObject({
+      last_delivered_at: null,
+      last_error: `Event ${event} (memory.created) failed: the target answered 500`,
+      last_error_at: expect.stringMatching(/Z$/),
+    });
+    // A later success is recorded beside it; a new URL starts afresh.
+    expect((await t.api('POST', '/v1/memory/collections/retry/memories', { text: 'delivered' })).status).toBe(201);
+    await expect.poll(async () => (await t.api('GET', '/v1/memory/webhook/config')).body.last_delivered_at, { timeout: 15_000 }).toMatch(/Z$/);
+    expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+    expect((await t.api('GET', '/v1/memory/webhook/config')).body).toMatchObject({ last_delivered_at: null, last_error: null, last_error_at: null });
   }, 30_000);
 });
 

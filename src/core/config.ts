@@ -147,6 +147,8 @@ const env = z.object({
   ORGMEM_PARSE_MAX_UNZIPPED_MB: z.coerce.number().positive().default(256),
   // As many characters as the largest file has bytes: any text file that may be uploaded fits.
   ORGMEM_PARSE_MAX_CHARS: z.coerce.number().int().positive().default(MAX_FILE_BYTES),
+  // 40 million pixels: a 48-megapixel phone camera's photo is past it, its usual 12-megapixel binned one well within.
+  ORGMEM_PARSE_MAX_MEGAPIXELS: z.coerce.number().positive().default(40),
   ORGMEM_PARSE_MAX_MEMORY_MB: z.coerce.number().int().min(32).default(512),
   ORGMEM_PARSE_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
   ORGMEM_PARSE_CONCURRENCY: z.coerce.number().int().positive().default(2),
@@ -354,6 +356,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       unzippedBytes: Math.floor(e.ORGMEM_PARSE_MAX_UNZIPPED_MB * 1024 * 1024),
       /** Characters of text one file may give. */
       chars: e.ORGMEM_PARSE_MAX_CHARS,
+      /** Pixels of an image, read from its header before OCR decodes it. */
+      pixels: Math.floor(e.ORGMEM_PARSE_MAX_MEGAPIXELS * 1_000_000),
       /** A runner's heap. */
       memoryMb: e.ORGMEM_PARSE_MAX_MEMORY_MB,
       /** A read's deadline. */

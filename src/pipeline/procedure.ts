@@ -98,8 +98,12 @@ export function defineProcedure<I extends z.ZodObject, O extends z.ZodType, A ex
  */
 export const isRead = (p: AnyProcedure) => p.access === 'read' || (p.access === 'public' && p.rest.method === 'GET');
 
-/** The role a key needs to call `p`: the one rule every front end goes through (invoke.ts). */
-export const keyRoleOf = (p: AnyProcedure): KeyRole => p.keyRole ?? 'agent';
+/**
+ * The role a key needs to call `p`: the one rule every front end goes through (invoke.ts). The
+ * operator's endpoints (`access: 'admin'`) need an admin key of the operator's tenant: an agent
+ * key handed to a bot of that tenant does not run the platform (docs/access.md, "Key roles").
+ */
+export const keyRoleOf = (p: AnyProcedure): KeyRole => (p.access === 'admin' ? 'admin' : (p.keyRole ?? 'agent'));
 
 /**
  * Whether the input can fail validation. A procedure without fields ignores whatever it is sent

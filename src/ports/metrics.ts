@@ -6,6 +6,29 @@ export const STAGES = ['embed', 'cache_get', 'search', 'llm_extract'] as const;
 export type Stage = (typeof STAGES)[number];
 export type MetricsCounter = 'search_cache_hit' | 'search_cache_miss';
 
+/** Why a file-reading worker was ended (src/services/files/parse-runner.ts): its heap cap, its deadline, or it died. */
+export type RunnerKill = 'memory' | 'time' | 'crash';
+
+/*
+ * The bounded file reader's workers are the process's, shared by every App in it, as Node's own
+ * figures are: their kills are counted once per process, and each App's window reads how many
+ * happened since it started.
+ */
+let runnerKills = 0;
+const runnerRegistry = new Registry();
+const runnerKillsCounter = new Counter({
+  name: 'orgmem_parse_runner_kills_total',
+  help: 'File-reading workers ended by their memory cap or deadline, or that died (ORGMEM_PARSE_MAX_MEMORY_MB, ORGMEM_PARSE_TIMEOUT_SECONDS)',
+  labelNames: ['reason'] as const,
+  registers: [runnerRegistry],
+});
+
+/** Counts a file-reading worker ended for `reason` (every App's metrics see it). */
+export function countRunnerKill(reason: RunnerKill): void {
+  runnerKills++;
+  runnerKillsCounter.inc({ reason });
+}
+
 export interface Timing {
   count: number;
   avg_ms: number;
@@ -18,7 +41,8 @@ export interface MetricsWindow {
   window_started_at: string;
   routes: Array<{ route: string; count: number; status_4xx: number; status_5xx: number } & Omit<Timing, 'count'>>;
   stages: Record<Stage, Timing>;
-  counters: Record<MetricsCounter, number>;
+  /** The App's counters, and the process's runner kills (`countRunnerKill`) in the window. */
+  counters: Record<MetricsCounter | 'parse_runner_killed', number>;
 }
 
 /**
@@ -94,6 +118,8 @@ interface Window {
   routes: Map<string, RouteTimings>;
   stages: Record<Stage, Timings>;
   counters: Record<MetricsCounter, number>;
+  /** The process's runner kills when the window started. */
+  runnerKillsBefore: number;
 }
 
 const newWindow = (): Window => ({
@@ -101,6 +127,7 @@ const newWindow = (): Window => ({
   routes: new Map(),
   stages: { embed: new Timings(), cache_get: new Timings(), search: new Timings(), llm_extract: new Timings() },
   counters: { search_cache_hit: 0, search_cache_miss: 0 },
+  runnerKillsBefore: runnerKills,
 });
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
@@ -191,10 +218,10 @@ export function createMetrics(enabled: boolean): Metrics {
             return { route, count, status_4xx: t.status_4xx, status_5xx: t.status_5xx, ...timing };
           }),
         stages: Object.fromEntries(STAGES.map((s) => [s, w.stages[s].read()])) as Record<Stage, Timing>,
-        counters: { ...w.counters },
+        counters: { ...w.counters, parse_runner_killed: runnerKills - w.runnerKillsBefore },
       };
     },
-    prometheus: () => Registry.merge([registry, nodeMetrics]).metrics(),
+    prometheus: () => Registry.merge([registry, nodeMetrics, runnerRegistry]).metrics(),
   };
   return metrics;
 }
@@ -212,7 +239,7 @@ function disabledMetrics(): Metrics {
       window_started_at: startedAt,
       routes: [],
       stages: Object.fromEntries(STAGES.map((s) => [s, none.stages[s].read()])) as Record<Stage, Timing>,
-      counters: { ...none.counters },
+      counters: { ...none.counters, parse_runner_killed: 0 },
     }),
     prometheus: async () => '',
   };

@@ -15,7 +15,8 @@ export const GOOGLE_REFRESH_TOKEN = '1//fake-google-refresh';
  * The token endpoints of the OAuth providers on 127.0.0.1, each with its documented request and
  * answer: Slack's `oauth.v2.access` (a form; `{ok, access_token}`), Notion's `/v1/oauth/token`
  * (JSON with Basic client auth) and Google's `/token` (a form; authorization_code and
- * refresh_token grants). The code `good-code` is accepted; any other is refused as each refuses it.
+ * refresh_token grants). The code `good-code` is accepted; a code `answer:<json>` is answered with
+ * that JSON, whatever it is (a broken provider); any other is refused as each refuses it.
  */
 export async function startOAuthFake(opts: { googleAccessToken: string; googleRenewedToken: string; clientSecret: string }) {
   const requests: TokenRequest[] = [];
@@ -30,6 +31,7 @@ export async function startOAuthFake(opts: { googleAccessToken: string; googleRe
       requests.push({ path, authorization: req.headers.authorization, contentType: req.headers['content-type'], params });
       const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       const good = params.code === 'good-code';
+      if (params.code?.startsWith('answer:')) return res.writeHead(200, { 'content-type': 'application/json' }).end(params.code.slice('answer:'.length));
       if (path === '/oauth.v2.access') {
         if (params.client_secret !== opts.clientSecret) return send(200, { ok: false, error: 'invalid_client_id' });
         return send(

@@ -112,6 +112,8 @@ export const samples: Record<string, Sample> = {
   'ingest.batch': { input: (fx) => ({ batch_id: fx.batchId }), needs: ['batchId'] },
   // No request of that id: an answer is decided only once, so the sample denies.
   'oauth.decide': { input: () => ({ request: 'mvar_none', approve: false }) },
+  // No collection: its sample gives the generated 404 test (declared-errors) a valid role beside the missing key.
+  'keys.setRole': { input: (fx) => ({ key_id: fx.otherKeyId, role: 'agent' }) },
   'grants.delete': {
     // The caller removes its own grant; an open collection has none to remove.
     input: (fx) => ({ name: fx.collection, agent_key_id: fx.agentKeyId }),

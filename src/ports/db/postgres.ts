@@ -12,7 +12,7 @@ export interface PostgresOptions {
   targets?: TargetRule;
 }
 
-/** Where postgres.js would connect, as it read the connection string and the PG* variables. */
+/** Where a connection goes: its hosts and ports, or a Unix socket's path. */
 interface Destination {
   host: string[];
   port: number[];
@@ -55,9 +55,40 @@ function checkedSocket(rule: TargetRule, to: Destination, timeoutMs: number) {
  */
 export const CONNECTION_SETTINGS = { jit: 'off', plan_cache_mode: 'force_custom_plan' };
 
+/**
+ * Where `url` points, for the checked socket. The hosts are read here: postgres.js splits a host on
+ * ':' (so `[::1]` becomes "[") and keeps a percent-escaped one as it is (so `%2Ftmp`, a socket
+ * directory to libpq, becomes a name that never resolves), and either would fail as "could not
+ * connect" rather than as refused. No host at all is what postgres.js makes of it (PGHOST, or
+ * localhost), read from the driver itself.
+ */
+function destinationOf(url: string): Destination {
+  const driver = postgres(url).options as unknown as Destination;
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
+  const list = authority.slice(authority.lastIndexOf('@') + 1);
+  if (!list) return driver;
+  const to: Destination = { host: [], port: [], path: false };
+  for (const part of list.split(',')) {
+    const m = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d{1,5}))?$/.exec(part);
+    let host: string;
+    try {
+      host = decodeURIComponent(m?.[1] ?? '').replace(/^\[(.*)\]$/, '$1');
+    } catch {
+      host = '';
+    }
+    if (!m || !host) throw new Error(`"${part}" is not a host and port this server can read`);
+    const port = m[2] ? Number(m[2]) : 5432;
+    // A host that is a path is a Unix socket's directory, as libpq reads it.
+    if (host.startsWith('/')) to.path ||= `${host.replace(/\/$/, '')}/.s.PGSQL.${port}`;
+    to.host.push(host);
+    to.port.push(port);
+  }
+  return to;
+}
+
 export function openPostgres(url: string, max: number, opts: PostgresOptions = {}): Db {
-  // postgres.js parses without connecting: where it would connect, for the checked socket.
-  const to = opts.targets?.publicOnly ? (postgres(url).options as unknown as Destination) : null;
+  // Where postgres.js would connect (without connecting), for the checked socket.
+  const to = opts.targets?.publicOnly ? destinationOf(url) : null;
   const sql = postgres(url, {
     max,
     onnotice: () => {},

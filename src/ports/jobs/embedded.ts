@@ -26,17 +26,17 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
   const inFlight = new Set<Promise<void>>();
 
   // A job with a key that is already waiting is not added again (graphile-worker's job_key).
-  const add = (q: Queryable, task: string, payload: unknown, runAt: Date | null, maxAttempts: number, key: string | null = null) =>
+  const add = (q: Queryable, task: string, payload: unknown, runAt: Date | null, maxAttempts: number, key: string | null = null, move = false) =>
     q.query(
       `insert into jobs (task, payload, run_at, max_attempts, job_key) values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4, $5)
-       on conflict (job_key) where job_key is not null do nothing`,
-      [task, payload, runAt, maxAttempts, key],
+       on conflict (job_key) where job_key is not null do update set run_at = case when $6 then excluded.run_at else jobs.run_at end`,
+      [task, payload, runAt, maxAttempts, key, move],
     );
 
   return {
     async enqueue(q, job, payload, opts = {}) {
       const { payload: checked, maxAttempts } = jobRecord(job, payload);
-      await add(q, job.name, checked, opts.runAt ?? null, maxAttempts, opts.key ?? null);
+      await add(q, job.name, checked, opts.runAt ?? null, maxAttempts, opts.key ?? null, !!opts.moveRunAt);
     },
     async start(ctx, tasks, crontab) {
       checkCrontab(tasks, crontab);

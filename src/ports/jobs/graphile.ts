@@ -33,11 +33,16 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
     async enqueue(q, job, payload, opts = {}) {
       const { payload: checked, maxAttempts } = jobRecord(job, payload);
       // preserve_run_at: a job waiting under the key keeps the run_at it was queued with, as the
-      // embedded queue does (graphile-worker's default, replace, would move it with each call).
-      await q.query(
-        `select graphile_worker.add_job($1, $2::json, run_at => $3::timestamptz, max_attempts => $4, job_key => $5, job_key_mode => 'preserve_run_at')`,
-        [job.name, checked, opts.runAt ?? null, maxAttempts, opts.key ?? null],
-      );
+      // embedded queue does (graphile-worker's default, replace, would move it with each call),
+      // unless the caller asks to move it.
+      await q.query(`select graphile_worker.add_job($1, $2::json, run_at => $3::timestamptz, max_attempts => $4, job_key => $5, job_key_mode => $6)`, [
+        job.name,
+        checked,
+        opts.runAt ?? null,
+        maxAttempts,
+        opts.key ?? null,
+        opts.moveRunAt ? 'replace' : 'preserve_run_at',
+      ]);
     },
     async start(ctx, tasks, crontab) {
       checkCrontab(tasks, crontab);

@@ -65,6 +65,8 @@ export interface EnqueueOptions {
    * up, so a call while it runs queues the next one.
    */
   key?: string;
+  /** With `key`: a job still waiting under it is moved to this `runAt` (now, when unset) rather than kept as it was. */
+  moveRunAt?: boolean;
 }
 
 export interface JobQueue<C = unknown> {

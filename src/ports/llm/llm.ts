@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, toFile } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { outboundFetch } from '../outbound-http.ts';
-import { checkTargetUrl, type TargetRule } from '../public-target.ts';
+import { outboundFetch, type OutboundFetch } from '../outbound-http.ts';
+import { checkTargetUrl, PrivateTargetError, type TargetRule } from '../public-target.ts';
 
 /** An OpenAI-compatible chat endpoint: a tenant's own, the server override, or the platform default. */
 export interface LlmEndpoint {
@@ -98,9 +98,10 @@ export async function chat(endpoint: LlmEndpoint, req: ChatRequest, opts: ChatOp
 export async function complete(endpoint: LlmEndpoint, req: CompletionRequest, opts: ChatOptions): Promise<CompletionReply> {
   const started = performance.now();
   const body = { ...req, model: req.model ?? endpoint.model } as ChatCompletionCreateParamsNonStreaming;
+  const call = client(endpoint, opts);
   try {
     await checkEndpoint(endpoint);
-    const completion = await client(endpoint, opts).chat.completions.create(body);
+    const completion = await call.openai.chat.completions.create(body, { signal: call.signal });
     if (!Array.isArray(completion?.choices)) throw new Error('The endpoint did not answer with a chat completion');
     return {
       completion,
@@ -110,7 +111,7 @@ export async function complete(endpoint: LlmEndpoint, req: CompletionRequest, op
       latencyMs: performance.now() - started,
     };
   } catch (err) {
-    throw new LlmUnavailableError(describe(err), { cause: err });
+    throw call.unavailable(err);
   }
 }
 
@@ -121,12 +122,16 @@ export async function complete(endpoint: LlmEndpoint, req: CompletionRequest, op
 export async function transcribe(endpoint: LlmEndpoint, req: TranscriptionRequest, opts: ChatOptions): Promise<TranscriptionReply> {
   const model = req.model ?? endpoint.model;
   const started = performance.now();
+  const call = client(endpoint, opts);
   try {
     await checkEndpoint(endpoint);
-    const result = await client(endpoint, opts).audio.transcriptions.create({
-      file: await toFile(req.data, req.filename, { type: req.mime }),
-      model,
-    });
+    const result = await call.openai.audio.transcriptions.create(
+      {
+        file: await toFile(req.data, req.filename, { type: req.mime }),
+        model,
+      },
+      { signal: call.signal },
+    );
     if (typeof result?.text !== 'string') throw new Error('The endpoint did not answer with a transcription');
     const tokens = result.usage?.type === 'tokens' ? result.usage : null;
     return {
@@ -137,7 +142,7 @@ export async function transcribe(endpoint: LlmEndpoint, req: TranscriptionReques
       latencyMs: performance.now() - started,
     };
   } catch (err) {
-    throw new LlmUnavailableError(describe(err), { cause: err });
+    throw call.unavailable(err);
   }
 }
 
@@ -149,15 +154,38 @@ async function checkEndpoint(endpoint: LlmEndpoint): Promise<void> {
   if (endpoint.targets) await checkTargetUrl(endpoint.targets, new URL(endpoint.baseUrl));
 }
 
-function client(endpoint: LlmEndpoint, opts: ChatOptions): OpenAI {
-  return new OpenAI({
+/**
+ * The official client for one call. Its fetch is the checked one for a tenant's endpoint; a target
+ * refused when connecting (the name moved to an internal address after it was saved) aborts the
+ * call, so the client does not retry it as if the network had failed, and the refusal is the
+ * reason given (`unavailable`).
+ */
+function client(endpoint: LlmEndpoint, opts: ChatOptions) {
+  const abort = new AbortController();
+  const checked = endpoint.targets && outboundFetch(endpoint.targets);
+  const fetch: OutboundFetch | undefined =
+    checked &&
+    (async (url, init) => {
+      try {
+        return await checked(url, init);
+      } catch (err) {
+        if (err instanceof PrivateTargetError) abort.abort(err);
+        throw err;
+      }
+    });
+  const openai = new OpenAI({
     baseURL: endpoint.baseUrl,
-    ...(endpoint.targets && { fetch: outboundFetch(endpoint.targets) }),
+    ...(fetch && { fetch }),
     // The client refuses an empty key; keyless local servers ignore whatever is sent.
     apiKey: endpoint.apiKey || 'none',
     timeout: opts.timeoutMs,
     maxRetries: opts.maxRetries,
   });
+  const unavailable = (err: unknown) => {
+    const cause = abort.signal.reason instanceof PrivateTargetError ? abort.signal.reason : err;
+    return new LlmUnavailableError(describe(cause), { cause });
+  };
+  return { openai, signal: abort.signal, unavailable };
 }
 
 /**

@@ -71,6 +71,30 @@ export async function revokeKey(app: App, tenantId: string, keyId: string) {
 }
 
 /**
+ * Gives an active key another role (docs/access.md, "Key roles"). Taking the admin role from the
+ * tenant's last active admin key is refused: nobody could change a setting or a key again.
+ */
+export async function setKeyRole(app: App, tenantId: string, keyId: string, role: KeyRole) {
+  if (!isUuid(keyId)) throw notFound('API key not found');
+  return app.platform.transaction(async (tx) => {
+    // The same lock as a revocation: two admin keys demoting each other in parallel are decided
+    // one after the other, and the second sees the first's change.
+    await tx.query('select id from tenants where id = $1 for update', [tenantId]);
+    const [key] = await tx.query<KeyRow>('select * from api_keys where tenant_id = $1 and id = $2 and revoked_at is null', [tenantId, keyId]);
+    if (!key) throw notFound('No active API key of this tenant has this id');
+    if (key.role === 'admin' && role !== 'admin') {
+      const [admins] = await tx.query<{ others: number }>(
+        `select count(*)::int as others from api_keys where tenant_id = $1 and id <> $2 and revoked_at is null and role = 'admin'`,
+        [tenantId, keyId],
+      );
+      if (!admins?.others) throw badRequest('This is the last active admin key of the tenant; make another key admin first');
+    }
+    const [row] = await tx.query<KeyRow>('update api_keys set role = $3 where tenant_id = $1 and id = $2 returning *', [tenantId, keyId, role]);
+    return keyView(row!);
+  });
+}
+
+/**
  * Issues a new key and revokes the calling one in the same transaction. The agent keeps its
  * identity's collection grants: they move to the new key.
  */

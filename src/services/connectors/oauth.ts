@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { OAuthApp } from '../../core/config.ts';
 import type { App, AuthedCtx, PublicCtx } from '../../core/context.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
@@ -104,24 +105,49 @@ function openState(app: App, provider: OAuthProvider, sealed: string | undefined
   return state;
 }
 
-interface TokenAnswer {
-  ok?: boolean;
-  error?: string;
-  access_token?: string;
-  refresh_token?: string;
-  expires_in?: number;
+/**
+ * A token endpoint's answer as far as it is used. Anything else (null, a list, a number for the
+ * token, an expiry that is not a number of seconds) is the provider's fault, told as a sentence,
+ * never a program error.
+ */
+const tokenAnswer = z.object({
+  ok: z.boolean().optional(),
+  error: z.string().optional(),
+  access_token: z.string().min(1).optional(),
+  refresh_token: z.string().min(1).optional(),
+  expires_in: z
+    .number()
+    .positive()
+    .max(10 * 365 * 86_400)
+    .optional(),
+});
+
+function readTokenAnswer(provider: string, raw: unknown): z.infer<typeof tokenAnswer> {
+  const read = tokenAnswer.safeParse(raw);
+  if (!read.success) {
+    const what =
+      raw === null
+        ? 'null'
+        : Array.isArray(raw)
+          ? 'a list'
+          : typeof raw !== 'object'
+            ? `a ${typeof raw}`
+            : `an object whose ${read.error.issues[0]?.path.join('.')} is not valid`;
+    throw new ProviderError(`${provider}'s token endpoint answered ${what}, not a token answer`);
+  }
+  return read.data;
 }
 
 /** The code exchanged at the provider's token endpoint, as its app's spec says the provider documents it. */
 async function exchangeCode(targets: TargetRule, app: OAuthApp, provider: OAuthProvider, code: string, redirect: string): Promise<Record<string, unknown>> {
   const http = providerHttp(provider, targets);
-  const answer =
+  const raw =
     oauthSpec(provider).app.exchange === 'json-basic'
-      ? await http.json<TokenAnswer>(app.tokenUrl, {
+      ? await http.json<unknown>(app.tokenUrl, {
           headers: { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
           body: { grant_type: 'authorization_code', code, redirect_uri: redirect },
         })
-      : await http.json<TokenAnswer>(app.tokenUrl, {
+      : await http.json<unknown>(app.tokenUrl, {
           body: new URLSearchParams({
             grant_type: 'authorization_code',
             code,
@@ -130,6 +156,7 @@ async function exchangeCode(targets: TargetRule, app: OAuthApp, provider: OAuthP
             client_secret: app.clientSecret,
           }),
         });
+  const answer = readTokenAnswer(provider, raw);
   if (answer.ok === false || !answer.access_token) throw new ProviderError(`${provider} refused the code: ${answer.error ?? 'no access token in the answer'}`);
   return {
     token: answer.access_token,
@@ -199,7 +226,8 @@ export async function freshCredentials(app: App, conn: ConnectionRow): Promise<R
   const configured = app.config.connectors.oauth[conn.provider as OAuthProvider];
   if (!configured)
     throw new ProviderError(`The access token has expired and cannot be renewed: the ${appSpec.name} OAuth app is not configured on this server`);
-  const answer = await providerHttp(appSpec.name.toLowerCase(), targetRule(app.config)).json<TokenAnswer>(configured.tokenUrl, {
+  const name = appSpec.name.toLowerCase();
+  const raw = await providerHttp(name, targetRule(app.config)).json<unknown>(configured.tokenUrl, {
     body: new URLSearchParams({
       grant_type: 'refresh_token',
       refresh_token: creds.refresh_token,
@@ -207,8 +235,8 @@ export async function freshCredentials(app: App, conn: ConnectionRow): Promise<R
       client_secret: configured.clientSecret,
     }),
   });
-  if (!answer.access_token)
-    throw new ProviderError(`${appSpec.name.toLowerCase()} did not renew the access token: ${answer.error ?? 'no access token in the answer'}`);
+  const answer = readTokenAnswer(name, raw);
+  if (!answer.access_token) throw new ProviderError(`${name} did not renew the access token: ${answer.error ?? 'no access token in the answer'}`);
   const renewed = { ...creds, token: answer.access_token, expires_at: new Date(Date.now() + (answer.expires_in ?? 3600) * 1000).toISOString() };
   await app.db.query('update connections set credentials = $3, updated_at = now() where tenant_id = $1 and id = $2', [
     conn.tenant_id,

@@ -1,11 +1,11 @@
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { MAX_FILES, type FileUpload } from '../../schemas/files.ts';
 import { actFor, type Acting } from '../access/grants.ts';
 import { chunkText } from '../files/chunk.ts';
 import { dropLater } from '../files/drop.ts';
-import { parseDocument } from '../files/parse-runner.ts';
+import type { MailParts } from '../files/mail-parts.ts';
+import { parseDocument, parseMail } from '../files/parse-runner.ts';
 import { FileLimitError } from '../files/unreadable.ts';
 import { insertMemories } from '../memory/memories.ts';
 import { storable } from '../memory/storable.ts';
@@ -41,16 +41,20 @@ export function decodeRawMail(raw: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
-async function parse(raw: Buffer): Promise<ParsedMail> {
-  let parsed: ParsedMail;
+/**
+ * The message's parts, read by mailparser in the bounded runner (a MIME structure built to exhaust
+ * memory or time fails there, a 422 naming the limit, never in the API's thread).
+ */
+async function parse(app: App, raw: Buffer): Promise<MailParts> {
+  let parsed: MailParts;
   try {
-    // HTML is converted below with this service's options; cid images stay links, not data URIs.
-    parsed = await simpleParser(raw, { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+    parsed = await parseMail(raw, app.config.parse);
   } catch (err) {
+    if (err instanceof FileLimitError) throw new AppError('UNPROCESSABLE_CONTENT', `The message was not read: ${err.message}`);
     throw badRequest(`raw cannot be parsed as a mail message: ${(err as Error).message}`);
   }
   // mailparser reads anything; a message without a single header was not a message.
-  if (parsed.headers.size === 0) throw badRequest('raw is not an RFC 822 message (it has no headers)');
+  if (parsed.headerCount === 0) throw badRequest('raw is not an RFC 822 message (it has no headers)');
   return parsed;
 }
 
@@ -67,22 +71,14 @@ function dropTokens(app: App, to: string[]): string[] {
   return [...new Set(tokens.map((a) => a!.local))];
 }
 
-const addresses = (field: AddressObject | AddressObject[] | undefined) =>
-  [field ?? []]
-    .flat()
-    .flatMap((a) => a.value)
-    .flatMap((v) => v.group ?? [v])
-    .map((v) => v.address?.toLowerCase())
-    .filter((a): a is string => !!a);
-
 /**
  * The body as text: the plain part, else the HTML part read by the bounded runner, links kept. An
  * HTML body over a reading limit (nesting, size, time) refuses the message with a 422 naming it,
  * whatever its recipients, so the answer tells nothing about which addresses exist.
  */
-async function bodyText(app: App, parsed: ParsedMail): Promise<string> {
+async function bodyText(app: App, parsed: MailParts): Promise<string> {
   let text = parsed.text?.trim() ?? '';
-  if (!text && typeof parsed.html === 'string') {
+  if (!text && parsed.html !== null) {
     try {
       text = (await parseDocument('mail-html', parsed.html, app.config.parse)).text.trim();
     } catch (err) {
@@ -97,10 +93,10 @@ async function bodyText(app: App, parsed: ParsedMail): Promise<string> {
  * The memory of one message (docs/contract.md, "Email drop"): `Subject: …\nFrom: …\n\n<body>`, the body cut at a
  * boundary so the whole fits 10,000 characters (metadata `truncated: true` then).
  */
-function mailMemory(parsed: ParsedMail, bodyRead: string, envelopeFrom: string, receivedAt: Date) {
+function mailMemory(parsed: MailParts, bodyRead: string, envelopeFrom: string, receivedAt: Date) {
   const subject = parsed.subject ? storable(parsed.subject.slice(0, MAX_HEADER)) : null;
-  const fromAddress = addresses(parsed.from)[0] ?? (envelopeFrom || null);
-  const fromShown = storable((parsed.from?.text || envelopeFrom || '(unknown sender)').slice(0, MAX_HEADER));
+  const fromAddress = parsed.from[0] ?? (envelopeFrom || null);
+  const fromShown = storable((parsed.fromText || envelopeFrom || '(unknown sender)').slice(0, MAX_HEADER));
   const head = `Subject: ${subject ?? '(no subject)'}\nFrom: ${fromShown}`;
   let body = bodyRead;
   const room = MAX_TEXT - head.length - 2;
@@ -111,7 +107,7 @@ function mailMemory(parsed: ParsedMail, bodyRead: string, envelopeFrom: string, 
     text: body ? `${head}\n\n${body}` : head,
     metadata: {
       from: fromAddress ? storable(fromAddress) : null,
-      to: addresses(parsed.to).slice(0, MAX_TO).map(storable),
+      to: parsed.to.slice(0, MAX_TO).map(storable),
       subject,
       message_id: parsed.messageId ? storable(parsed.messageId.slice(0, MAX_HEADER)) : null,
       received_at: receivedAt.toISOString(),
@@ -124,18 +120,18 @@ function mailMemory(parsed: ParsedMail, bodyRead: string, envelopeFrom: string, 
  * Attachments as drop files. Inline parts the HTML shows by cid (logos, signature images) are
  * the message's decoration, not its content, and are left out.
  */
-function attachmentFiles(parsed: ParsedMail): FileUpload[] {
+function attachmentFiles(parsed: MailParts): FileUpload[] {
   return parsed.attachments
     .filter((a) => !a.related)
     .map((a, i) => ({
       filename: storable((a.filename ?? '').replace(/[\u0001-\u001f\u007f]/g, '').slice(0, 255)) || `attachment-${i + 1}`,
       content_type: a.contentType || 'application/octet-stream',
-      data: a.content,
+      data: a.content as Buffer,
     }));
 }
 
 /** The message's Date header as its event time (docs/time.md); a missing or unreadable one leaves it to the time of arrival. */
-const sentAt = (parsed: ParsedMail) => (parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.toISOString() : undefined);
+const sentAt = (parsed: MailParts) => parsed.date ?? undefined;
 
 /** The same message delivered again (an MTA retry after a timeout) is stored once. */
 async function alreadyStored(ctx: AuthedCtx, collection: string, messageId: unknown): Promise<boolean> {
@@ -147,7 +143,7 @@ async function alreadyStored(ctx: AuthedCtx, collection: string, messageId: unkn
   return rows.length > 0;
 }
 
-async function store(ctx: AuthedCtx, collection: string, parsed: ParsedMail, body: string, envelopeFrom: string) {
+async function store(ctx: AuthedCtx, collection: string, parsed: MailParts, body: string, envelopeFrom: string) {
   const memory = mailMemory(parsed, body, envelopeFrom, new Date());
   if (await alreadyStored(ctx, collection, memory.metadata.message_id)) {
     return ctx.app.log.info(
@@ -216,12 +212,12 @@ export async function receiveMail(app: App, mail: InboundMail, requestId: string
   if (mail.raw.length > app.config.email.maxBytes) {
     throw new AppError('PAYLOAD_TOO_LARGE', `The message is larger than ${app.config.email.maxBytes} bytes`);
   }
-  const parsed = await parse(mail.raw);
+  const parsed = await parse(app, mail.raw);
   const body = await bodyText(app, parsed);
   const targets = await findDropTargets(app.platform, dropTokens(app, mail.to));
   const envelope = addressOf(mail.from);
   const envelopeFrom = envelope ? `${envelope.local}@${envelope.domain}` : '';
-  const sender = addresses(parsed.from)[0] ?? envelopeFrom;
+  const sender = parsed.from[0] ?? envelopeFrom;
   const log = { to: mail.to, from: sender, envelope_from: mail.from, message_id: parsed.messageId, requestId };
   if (!targets.length) return app.log.info({ ...log, reason: 'unknown address' }, 'inbound mail dropped');
   for (const target of targets) {

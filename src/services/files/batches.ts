@@ -68,19 +68,25 @@ export async function createBatch(
       f.content_type,
       f.size,
     ]);
-    if (resumeAt) await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key }, { runAt: resumeAt });
+    if (resumeAt)
+      await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key }, { runAt: resumeAt, key: jobKey(batchId, f.key) });
   }
   if (!resumeAt) await queueFiles(q, ctx, collection, batchId, files);
   return batchId;
 }
 
+/** One waiting job per file of a batch: its resume job (above) and its job for now are the same job. */
+const jobKey = (batchId: string, key: string) => `ingest_file:${batchId}:${key}`;
+
 /**
- * The batch's files for the worker now, and its collection made. A file whose resume job (above)
- * runs later finds it settled and does nothing.
+ * The batch's files for the worker now, and its collection made: a file's resume job (above) is
+ * moved to now rather than joined by a second job that would find the file settled.
  */
 export async function queueFiles(q: Queryable, ctx: AuthedCtx, collection: string, batchId: string, files: BatchFile[]): Promise<void> {
   await ensureCollection(q, ctx.tenant.id, collection);
-  for (const f of files) await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key });
+  for (const f of files) {
+    await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key }, { key: jobKey(batchId, f.key), moveRunAt: true });
+  }
 }
 
 interface FileRow {

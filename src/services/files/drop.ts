@@ -1,7 +1,8 @@
-import type { AuthedCtx } from '../../core/context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, badRequest, conflict } from '../../core/errors.ts';
 import { fileKey, isTenantKey } from '../../ports/blobs/blobs.ts';
 import { MAX_FILE_BYTES, type FileUpload } from '../../schemas/files.ts';
+import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import { createBatch, fileRow, INGEST_TRIES, queueFiles, type BatchFile } from './batches.ts';
 import { runIngestFile } from './ingest-run.ts';
@@ -203,4 +204,25 @@ export async function completeUploads(ctx: AuthedCtx, collection: string, files:
     return id;
   });
   return { batch_id: batchId, queued: queued.length, rejected };
+}
+
+/** How long a presigned key waits for its complete (its URL lives URL_SECONDS): then it and any file PUT at it go. */
+export const PRESIGN_KEPT_HOURS = 24;
+
+/**
+ * Drops the keys presign issued that no complete took within PRESIGN_KEPT_HOURS, and queues the
+ * removal of whatever was uploaded at them (a file no batch reads): the hourly writes sweep, over
+ * `data` (a data database).
+ */
+export async function dropUnusedPresigns(data: App): Promise<number> {
+  return data.db.transaction(async (tx) => {
+    const rows = await tx.query<{ tenant_id: string; key: string }>(
+      `delete from presigned_uploads where batch_id is null and created_at < now() - make_interval(hours => $1) returning tenant_id, key`,
+      [PRESIGN_KEPT_HOURS],
+    );
+    const byTenant = new Map<string, string[]>();
+    for (const r of rows) byTenant.set(r.tenant_id, [...(byTenant.get(r.tenant_id) ?? []), r.key]);
+    for (const [tenantId, keys] of byTenant) await data.jobs.enqueue(tx, fileCleanupJob, { tenant_id: tenantId, keys });
+    return rows.length;
+  });
 }

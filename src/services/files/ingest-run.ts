@@ -6,6 +6,7 @@ import { storeFor } from '../storage/tenant-store.ts';
 import type { FileState } from './batches.ts';
 import { UnreadableFileError } from './unreadable.ts';
 import { embedAll, fileMemories, preview, readFile } from './file-memories.ts';
+import { actFor, type Acting } from '../access/grants.ts';
 import { deleteMemories } from '../memory/lifecycle.ts';
 import { insertMemories } from '../memory/memories.ts';
 
@@ -129,14 +130,33 @@ async function failFile(ctx: AuthedCtx, batchId: string, key: string, collection
   return true;
 }
 
+/** Who deletes the chunks of a file given up without a try: the files service of its tenant, in the batch's collection. */
+const giveUp: Acting<{ tenant_id: string; collection: string }> = {
+  subject: async (_app, target) => ({ actor: { service: 'files' }, collection: target.collection }),
+  grant: { field: 'collection', permission: 'write' },
+};
+
 /**
  * A file given up without a try that settled it (its last try cut short by a crash, or its agent
  * refused by the grants) fails with the reason and leaves the store, unless it was settled before.
+ * The chunks its cut-short tries stored have no file to belong to: they are deleted first, so a
+ * crash here leaves them listed on the file for the next attempt to delete.
  */
 export async function abandonIngestFile(app: App, tenantId: string, batchId: string, key: string, reason: string): Promise<void> {
+  const [file] = await app.db.query<{ collection: string; memory_ids: string[] }>(
+    `select b.collection, f.memory_ids
+       from ingest_files f join ingest_batches b on b.tenant_id = f.tenant_id and b.id = f.batch_id
+      where f.tenant_id = $1 and f.batch_id = $2 and f.key = $3 and f.state not in ('done', 'failed')`,
+    [tenantId, batchId, key],
+  );
+  if (!file) return;
+  if (file.memory_ids.length) {
+    const acted = await actFor(app, giveUp, { tenant_id: tenantId, collection: file.collection }, `abandon:${batchId}:${key}`);
+    if (acted && 'ctx' in acted) await deleteMemories(acted.ctx, file.collection, file.memory_ids);
+  }
   await app.db.transaction(async (tx) => {
     const settled = await tx.query(
-      `update ingest_files set state = 'failed', error = $4, updated_at = now()
+      `update ingest_files set state = 'failed', error = $4, memory_ids = '[]'::jsonb, chunks = 0, updated_at = now()
         where tenant_id = $1 and batch_id = $2 and key = $3 and state not in ('done', 'failed') returning key`,
       [tenantId, batchId, key, reason],
     );

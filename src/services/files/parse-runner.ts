@@ -3,7 +3,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../../core/config.ts';
+import { countRunnerKill, type RunnerKill } from '../../ports/metrics.ts';
 import type { DocumentKind, ReadDocument } from './formats.ts';
+import type { MailParts } from './mail-parts.ts';
 import { FileLimitError, type ReadLimits } from './unreadable.ts';
 
 /**
@@ -16,10 +18,11 @@ import { FileLimitError, type ReadLimits } from './unreadable.ts';
  */
 export type ParseLimits = Config['parse'];
 
-/** What a worker answers: the text and the document's date, or the reader's error (its name keeps pdf.js' PasswordException). */
-export type ParseReply = ReadDocument | { error: { name: string; message: string; limit: boolean } };
+/** What a worker answers: the text and the document's date (a mail's parts), or the reader's error (its name keeps pdf.js' PasswordException). */
+export type ParseReply = { value: ReadDocument | MailParts } | { error: { name: string; message: string; limit: boolean } };
 export interface ParseRequest {
-  kind: DocumentKind;
+  /** A document to read as text, or `mail-parts`: a received message's parts for the mail drop (mail-parts.ts). */
+  kind: DocumentKind | 'mail-parts';
   input: Buffer | string;
   limits: ReadLimits;
 }
@@ -43,6 +46,18 @@ let active = 0;
  * what the reader throws comes back as an Error of the same name and message.
  */
 export async function parseDocument(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<ReadDocument> {
+  return (await run(kind, input, limits)) as ReadDocument;
+}
+
+/** A received message's parts (mail-parts.ts), read by a runner as documents are. */
+export async function parseMail(raw: Buffer, limits: ParseLimits): Promise<MailParts> {
+  const parts = (await run('mail-parts', raw, limits)) as MailParts;
+  // A Buffer arrives as a plain Uint8Array.
+  for (const a of parts.attachments) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
+  return parts;
+}
+
+async function run(kind: ParseRequest['kind'], input: Buffer | string, limits: ParseLimits): Promise<ReadDocument | MailParts> {
   while (active >= limits.concurrency) await new Promise<void>((wake) => waiting.push(wake));
   active++;
   try {
@@ -58,38 +73,47 @@ export async function closeParsers(): Promise<void> {
   await Promise.all(idle.splice(0).map((r) => (clearTimeout(r.idle), r.worker.terminate())));
 }
 
-function runOnce(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<ReadDocument> {
+function runOnce(kind: ParseRequest['kind'], input: Buffer | string, limits: ParseLimits): Promise<ReadDocument | MailParts> {
   const runner = takeIdle(limits.memoryMb) ?? start(limits.memoryMb);
-  return new Promise<ReadDocument>((resolve, reject) => {
-    const done = (settle: () => void, keep: boolean) => {
+  return new Promise<ReadDocument | MailParts>((resolve, reject) => {
+    /** `killed`: the worker ended for its limits or died, counted in the operator's metrics (ports/metrics.ts). */
+    const done = (settle: () => void, keep: boolean, killed?: RunnerKill) => {
       clearTimeout(deadline);
       runner.worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       if (keep) putIdle(runner);
       else void runner.worker.terminate();
+      if (killed) countRunnerKill(killed);
       settle();
     };
     const deadline = setTimeout(
       () =>
-        done(() => reject(new FileLimitError(`reading it took longer than the limit of ${limits.timeoutMs / 1000} s (ORGMEM_PARSE_TIMEOUT_SECONDS)`)), false),
+        done(
+          () => reject(new FileLimitError(`reading it took longer than the limit of ${limits.timeoutMs / 1000} s (ORGMEM_PARSE_TIMEOUT_SECONDS)`)),
+          false,
+          'time',
+        ),
       limits.timeoutMs,
     );
     const onMessage = (reply: ParseReply) => {
-      if ('text' in reply) return done(() => resolve({ text: reply.text, written: reply.written }), true);
+      if ('value' in reply) return done(() => resolve(reply.value), true);
       const { name, message, limit } = reply.error;
       // A reader that failed may have left its heap full (a library's buffers): the worker goes.
       done(() => reject(limit ? new FileLimitError(message) : Object.assign(new Error(message), { name })), false);
     };
-    const onError = (err: Error & { code?: string }) =>
+    const onError = (err: Error & { code?: string }) => {
+      const memory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
       done(
         () =>
           reject(
-            err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            memory
               ? new FileLimitError(`reading it needed more memory than the limit of ${limits.memoryMb} MB (ORGMEM_PARSE_MAX_MEMORY_MB)`)
               : new FileLimitError(`its reader stopped: ${err.message}`),
           ),
         false,
+        memory ? 'memory' : 'crash',
       );
-    const onExit = (code: number) => done(() => reject(new FileLimitError(`its reader stopped (exit code ${code})`)), false);
+    };
+    const onExit = (code: number) => done(() => reject(new FileLimitError(`its reader stopped (exit code ${code})`)), false, 'crash');
     runner.worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     const read: ReadLimits = { pages: limits.pages, depth: limits.depth, unzippedBytes: limits.unzippedBytes, chars: limits.chars };
     runner.worker.postMessage({ kind, input, limits: read } satisfies ParseRequest);

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { readDocument } from './formats.ts';
+import { readMailParts } from './mail-parts.ts';
 import type { ParseReply, ParseRequest } from './parse-runner.ts';
 import { FileLimitError } from './unreadable.ts';
 
@@ -12,7 +13,7 @@ parentPort!.on('message', async ({ kind, input, limits }: ParseRequest) => {
   try {
     // A Buffer arrives as a plain Uint8Array.
     const data = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-    reply = await readDocument(kind, data, limits);
+    reply = { value: kind === 'mail-parts' ? await readMailParts(data) : await readDocument(kind, data, limits) };
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
     reply = { error: { name: e.name, message: e.message, limit: err instanceof FileLimitError } };

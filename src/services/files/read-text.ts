@@ -1,6 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import path from 'node:path';
 import { decodeText, overChars, type ReadDocument } from './formats.ts';
+import { imageDimensions } from './image-dimensions.ts';
 import { ocrImage } from './ocr.ts';
 import { parseDocument, type ParseLimits } from './parse-runner.ts';
 import { FileLimitError, UnreadableFileError } from './unreadable.ts';
@@ -171,6 +172,17 @@ async function readBinary(
 
 /** The caption (when there is a media reader) then the text OCR reads in the image. */
 async function readImage(data: Buffer, mime: string, limits: ParseLimits, media: MediaReader | null): Promise<string> {
+  // OCR decodes every pixel into memory: a small file may declare a huge image.
+  const size = imageDimensions(data);
+  if (size && size.width * size.height > limits.pixels) {
+    const megapixels = (n: number) => `${Number((n / 1_000_000).toPrecision(3))} megapixels`;
+    throw overLimit(
+      'image',
+      new FileLimitError(
+        `it is ${size.width} × ${size.height} pixels (${megapixels(size.width * size.height)}), more than the limit of ${megapixels(limits.pixels)} (ORGMEM_PARSE_MAX_MEGAPIXELS)`,
+      ),
+    );
+  }
   const [caption, ocr] = await Promise.allSettled([media && CAPTIONED.has(mime) ? media.caption(data, mime) : '', ocrImage(data, limits.timeoutMs)]);
   if (caption.status === 'rejected') throw caption.reason;
   if (ocr.status === 'rejected' && ocr.reason instanceof FileLimitError) throw overLimit('image', ocr.reason);

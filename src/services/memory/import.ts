@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { AuthedCtx } from '../../core/context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, conflict, invalidInput, notFound } from '../../core/errors.ts';
 import { iso, isUuid, newId } from '../../core/ids.ts';
 import { collectionName, instant, metadataObject } from '../../schemas/fields.ts';
@@ -309,6 +309,14 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     } catch (err) {
       if (err instanceof AppError && err.code === 'CONFLICT') throw err;
       ctx.app.log.error({ err, requestId: ctx.requestId }, 'import batch failed');
+      // With a key the step stays pending: the same request resumes at it, so its items are
+      // stored by a retry rather than reported skipped for good. Without one nothing can resume.
+      if (row.idempotency_key !== null) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `Import ${row.id} stopped at its item ${batch[0]!.index}: storing a step failed (request ${ctx.requestId}); ${processed} items before it are handled. Send the same request with the same Idempotency-Key to resume there`,
+        );
+      }
       const failed = batch.slice(0, room).map((b) => ({ index: b.index, detail: `could not be stored (request ${ctx.requestId})` }));
       room -= failed.length;
       await advance(ctx.app.db, batch.length, { imported: 0, already: 0, errors: failed, collections: [] });
@@ -333,4 +341,13 @@ async function storedSources(q: Queryable, ctx: AuthedCtx, batch: Array<{ source
     [ctx.tenant.id, keys],
   );
   return new Set(rows.map((r) => r.key));
+}
+
+/** How long an import's record, and so its Idempotency-Key, is kept after its last step (docs/contract.md, "Retries and idempotency"). */
+export const IMPORT_KEPT_DAYS = 7;
+
+/** Drops the import records of `data` (a data database) untouched for IMPORT_KEPT_DAYS: the hourly writes sweep. */
+export async function dropOldImports(data: App): Promise<number> {
+  const rows = await data.db.query(`delete from imports where updated_at < now() - make_interval(days => $1) returning id`, [IMPORT_KEPT_DAYS]);
+  return rows.length;
 }

@@ -1,11 +1,20 @@
-import { InvalidClientError, InvalidRequestError, OAuthError, ServerError, UnsupportedGrantTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  InvalidClientError,
+  InvalidRequestError,
+  OAuthError,
+  ServerError,
+  TooManyRequestsError,
+  UnsupportedGrantTypeError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { App } from '../src/core/context.ts';
-import { MCP_PATH, oauthUrls, type OAuthUrls } from '../src/core/oauth-urls.ts';
+import { AppError } from '../src/core/errors.ts';
+import { MCP_PATH, oauthUrls, SCOPES, type OAuthUrls } from '../src/core/oauth-urls.ts';
 import { findClient, registerClient, type OAuthClient } from '../src/services/access/oauth-clients.ts';
+import { enforce, hit } from '../src/services/access/rate-limit.ts';
 import {
   authenticateClient,
   checkResource,
@@ -13,7 +22,6 @@ import {
   refreshTokens,
   requestedScopes,
   revokeToken,
-  SCOPES,
   startAuthorization,
 } from '../src/services/access/oauth.ts';
 
@@ -67,8 +75,25 @@ function sendOAuthError(reply: FastifyReply, err: unknown, req: FastifyRequest, 
     err = new ServerError('Internal error');
   }
   const e = err as OAuthError;
-  const status = e instanceof ServerError ? 500 : e instanceof InvalidClientError ? 401 : 400;
+  const status = e instanceof ServerError ? 500 : e instanceof InvalidClientError ? 401 : e instanceof TooManyRequestsError ? 429 : 400;
   return reply.code(status).header('cache-control', 'no-store').send(e.toResponseObject());
+}
+
+const HOUR = 3600;
+
+/**
+ * Registering is open to anyone: a budget per client address, generous because hosted MCP clients
+ * register all their users from a few shared addresses (docs/mcp.md, "What happens"). Past it, the
+ * limiter's refusal as an OAuth error, its Retry-After kept.
+ */
+async function registrationBudget(app: App, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    enforce(null, app.config.oauthRegisterPerIpPerHour, await hit(app, app.platform, `oauth-register:${req.ip}`, HOUR), 'client address');
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    reply.headers(err.headers ?? {});
+    throw new TooManyRequestsError(err.detail);
+  }
 }
 
 /** The form or JSON body's string fields; anything else is not a parameter. */
@@ -207,6 +232,7 @@ export async function registerOAuthRoutes(server: FastifyInstance, app: App) {
     scope.post('/oauth/token', (req, reply) => token(app, req, reply));
     scope.post('/oauth/register', async (req, reply) => {
       try {
+        await registrationBudget(app, req, reply);
         return reply
           .code(201)
           .header('cache-control', 'no-store')

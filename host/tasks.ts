@@ -16,6 +16,7 @@ import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-r
 import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { abandonExtraction, runExtraction } from '../src/services/graph/extraction-run.ts';
 import { dropOldImports } from '../src/services/memory/import.ts';
+import { dropOldRememberKeys } from '../src/services/graph/remember.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
@@ -108,13 +109,15 @@ const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
 });
 
 /**
- * Drops import records (and their Idempotency-Keys) a week after their last step, and the keys
- * presign issued that no complete took within a day, with any file uploaded at them.
+ * Drops import records (and their Idempotency-Keys) a week after their last step, remember's
+ * Idempotency-Keys a week after their remember, and the keys presign issued that no complete took
+ * within a day, with any file uploaded at them.
  */
 const writesSweep = defineTask(cronJob('writes_sweep'), async (app: App) => {
   await forEachDataApp(app, async (data) => {
-    const [imports, presigns] = [await dropOldImports(data), await dropUnusedPresigns(data)];
-    if (imports || presigns) app.log.info({ imports, presigns }, 'old import records and unused presigned keys dropped');
+    const [imports, rememberKeys, presigns] = [await dropOldImports(data), await dropOldRememberKeys(data), await dropUnusedPresigns(data)];
+    if (imports || rememberKeys || presigns)
+      app.log.info({ imports, remember_keys: rememberKeys, presigns }, 'old import records, remember keys and unused presigned keys dropped');
   });
 });
 

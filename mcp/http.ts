@@ -3,7 +3,7 @@ import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema } from '@modelcontext
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
-import { MCP_PATH, oauthUrls } from '../src/core/oauth-urls.ts';
+import { MCP_PATH, oauthUrls, SCOPES } from '../src/core/oauth-urls.ts';
 import { sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
 import { authenticateRequest } from '../src/pipeline/invoke.ts';
 import { requestError } from './results.ts';
@@ -86,7 +86,9 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
       const e = err as AppError;
       const challenge: Record<string, string> =
         e.code === 'UNAUTHORIZED'
-          ? { 'WWW-Authenticate': `Bearer resource_metadata="${urls.resourceMetadata}"${req.headers.authorization ? ', error="invalid_token"' : ''}` }
+          ? {
+              'WWW-Authenticate': `Bearer resource_metadata="${urls.resourceMetadata}", scope="${SCOPES.join(' ')}"${req.headers.authorization ? ', error="invalid_token"' : ''}`,
+            }
           : {};
       return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers, ...challenge }));
     }

@@ -226,7 +226,7 @@ describe('an async drop', () => {
 });
 
 describe('the writes sweep', () => {
-  it('drops import records a week after their last step and presigned keys no complete took within a day, with their uploaded files', async () => {
+  it('drops import records a week after their last step, remember keys a week after their remember, and presigned keys no complete took within a day, with their uploaded files', async () => {
     const server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
     try {
       const t = await newTenant(server.url, server.adminKey);
@@ -241,6 +241,10 @@ describe('the writes sweep', () => {
         expect(res.status).toBe(200);
       }
       await db.query(`update imports set updated_at = now() - interval '8 days' where tenant_id = $1 and idempotency_key = 'old-import'`, [t.id]);
+      const remember = (key: string, content: string) =>
+        request(server.url, 'POST', `${C('swept')}/remember`, { key: t.key, body: { content }, headers: { 'idempotency-key': key } });
+      for (const key of ['old-remember', 'new-remember']) expect((await remember(key, key)).status).toBe(202);
+      await db.query(`update remember_keys set created_at = now() - interval '8 days' where tenant_id = $1 and idempotency_key = 'old-remember'`, [t.id]);
       // Two keys presigned, one uploaded to and never completed, one completed; then both a day old.
       const presign = async (filename: string) =>
         (await t.api('POST', `${C('swept')}/drop/presign`, [{ filename, content_type: 'text/plain', size: 20 }])).body.uploads[0] as {
@@ -261,6 +265,11 @@ describe('the writes sweep', () => {
 
       expect((await imported('old-import')).status).toBe(404);
       expect((await imported('new-import')).body).toMatchObject({ complete: true, imported: 1 });
+      const rememberKeys = await db.query<{ idempotency_key: string }>('select idempotency_key from remember_keys where tenant_id = $1', [t.id]);
+      expect(rememberKeys.map((k) => k.idempotency_key)).toEqual(['new-remember']);
+      // The dropped key is free again: other text under it is a new remember, no longer a 422.
+      expect((await remember('old-remember', 'other text')).status).toBe(202);
+      expect((await remember('new-remember', 'other text')).status).toBe(422);
       const keys = await db.query<{ key: string }>('select key from presigned_uploads where tenant_id = $1', [t.id]);
       expect(keys.map((k) => k.key)).toEqual([completed.key]);
       // The file uploaded at the dropped key leaves the store (its cleanup job runs on the worker); the completed one stays.

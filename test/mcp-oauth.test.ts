@@ -47,10 +47,11 @@ describe('discovery', () => {
     const bare = await call(url, 'POST', '/v1/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
     expect(bare.status).toBe(401);
     const prmUrl = `${url}/.well-known/oauth-protected-resource/v1/mcp`;
-    expect(bare.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${prmUrl}"`);
+    // The scopes too, for a client with no other hint of what to ask.
+    expect(bare.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${prmUrl}", scope="memory:read memory:write"`);
     expect(bare.headers.get('access-control-expose-headers')).toContain('www-authenticate');
     const wrong = await mcpPost(url, 'mvat_not-a-token');
-    expect(wrong.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${prmUrl}", error="invalid_token"`);
+    expect(wrong.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${prmUrl}", scope="memory:read memory:write", error="invalid_token"`);
 
     for (const path of ['/.well-known/oauth-protected-resource/v1/mcp', '/.well-known/oauth-protected-resource']) {
       const prm = await call(url, 'GET', path);
@@ -333,5 +334,48 @@ describe('refusals: each with its OAuth error, nothing granted', () => {
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'mvrt_unknown' }),
     });
     expect(((await basic.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+});
+
+describe('registration upkeep', () => {
+  it('registrations have a budget per client address: past it a 429 as an OAuth error, with Retry-After, and nothing stored', async () => {
+    const limited = await startServer({ ORGMEM_OAUTH_REGISTER_PER_IP_PER_HOUR: '2' });
+    try {
+      const clients = async () => (await limited.app.platform.query<{ n: number }>('select count(*)::int as n from oauth_clients'))[0]!.n;
+      const register = () => call(limited.url, 'POST', '/oauth/register', { body: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+      for (let i = 0; i < 2; i++) expect((await register()).status).toBe(201);
+      const before = await clients();
+      const refused = await register();
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ error: 'too_many_requests', error_description: expect.stringContaining('client address') });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      expect(await clients()).toBe(before);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a registered client with no request and no token a week after registering is dropped when an authorization starts; the others stay', async () => {
+    const db = server.app.platform;
+    const age = (id: string) => db.query(`update oauth_clients set created_at = now() - interval '8 days' where id = $1`, [id]);
+    const never = await registerClient(url, 'Never authorized');
+    await age(never);
+    const pending = await registerClient(url, 'Pending');
+    await startRequest(url, pending, pkce().challenge);
+    await age(pending);
+    const authorized = await approvedClient(url, t.key, { name: 'Authorized' });
+    await db.query('delete from oauth_requests where client_id = $1', [authorized.clientId]);
+    await age(authorized.clientId);
+    const recent = await registerClient(url, 'Recent');
+
+    await startRequest(url, recent, pkce().challenge);
+
+    const left = await db.query<{ id: string }>('select id from oauth_clients where id = any($1::text[])', [[never, pending, authorized.clientId, recent]]);
+    expect(left.map((c) => c.id).sort()).toEqual([pending, authorized.clientId, recent].sort());
+    const gone = await authorizeRedirect(url, authorizeParams(url, never, pkce().challenge));
+    expect(gone.status).toBe(401);
+    expect(JSON.parse(gone.body)).toMatchObject({ error: 'invalid_client' });
+    expect((await mcpPost(url, authorized.access)).status).toBe(200);
   });
 });

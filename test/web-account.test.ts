@@ -112,6 +112,38 @@ describe('dashboard: keys, grants, settings, usage', () => {
     expect((await me(t.key)).status).toBe(200);
   });
 
+  it("changes a key's role, shows the refusal to demote the last admin key, and follows its own key's demotion", async () => {
+    const { t, page } = await signedIn();
+    const helper = await t.newKey('helper');
+    const role = async (id: string) => (await t.api('GET', '/v1/memory/keys')).body.find((k: { id: string }) => k.id === id).role;
+    await page.goto(`${server.url}/keys`);
+    const table = page.getByRole('table', { name: 'API keys' });
+    const helperRow = table.getByRole('row', { name: /helper/ });
+    const ownRow = table.getByRole('row', { name: /this dashboard/ });
+
+    await helperRow.getByRole('button', { name: 'Make admin' }).click();
+    await helperRow.getByRole('button', { name: 'Make agent' }).waitFor();
+    expect(await role(helper.id)).toBe('admin');
+    await helperRow.getByRole('button', { name: 'Make agent' }).click();
+    await helperRow.getByRole('button', { name: 'Make admin' }).waitFor();
+    expect(await role(helper.id)).toBe('agent');
+
+    // The dashboard's key is the last admin key: the service refuses, and says why.
+    const ownId = (await me(t.key)).body.key.id;
+    await ownRow.getByRole('button', { name: 'Make agent' }).click();
+    await page.getByRole('alert').filter({ hasText: 'last active admin key' }).waitFor();
+    expect(await role(ownId)).toBe('admin');
+
+    // With another admin key, the dashboard's own key may become an agent: its admin controls go.
+    await helperRow.getByRole('button', { name: 'Make admin' }).click();
+    await helperRow.getByRole('button', { name: 'Make agent' }).waitFor();
+    await ownRow.getByRole('button', { name: 'Make agent' }).click();
+    await page.getByRole('button', { name: 'Create key' }).waitFor({ state: 'detached' });
+    expect(await role(ownId)).toBe('agent');
+    expect(await page.getByRole('button', { name: /Make (admin|agent)/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Rotate key' }).waitFor();
+  });
+
   it("rotates the dashboard's key: the new one is shown once and signed in with, the old one stops working", async () => {
     const { t, page } = await signedIn();
     await page.goto(`${server.url}/keys`);
@@ -157,7 +189,8 @@ describe('dashboard: keys, grants, settings, usage', () => {
       .getByRole('table', { name: 'Agents' })
       .getByRole('row', { name: /reader/ })
       .waitFor();
-    for (const name of ['Create key', 'Revoke', 'Rotate key']) expect(await page.getByRole('button', { name }).count(), name).toBe(0);
+    for (const name of ['Create key', 'Revoke', 'Rotate key', 'Make admin', 'Make agent'])
+      expect(await page.getByRole('button', { name }).count(), name).toBe(0);
     expect(await page.getByRole('textbox').count()).toBe(0);
 
     await page.goto(`${server.url}/settings`);
@@ -187,7 +220,7 @@ describe('dashboard: keys, grants, settings, usage', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('agent');
     await page.getByRole('button', { name: 'Rotate key' }).waitFor();
-    for (const name of ['Create key', 'Revoke']) expect(await page.getByRole('button', { name }).count(), name).toBe(0);
+    for (const name of ['Create key', 'Revoke', 'Make admin', 'Make agent']) expect(await page.getByRole('button', { name }).count(), name).toBe(0);
 
     await page.goto(`${server.url}/settings`);
     await page.getByText('This is an agent key').waitFor();

@@ -107,6 +107,7 @@ const env = z.object({
   ORGMEM_SIGNUP_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(10),
   ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR: z.coerce.number().int().positive().default(3),
   ORGMEM_PULSE_PER_IP: z.coerce.number().int().positive().default(60),
+  ORGMEM_OAUTH_REGISTER_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(600),
   ORGMEM_PULSE_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   ORGMEM_SMTP_URL: z.string().url().optional(),
   ORGMEM_MAIL_FROM: z.string().default('orgmem <no-reply@localhost>'),
@@ -306,6 +307,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signupLimits: { perIpPerHour: e.ORGMEM_SIGNUP_PER_IP_PER_HOUR, perEmailPerHour: e.ORGMEM_SIGNUP_PER_EMAIL_PER_HOUR },
     /** The pageview beacon's budget per client address: a fixed window (docs/contract.md, "Rate limits"). */
     pulseLimit: { perIp: e.ORGMEM_PULSE_PER_IP, windowSeconds: e.ORGMEM_PULSE_WINDOW_SECONDS },
+    /** OAuth client registrations per client address an hour: hosted MCP clients register from a few shared addresses (docs/mcp.md). */
+    oauthRegisterPerIpPerHour: e.ORGMEM_OAUTH_REGISTER_PER_IP_PER_HOUR,
     mail: { smtpUrl: e.ORGMEM_SMTP_URL, from: e.ORGMEM_MAIL_FROM },
     /**
      * Which addresses a tenant-chosen target may have (webhooks, LLM endpoints, connectors,

@@ -1,6 +1,9 @@
 /** The MCP endpoint: the one resource orgmem's OAuth tokens are issued for (docs/mcp.md, "Remote MCP with OAuth"). */
 export const MCP_PATH = '/v1/mcp';
 
+/** What a client may ask for: reading memories, and writing them too. */
+export const SCOPES = ['memory:read', 'memory:write'] as const;
+
 /** Where this server is reached, for OAuth: the issuer, the resource tokens are for, and its metadata. */
 export interface OAuthUrls {
   /** The authorization server's issuer: the server's base URL, no trailing slash (RFC 8414). */

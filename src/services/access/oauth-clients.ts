@@ -70,6 +70,25 @@ export async function registerClient(app: App, body: unknown): Promise<OAuthClie
   return client;
 }
 
+/** How long a registered client with no authorization request and no token is kept (docs/mcp.md, "Remote MCP with OAuth"). */
+export const UNAUTHORIZED_CLIENT_DAYS = 7;
+
+/**
+ * Drops registered clients that have held no authorization request and no token for
+ * UNAUTHORIZED_CLIENT_DAYS since they registered: registrations never completed (anyone may
+ * register), and clients whose every grant ended and was cleared, which register again.
+ */
+export async function dropUnauthorizedClients(app: App): Promise<number> {
+  const rows = await app.platform.query(
+    `delete from oauth_clients c where c.created_at < now() - make_interval(days => $1)
+        and not exists (select 1 from oauth_requests r where r.client_id = c.id)
+        and not exists (select 1 from oauth_tokens t where t.client_id = c.id)
+      returning id`,
+    [UNAUTHORIZED_CLIENT_DAYS],
+  );
+  return rows.length;
+}
+
 /** A client_id that names a metadata document rather than a registered client. */
 const isDocumentUrl = (clientId: string) => /^https:\/\//i.test(clientId);
 

@@ -3,9 +3,9 @@ import { InvalidClientError, InvalidGrantError, InvalidScopeError, InvalidTarget
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, notFound } from '../../core/errors.ts';
-import { MCP_PATH, type OAuthUrls } from '../../core/oauth-urls.ts';
+import { MCP_PATH, SCOPES, type OAuthUrls } from '../../core/oauth-urls.ts';
 import { hashKey, insertKey } from './keys.ts';
-import { findClient, type OAuthClient } from './oauth-clients.ts';
+import { dropUnauthorizedClients, findClient, type OAuthClient } from './oauth-clients.ts';
 
 /*
  * orgmem's OAuth 2.1 authorization server for its MCP endpoint (docs/mcp.md, "Remote MCP with
@@ -16,8 +16,6 @@ import { findClient, type OAuthClient } from './oauth-clients.ts';
  * and revocation are the key's.
  */
 
-/** What a client may ask for: reading memories, and writing them too. */
-export const SCOPES = ['memory:read', 'memory:write'] as const;
 const ACCESS_SECONDS = 3600;
 const REFRESH_SECONDS = 30 * 24 * 3600;
 const CODE_SECONDS = 300;
@@ -59,6 +57,7 @@ export async function startAuthorization(app: App, client: OAuthClient, ask: Aut
   // end (a used code or refresh token is kept until it expires, for replay detection).
   await app.platform.query(`delete from oauth_requests where expires_at < now() - interval '1 day'`);
   await app.platform.query(`delete from oauth_tokens where expires_at < now() - interval '1 day'`);
+  await dropUnauthorizedClients(app);
   const id = token('mvar');
   await app.platform.query(
     `insert into oauth_requests (id, client_id, redirect_uri, code_challenge, state, scope, resource, expires_at)

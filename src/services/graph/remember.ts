@@ -81,6 +81,15 @@ export async function rememberQueued(ctx: AuthedCtx, collection: string, input: 
   return { job_id: jobId, state: 'queued' as const };
 }
 
+/** How long a remember's Idempotency-Key is kept, as an import's (docs/contract.md, "Retries and idempotency"). */
+export const REMEMBER_KEY_KEPT_DAYS = 7;
+
+/** Drops the remember keys of `data` (a data database) older than REMEMBER_KEY_KEPT_DAYS: the hourly writes sweep. */
+export async function dropOldRememberKeys(data: App): Promise<number> {
+  const rows = await data.db.query(`delete from remember_keys where created_at < now() - make_interval(days => $1) returning job_id`, [REMEMBER_KEY_KEPT_DAYS]);
+  return rows.length;
+}
+
 const bodyHash = (collection: string, input: RememberInput) =>
   createHash('sha256')
     .update(JSON.stringify([collection, input.content, input.importance, input.container_tag ?? null, input.observed_at ?? null]))

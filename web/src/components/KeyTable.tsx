@@ -1,13 +1,13 @@
 import { useNavigate } from 'react-router';
-import { rpc } from '../api.ts';
+import { rpc, storedKey } from '../api.ts';
 import { useSession } from '../session.tsx';
 import type { AccountKey } from './KeyTypes.ts';
 import { ConfirmButton, ErrorNote, when } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
-/** The tenant's keys, masked, with revocation for admin keys. */
+/** The tenant's keys, masked, with revocation and role changes for admin keys. */
 export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: () => void }) {
-  const { me, canAdmin, signOut } = useSession();
+  const { me, canAdmin, signIn, signOut } = useSession();
   const navigate = useNavigate();
   const { error, run } = useAction();
   const active = keys.filter((k) => !k.revoked_at).length;
@@ -24,6 +24,16 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
       navigate('/');
       return;
     }
+    onChanged();
+  }
+
+  // The service refuses to demote the last admin key (its detail is shown as it is).
+  async function setRole(key: AccountKey, role: AccountKey['role']) {
+    const done = await run(() => rpc.keys.setRole.mutate({ key_id: key.id, role }));
+    if (!done) return;
+    // The dashboard's own key changed role: sign in again so its controls follow the new role.
+    const own = storedKey();
+    if (key.id === me?.key.id && own) await run(() => signIn(own));
     onChanged();
   }
 
@@ -66,6 +76,15 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
                   <td>{k.revoked_at ? <span className="muted">revoked {when(k.revoked_at)}</span> : 'active'}</td>
                   {canAdmin && (
                     <td>
+                      {!k.revoked_at && (
+                        <button
+                          type="button"
+                          aria-label={`${k.role === 'admin' ? 'Make agent' : 'Make admin'}: ${k.label}`}
+                          onClick={() => setRole(k, k.role === 'admin' ? 'agent' : 'admin')}
+                        >
+                          {k.role === 'admin' ? 'Make agent' : 'Make admin'}
+                        </button>
+                      )}{' '}
                       {!k.revoked_at && (
                         <ConfirmButton label="Revoke" title={`Revoke the key “${k.label}”?`} confirmLabel="Revoke key" onConfirm={() => revoke(k)}>
                           <p>

@@ -7,7 +7,7 @@ import { call } from './client.ts';
  * The steps of an MCP client's OAuth flow against orgmem's authorization server (docs/mcp.md,
  * "Remote MCP with OAuth"), over plain HTTP, for tests that need a token without a browser (the
  * security matrix, the refusals). The flow as a person sees it, consent page and all, is driven in
- * Chromium with the SDK's client in test/mcp-oauth.test.ts.
+ * Chromium with the SDK's client in test/web-mcp-oauth.test.ts.
  */
 
 export const REDIRECT = 'http://127.0.0.1:9/callback';

@@ -1,0 +1,101 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { refreshAuthorization, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPage, screenshot } from './support/browser.ts';
+import { call, newTenant, type Tenant } from './support/client.ts';
+import { REDIRECT, tokenRequest, TestOAuthClient } from './support/oauth-client.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+/*
+ * Remote MCP with OAuth end to end (docs/mcp.md): the official SDK client's OAuth flow with the
+ * dashboard's consent page driven in Chromium. The refusals and the rest of the flow without a
+ * browser are in mcp-oauth.test.ts.
+ */
+
+const mcpPost = (url: string, token: string) =>
+  call(url, 'POST', '/v1/mcp', {
+    key: token,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    headers: { accept: 'application/json, text/event-stream' },
+  });
+
+let server: TestServer;
+let url: string;
+let browser: Browser | undefined;
+let t: Tenant;
+
+beforeAll(async () => {
+  server = await startServer();
+  url = server.url;
+  t = await newTenant(url, server.adminKey);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the SDK client, with the consent page in Chromium', () => {
+  it('registers, is approved, lists and calls tools, refreshes, and is revoked', async () => {
+    browser = await launchBrowser();
+    const provider = new TestOAuthClient('Test agent');
+    const mcpUrl = new URL(`${url}/v1/mcp`);
+    const first = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.info?.client_id).toEqual(expect.any(String));
+    expect(provider.authorizationUrl?.searchParams.get('resource')).toBe(`${url}/v1/mcp`);
+
+    // The person: the consent page, signed in with the tenant's key, approving read and write.
+    const page = await openPage(browser);
+    await page.route(`${REDIRECT}**`, (route) => route.fulfill({ status: 200, body: 'back at the client' }));
+    await page.goto(provider.authorizationUrl!.href);
+    await page.waitForURL(/\/oauth\/consent\?request=/);
+    await page.getByLabel('API key').fill(t.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Test agent wants to use your memories' }).waitFor();
+    expect(await page.getByText('127.0.0.1:9').count()).toBe(1);
+    await page.getByLabel('Read and write').check();
+    await screenshot(page, 'oauth-consent');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForURL(`${REDIRECT}**`);
+    const back = new URL(page.url());
+    expect(back.searchParams.get('state')).toBe('state-of-the-test');
+    expect(back.searchParams.get('iss')).toBe(url);
+
+    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+    await transport.finishAuth(back.searchParams.get('code')!);
+    expect(provider.saved?.scope).toBe('memory:read memory:write');
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('search');
+    const stored = await client.callTool({ name: 'store_memory', arguments: { collection: 'oauth', text: 'stored by an OAuth client' } });
+    expect(stored.isError).toBeFalsy();
+    await client.close();
+
+    // The client is an agent of the tenant: listed with the keys, its writes carry its name.
+    const keys = await t.api('GET', '/v1/memory/keys');
+    const agent = keys.body.find((k: { label: string }) => k.label === 'Test agent (OAuth)');
+    expect(agent).toMatchObject({ role: 'agent', read_only: false, collections: null, revoked_at: null });
+    const listed = await t.api('GET', '/v1/memory/collections/oauth/memories');
+    expect(listed.body[0].created_by.label).toBe('Test agent (OAuth)');
+    // Its token is for the MCP endpoint only: REST does not take it.
+    expect((await call(url, 'GET', '/v1/memory/collections', { key: provider.saved!.access_token })).status).toBe(401);
+
+    // Refresh rotates: the new pair works, the old refresh token is used up, and using it again
+    // revokes the whole family, the new tokens included.
+    const metadata = (await call(url, 'GET', '/.well-known/oauth-authorization-server')).body;
+    const clientInformation = provider.info!;
+    const old = provider.saved!;
+    const renewed = await refreshAuthorization(url, { metadata, clientInformation, refreshToken: old.refresh_token!, resource: mcpUrl });
+    expect(renewed.refresh_token).not.toBe(old.refresh_token);
+    expect((await mcpPost(url, renewed.access_token)).status).toBe(200);
+    const reused = await tokenRequest(url, { grant_type: 'refresh_token', client_id: clientInformation.client_id, refresh_token: old.refresh_token! });
+    expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect((await mcpPost(url, renewed.access_token)).status).toBe(401);
+    const afterReuse = await tokenRequest(url, { grant_type: 'refresh_token', client_id: clientInformation.client_id, refresh_token: renewed.refresh_token! });
+    expect(afterReuse.body.error).toBe('invalid_grant');
+  });
+});

@@ -1,3 +1,4 @@
+import { TRPCClientError } from '@trpc/client';
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-ser
 import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeCall, type FakeLlm } from './fakes/openai.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
+import { trpcClient } from './support/transports.ts';
 import { col } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
@@ -44,6 +46,7 @@ const ask = (content: string) => [{ role: 'user' as const, content }];
 const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
 const jobs = async (t: Tenant) =>
   (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
+const memories = async (t: Tenant) => (await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1', [t.id]))[0]!.n;
 const usage = (t: Tenant) =>
   server.app.db.query<{ purpose: string; prompt_tokens: number; completion_tokens: number }>(
     'select purpose, prompt_tokens, completion_tokens from llm_usage where tenant_id = $1 and purpose = $2',
@@ -171,6 +174,37 @@ describe('chat proxy, streaming', () => {
     expect(res.status).toBe(502);
     expect(res.body.error.message).toContain('The LLM endpoint failed: 500 model overloaded');
     expect(await jobs(t)).toBe(0);
+  });
+
+  it('over tRPC, stream: true is a 400 before anything is stored or sent upstream', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const trpc = trpcClient(server.url, t.key);
+    const calls = await upstreamCalls(async () => {
+      const err = await trpc.proxy.chatCompletions.mutate({ messages: ask('Remember that Ivo sails.'), stream: true }).then(
+        () => expect.fail('tRPC streamed'),
+        (e: unknown) => e as TRPCClientError<never>,
+      );
+      expect(err).toBeInstanceOf(TRPCClientError);
+      expect(err.data).toMatchObject({ httpStatus: 400, detail: expect.stringContaining('use POST /v1/proxy/chat/completions') });
+      // The other proxies' streams are refused the same way.
+      for (const send of [
+        () => trpc.proxy.messages.mutate({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], stream: true }),
+        () => trpc.proxy.responses.mutate({ input: 'Hi', stream: true }),
+      ]) {
+        expect(
+          await send().then(
+            () => 'ok',
+            (e: TRPCClientError<never>) => (e.data as unknown as { httpStatus: number }).httpStatus,
+          ),
+        ).toBe(400);
+      }
+    });
+    expect(calls).toEqual([]);
+    expect(await jobs(t)).toBe(0);
+    expect(await memories(t)).toBe(0);
+    // Whole, the same call works over tRPC.
+    const whole = await trpc.proxy.chatCompletions.mutate({ messages: ask('Hello'), store: false });
+    expect(whole.choices[0]!.message.content).toBe(REPLY);
   });
 
   it('a memory outage does not break the chat: it goes on without storing and says so', async () => {

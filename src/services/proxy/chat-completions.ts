@@ -4,7 +4,8 @@ import { EventStream, sseFrame } from '../../core/event-stream.ts';
 import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
 import { postUpstream, sseEvents, UpstreamError } from '../../ports/llm/upstream.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
-import { chatCompletion, type ProxyRequest } from '../../schemas/proxy.ts';
+import { chatCompletion, type ProxyMessage, type ProxyRequest } from '../../schemas/proxy.ts';
+import { trimThread, type TurnRules } from './trim.ts';
 import { latestUserText } from '../context/context.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
@@ -19,7 +20,7 @@ import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, stor
  * (streamChat).
  */
 export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
-  const { collection, container_tag, memory_limit, memory_tokens, store, ...request } = input;
+  const { collection, container_tag, memory_limit, memory_tokens, store, max_thread_tokens, ...request } = input;
   const memory = { collection, container_tag, memory_limit, memory_tokens, store };
   // invoke checked the grants (the procedure's rule): read on the named collection, write where
   // a message is stored. Without a name, recall keeps to the readable collections.
@@ -27,16 +28,24 @@ export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
 
   const said = latestUserText(request.messages);
   const recalled = await recallFor(ctx, said, memory);
-  const messages = recalled.context ? [{ role: 'system', content: recalled.context }, ...request.messages] : request.messages;
+  const trimmed = trimThread(request.messages, max_thread_tokens, chatTurns);
+  const messages = recalled.context ? [{ role: 'system', content: recalled.context }, ...trimmed.messages] : trimmed.messages;
   const storeIt = store && request.messages.at(-1)?.role === 'user' && !!said;
-  if (request.stream) return streamChat(ctx, llm, { ...request, messages }, async () => (storeIt ? storeTurn(ctx, memory, said) : notStored), recalled);
+  const storeNow = async () => (storeIt ? storeTurn(ctx, memory, said) : notStored);
+  if (request.stream) return streamChat(ctx, llm, { ...request, messages }, storeNow, (stored) => memvaultOf(recalled, stored, trimmed.dropped));
 
   const completion = await forward(llm, { ...request, messages });
-  const stored = storeIt ? await storeTurn(ctx, memory, said) : notStored;
-  return { ...completion, memvault: memvaultOf(recalled, stored) };
+  return { ...completion, memvault: memvaultOf(recalled, await storeNow(), trimmed.dropped) };
 }
 
 const notStored = { stored: false, error: null };
+
+/** Chat completions' turns: the leading system (or developer) messages kept, a turn starting at each user message. */
+const chatTurns: TurnRules<ProxyMessage> = {
+  fixed: (m) => m.role === 'system' || m.role === 'developer',
+  startsTurn: (m) => m.role === 'user',
+  pinned: () => false,
+};
 
 /** The tenant's OpenAI-compatible endpoint (chat completions and Responses); none: 503, over the spend cap: 429. */
 export async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
@@ -92,7 +101,7 @@ async function streamChat(
   llm: TenantLlm,
   request: CompletionRequest,
   store: () => Promise<{ stored: boolean; error: string | null }>,
-  recalled: Awaited<ReturnType<typeof recallFor>>,
+  memvault: (stored: { stored: boolean; error: string | null }) => ReturnType<typeof memvaultOf>,
 ): Promise<EventStream> {
   const started = performance.now();
   const wanted = (request.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
@@ -135,5 +144,5 @@ async function streamChat(
         latencyMs: performance.now() - started,
       }),
   };
-  return new EventStream(memvaultHeaders(memvaultOf(recalled, stored)), relay(ctx, events, abort.signal, rules), () => abort.abort());
+  return new EventStream(memvaultHeaders(memvault(stored)), relay(ctx, events, abort.signal, rules), () => abort.abort());
 }

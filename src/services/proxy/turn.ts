@@ -73,10 +73,11 @@ export async function storeTurn(ctx: AuthedCtx, opts: MemoryOptions, said: strin
   }
 }
 
-/** memvault for an answer: what was recalled, whether the turn was stored, and what failed of orgmem's part. */
-export const memvaultOf = (recall: Recall, stored: { stored: boolean; error: string | null }) => ({
+/** memvault for an answer: what was recalled, whether the turn was stored, the turns trimmed away, and what failed of orgmem's part. */
+export const memvaultOf = (recall: Recall, stored: { stored: boolean; error: string | null }, dropped: number) => ({
   memories_used: recall.used,
   stored: stored.stored,
+  turns_dropped: dropped,
   memory_error: [recall.error, stored.error].filter(Boolean).join('; ') || null,
 });
 
@@ -91,6 +92,7 @@ export function memvaultHeaders(memvault: ReturnType<typeof memvaultOf>): Record
   return {
     'x-memvault-memories': JSON.stringify(used),
     'x-memvault-stored': String(memvault.stored),
+    'x-memvault-turns-dropped': String(memvault.turns_dropped),
     ...(memvault.memory_error && { 'x-memvault-memory-error': memvault.memory_error }),
   };
 }

@@ -217,7 +217,7 @@ describe('chat proxy', () => {
     expect(stored.memvault.stored).toBe(true);
     expect((await counts(t)).jobs).toBe(before.jobs + 1);
     const raw = (await t.api('GET', `${col('default')}/memories?include_archived=true`)).body as Array<{ text: string }>;
-    expect(raw.map((m) => m.text)).toContain('Eli bought a car.');
+    expect(raw.map((m) => m.text)).toContain(`User: Eli bought a car.\n\nAssistant: ${REPLY}`);
   });
 
   it('passes other OpenAI fields to the upstream as sent, and its answer back whole', async () => {
@@ -478,5 +478,16 @@ describe('chat proxy', () => {
     expect(res.memvault.turns_dropped).toBe(0);
     expect(sent!.body.messages).toEqual(messages);
     expect(sent!.body).not.toHaveProperty('max_thread_tokens');
+  });
+
+  it("queues the user's message with the model's reply for remember, so extraction sees both", async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const res = await chat(t.key, { messages: ask('Remember that Hana rows on Sundays.') });
+    expect(res.memvault.stored).toBe(true);
+    const texts = await server.app.db.query<{ text: string }>(
+      'select m.text from extraction_jobs j join memories m on m.tenant_id = j.tenant_id and m.id = j.memory_id where j.tenant_id = $1',
+      [t.id],
+    );
+    expect(texts.map((r) => r.text)).toEqual([`User: Remember that Hana rows on Sundays.\n\nAssistant: ${REPLY}`]);
   });
 });

@@ -62,6 +62,13 @@ export async function recallFor(ctx: AuthedCtx, said: string, opts: MemoryOption
   }
 }
 
+/**
+ * The text remember gets for a turn: the user's words with the model's reply after them, so that
+ * extraction sees both (what the user said, and what they were told); without a reply (a stream
+ * that broke off, a reply of tool calls only), the user's words alone.
+ */
+export const exchangeText = (said: string, reply: string | null | undefined) => (reply?.trim() ? `User: ${said}\n\nAssistant: ${reply.trim()}` : said);
+
 /** Queues the user's turn for remember; a failure is reported, not thrown (the model has answered or is answering). */
 export async function storeTurn(ctx: AuthedCtx, opts: MemoryOptions, said: string): Promise<{ stored: boolean; error: string | null }> {
   try {

@@ -15,7 +15,8 @@ export default defineProcedure({
     "so the client's own retries apply. The answer is the endpoint's chat completion as it came, plus memvault; with stream: true, " +
     "the endpoint's chat.completion.chunk events relayed as they come (the usage chunk when stream_options.include_usage asks for it) " +
     'and data: [DONE], memvault in the X-Memvault-Memories and X-Memvault-Stored headers. With store ' +
-    '(the default) the latest user message is then queued for remember in the collection (else "default"), with the ' +
+    "(the default) the latest user message is then queued for remember with the model's reply (a stream: at its end; a broken one: " +
+    'the message alone) in the collection (else "default"), with the ' +
     'container tag, when it ends the conversation (a call ending with a tool result stores nothing again); a read-only ' +
     'key must send store: false. When recall or storing fails, the chat goes on without it and memvault.memory_error (or the ' +
     'X-Memvault-Memory-Error header) says so. Usage counts toward the spend cap. Error bodies also carry ' +
@@ -38,6 +39,7 @@ export default defineProcedure({
     SERVICE_UNAVAILABLE: 'No LLM endpoint is configured: no extraction config of the tenant, no server or platform default',
     GATEWAY_TIMEOUT: 'The LLM endpoint did not answer within the timeout (ORGMEM_LLM_TIMEOUT_MS)',
   },
+  streams: (input) => input.stream === true,
   input: proxyRequest,
   output: proxyResponse,
   handler: chatCompletions,

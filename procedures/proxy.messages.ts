@@ -32,6 +32,7 @@ export default defineProcedure({
     SERVICE_UNAVAILABLE: 'No Anthropic upstream is configured on this server (ORGMEM_ANTHROPIC_BASE_URL)',
     GATEWAY_TIMEOUT: 'The Anthropic upstream did not answer within the timeout (ORGMEM_LLM_TIMEOUT_MS)',
   },
+  streams: (input) => input.stream === true,
   input: messagesRequest,
   output: messagesResponse,
   handler: messages,

@@ -29,6 +29,7 @@ export default defineProcedure({
     SERVICE_UNAVAILABLE: 'No LLM endpoint is configured: no extraction config of the tenant, no server or platform default',
     GATEWAY_TIMEOUT: 'The LLM endpoint did not answer within the timeout (ORGMEM_LLM_TIMEOUT_MS)',
   },
+  streams: (input) => input.stream === true,
   input: responsesRequest,
   output: responsesResponse,
   handler: responses,

@@ -138,7 +138,13 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       config: { rawBody: shape.body?.as === 'text' },
       handler: async (req, reply) => {
         try {
-          const caller = { authorization: authorizationOf(shape, req), ip: req.ip, origin: `${req.protocol}://${req.host}`, secret: secretOf(proc, req) };
+          const caller = {
+            authorization: authorizationOf(shape, req),
+            ip: req.ip,
+            origin: `${req.protocol}://${req.host}`,
+            secret: secretOf(proc, req),
+            events: true,
+          };
           const { output, headers, input } = await invoke(app, proc, caller, await restInput(proc, shape, req));
           const status = successStatus(shape, input);
           reply.code(status).headers(headers);

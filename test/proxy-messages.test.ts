@@ -281,4 +281,43 @@ describe('proxy request bodies', () => {
     expect(over.status).toBe(413);
     expect(over.body.detail).toContain(String(32 * 1024 * 1024));
   });
+
+  it("trims a long thread to max_thread_tokens, keeping system, tool results with their calls, and every turn from the client's first breakpoint on", async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const big = (word: string) => `${word} `.repeat(400);
+    const older: Anthropic.MessageParam[] = [
+      { role: 'user', content: big('alpha') },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'tu1', name: 'read_file', input: { path: 'a' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: big('beta') }] },
+      { role: 'assistant', content: 'Read.' },
+    ];
+    const cached: Anthropic.MessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: big('gamma'), cache_control: { type: 'ephemeral' } }] },
+      { role: 'assistant', content: 'Fine.' },
+    ];
+    const base = { model: MODEL, max_tokens: 256, system: 'Be brief.', memory_limit: 0, store: false };
+    const last: Anthropic.MessageParam = { role: 'user', content: 'And now?' };
+    let answer!: Anthropic.Message & { memvault: { turns_dropped: number } };
+    let [sent] = await sentDuring(async () => {
+      answer = (await claude(t.key).messages.create({ ...base, messages: [...older, ...cached, last], max_thread_tokens: 300 } as never)) as typeof answer;
+    });
+    // The first turn (a tool call and its result) goes whole; trimming stops at the breakpoint's turn.
+    expect(answer.memvault.turns_dropped).toBe(1);
+    expect(sent!.body.messages).toEqual([...cached, last]);
+    expect(sent!.body.system).toBe('Be brief.');
+    expect(sent!.body).not.toHaveProperty('max_thread_tokens');
+
+    // Streamed, the count is in the headers.
+    const { response } = await claude(t.key)
+      .messages.create({ ...base, messages: [...older, ...cached, last], max_thread_tokens: 300, stream: true } as never)
+      .withResponse();
+    expect(response.headers.get('x-memvault-turns-dropped')).toBe('1');
+    await response.text();
+
+    [sent] = await sentDuring(async () => {
+      answer = (await claude(t.key).messages.create({ ...base, messages: [...older, ...cached, last] } as never)) as typeof answer;
+    });
+    expect(answer.memvault.turns_dropped).toBe(0);
+    expect(sent!.body.messages).toEqual([...older, ...cached, last]);
+  });
 });

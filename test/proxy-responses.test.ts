@@ -161,4 +161,31 @@ describe('Responses proxy', () => {
     expect(res.body.error.message).toBe('The LLM endpoint failed: 500 model overloaded');
     expect(await jobs(t)).toBe(0);
   });
+
+  it('trims long input to max_thread_tokens: instructions and leading developer messages kept, function calls dropped with their turn', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const big = (word: string) => `${word} `.repeat(400);
+    const rules = { role: 'developer', content: 'House rules.' };
+    const older = [
+      { role: 'user', content: big('alpha') },
+      { type: 'function_call', call_id: 'f1', name: 'look', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'f1', output: big('beta') },
+      { role: 'assistant', content: big('gamma') },
+    ];
+    const last = { role: 'user', content: 'And now?' };
+    let answer!: OpenAI.Responses.Response & { memvault: { turns_dropped: number } };
+    const [sent] = await sentDuring(async () => {
+      answer = (await codex(t.key).responses.create({
+        model: 'fake-model',
+        instructions: 'Be brief.',
+        input: [rules, ...older, last],
+        store: false,
+        memory_limit: 0,
+        max_thread_tokens: 300,
+      } as never)) as typeof answer;
+    });
+    expect(answer.memvault.turns_dropped).toBe(1);
+    expect(sent!.body.input).toEqual([rules, last]);
+    expect(sent!.body.instructions).toBe('Be brief.');
+  });
 });

@@ -1,3 +1,4 @@
+import { TRPCClientError } from '@trpc/client';
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-ser
 import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeCall, type FakeLlm } from './fakes/openai.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
+import { trpcClient } from './support/transports.ts';
 import { col } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
@@ -44,6 +46,17 @@ const ask = (content: string) => [{ role: 'user' as const, content }];
 const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
 const jobs = async (t: Tenant) =>
   (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
+/** The texts queued for remember (the memories the extraction jobs read). */
+const queued = (t: Tenant) =>
+  server.app.db
+    .query<{ text: string }>(
+      'select m.text from extraction_jobs j join memories m on m.tenant_id = j.tenant_id and m.id = j.memory_id where j.tenant_id = $1',
+      [t.id],
+    )
+    .then((rows) => rows.map((r) => r.text));
+/** The texts queued once the stream's end has stored the turn. */
+const queuedOnce = (t: Tenant) => until('the turn stored', async () => ((await queued(t)).length ? queued(t) : undefined), 5_000);
+const memories = async (t: Tenant) => (await server.app.db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1', [t.id]))[0]!.n;
 const usage = (t: Tenant) =>
   server.app.db.query<{ purpose: string; prompt_tokens: number; completion_tokens: number }>(
     'select purpose, prompt_tokens, completion_tokens from llm_usage where tenant_id = $1 and purpose = $2',
@@ -89,7 +102,8 @@ describe('chat proxy, streaming', () => {
     expect(headers.get('x-memvault-stored')).toBe('true');
     expect(headers.get('x-memvault-memory-error')).toBeNull();
 
-    expect(await jobs(t)).toBe(1);
+    // The turn is stored with the reply gathered from the deltas, so extraction sees both.
+    expect(await queuedOnce(t)).toEqual([`User: What milk does Ana like?\n\nAssistant: ${REPLY}`]);
     expect(await until('the usage', async () => ((await usage(t)).length ? usage(t) : undefined))).toEqual([
       { purpose: 'chat_proxy', prompt_tokens: 40, completion_tokens: 9 },
     ]);
@@ -146,7 +160,8 @@ describe('chat proxy, streaming', () => {
       expect(err).toBeInstanceOf(APIError);
       expect(err.message).toContain(how === 'error' ? 'The model crashed' : "The upstream's stream failed");
       expect(textOf(seen)).toBe('Ana likes oat ');
-      expect(await jobs(t)).toBe(1);
+      // The reply never came whole: the user's words alone, once.
+      expect(await queuedOnce(t)).toEqual(['Remember that Finn plays the oboe.']);
     });
   }
 
@@ -159,7 +174,7 @@ describe('chat proxy, streaming', () => {
       if (chunk.choices[0]?.delta?.content) break; // leaving the loop aborts the request
     }
     await until('the upstream request aborted', async () => (fake.abandoned > before ? true : undefined), 5_000);
-    expect(await jobs(t)).toBe(1);
+    expect(await queuedOnce(t)).toEqual(['Remember that Gus keeps bees.']);
     // The usage of what was streamed is still written down.
     await until('the usage', async () => ((await usage(t)).length ? true : undefined), 5_000);
   });
@@ -171,6 +186,37 @@ describe('chat proxy, streaming', () => {
     expect(res.status).toBe(502);
     expect(res.body.error.message).toContain('The LLM endpoint failed: 500 model overloaded');
     expect(await jobs(t)).toBe(0);
+  });
+
+  it('over tRPC, stream: true is a 400 before anything is stored or sent upstream', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const trpc = trpcClient(server.url, t.key);
+    const calls = await upstreamCalls(async () => {
+      const err = await trpc.proxy.chatCompletions.mutate({ messages: ask('Remember that Ivo sails.'), stream: true }).then(
+        () => expect.fail('tRPC streamed'),
+        (e: unknown) => e as TRPCClientError<never>,
+      );
+      expect(err).toBeInstanceOf(TRPCClientError);
+      expect(err.data).toMatchObject({ httpStatus: 400, detail: expect.stringContaining('use POST /v1/proxy/chat/completions') });
+      // The other proxies' streams are refused the same way.
+      for (const send of [
+        () => trpc.proxy.messages.mutate({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], stream: true }),
+        () => trpc.proxy.responses.mutate({ input: 'Hi', stream: true }),
+      ]) {
+        expect(
+          await send().then(
+            () => 'ok',
+            (e: TRPCClientError<never>) => (e.data as unknown as { httpStatus: number }).httpStatus,
+          ),
+        ).toBe(400);
+      }
+    });
+    expect(calls).toEqual([]);
+    expect(await jobs(t)).toBe(0);
+    expect(await memories(t)).toBe(0);
+    // Whole, the same call works over tRPC.
+    const whole = await trpc.proxy.chatCompletions.mutate({ messages: ask('Hello'), store: false });
+    expect(whole.choices[0]!.message.content).toBe(REPLY);
   });
 
   it('a memory outage does not break the chat: it goes on without storing and says so', async () => {
@@ -188,8 +234,11 @@ describe('chat proxy, streaming', () => {
       });
       // Search falls back on its keyword half without embeddings; storing needs them.
       expect(sent!.body.messages.at(-1)).toEqual(ask('What milk does Ana like?')[0]);
-      expect(headers.get('x-memvault-memory-error')).toMatch(/^storing the message failed \(request [0-9a-f-]+\)$/);
-      expect(headers.get('x-memvault-stored')).toBe('false');
+      // A stream stores its turn at its end, after the headers: they say it is to be stored.
+      expect(headers.get('x-memvault-stored')).toBe('true');
+      // The usage is recorded after the store was tried: by then the failed store has left nothing.
+      await until('the usage', async () => ((await usage(t)).length ? true : undefined), 5_000);
+      expect(await jobs(t)).toBe(0);
 
       const whole = await call(server.url, 'POST', '/v1/proxy/chat/completions', { key: t.key, body: { messages: ask('What milk does Ana like?') } });
       expect(whole.status).toBe(200);

@@ -16,6 +16,7 @@ import { until } from './support/until.ts';
 interface Memvault {
   memories_used: Array<{ id: string; text: string; score: number | null; collection: string }>;
   stored: boolean;
+  turns_dropped: number;
 }
 type ProxyParams = Omit<ChatCompletionCreateParamsNonStreaming, 'model'> & {
   model?: string;
@@ -24,6 +25,7 @@ type ProxyParams = Omit<ChatCompletionCreateParamsNonStreaming, 'model'> & {
   memory_limit?: number;
   memory_tokens?: number;
   store?: boolean;
+  max_thread_tokens?: number;
 };
 
 const PROXY = '/v1/proxy/chat/completions';
@@ -215,7 +217,7 @@ describe('chat proxy', () => {
     expect(stored.memvault.stored).toBe(true);
     expect((await counts(t)).jobs).toBe(before.jobs + 1);
     const raw = (await t.api('GET', `${col('default')}/memories?include_archived=true`)).body as Array<{ text: string }>;
-    expect(raw.map((m) => m.text)).toContain('Eli bought a car.');
+    expect(raw.map((m) => m.text)).toContain(`User: Eli bought a car.\n\nAssistant: ${REPLY}`);
   });
 
   it('passes other OpenAI fields to the upstream as sent, and its answer back whole', async () => {
@@ -436,5 +438,56 @@ describe('chat proxy', () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.errors[0].path).toBe(path);
     }
+  });
+
+  it('trims a long thread to max_thread_tokens: the oldest turns dropped whole, the system prompt and the latest turn kept', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const big = (word: string) => `${word} `.repeat(400);
+    const system = { role: 'system' as const, content: 'Be brief.' };
+    const first = [
+      { role: 'user' as const, content: big('alpha') },
+      { role: 'assistant' as const, content: big('beta') },
+    ];
+    const second = [
+      { role: 'user' as const, content: big('gamma') },
+      { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'look', arguments: '{}' } }] },
+      { role: 'tool' as const, tool_call_id: 'c1', content: big('delta') },
+    ];
+    const third = [
+      { role: 'user' as const, content: big('epsilon') },
+      { role: 'assistant' as const, content: 'Noted.' },
+    ];
+    const messages = [system, ...first, ...second, ...third, ...ask('And now?')];
+    const params = { messages, memory_limit: 0, store: false };
+
+    let res!: Awaited<ReturnType<typeof chat>>;
+    let [sent] = await upstreamCalls(async () => (res = await chat(t.key, { ...params, max_thread_tokens: 1000 })));
+    expect(res.memvault.turns_dropped).toBe(2);
+    // The tool call went with its result: the thread resumes at a user message.
+    expect(sent!.body.messages).toEqual([system, ...third, ...ask('And now?')]);
+
+    // A budget the latest turn alone exceeds keeps it all the same.
+    [sent] = await upstreamCalls(
+      async () => (res = await chat(t.key, { messages: [system, ...first, ...ask(big('zeta'))], memory_limit: 0, store: false, max_thread_tokens: 256 })),
+    );
+    expect(res.memvault.turns_dropped).toBe(1);
+    expect(sent!.body.messages).toEqual([system, ...ask(big('zeta'))]);
+
+    // Without the field nothing is trimmed, and the field does not reach the endpoint.
+    [sent] = await upstreamCalls(async () => (res = await chat(t.key, params)));
+    expect(res.memvault.turns_dropped).toBe(0);
+    expect(sent!.body.messages).toEqual(messages);
+    expect(sent!.body).not.toHaveProperty('max_thread_tokens');
+  });
+
+  it("queues the user's message with the model's reply for remember, so extraction sees both", async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const res = await chat(t.key, { messages: ask('Remember that Hana rows on Sundays.') });
+    expect(res.memvault.stored).toBe(true);
+    const texts = await server.app.db.query<{ text: string }>(
+      'select m.text from extraction_jobs j join memories m on m.tenant_id = j.tenant_id and m.id = j.memory_id where j.tenant_id = $1',
+      [t.id],
+    );
+    expect(texts.map((r) => r.text)).toEqual([`User: Remember that Hana rows on Sundays.\n\nAssistant: ${REPLY}`]);
   });
 });

@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import { catalogue } from '../procedures/index.ts';
 import type { App } from '../src/core/context.ts';
 import { Download } from '../src/core/download.ts';
-import { EventStream } from '../src/core/event-stream.ts';
 import { AppError } from '../src/core/errors.ts';
 import { invoke, type Caller } from '../src/pipeline/invoke.ts';
 import { isRead, type AnyProcedure, type Procedure } from '../src/pipeline/procedure.ts';
@@ -59,10 +58,6 @@ function toTrpc(proc: AnyProcedure) {
     // A file is streamed over REST only; here it would have to sit in memory whole.
     if (result.output instanceof Download) {
       throw new TRPCError({ code: 'BAD_REQUEST', message: `${proc.name} is a file download: use ${proc.rest.method} ${proc.rest.path}` });
-    }
-    if (result.output instanceof EventStream) {
-      result.output.abort();
-      throw new TRPCError({ code: 'BAD_REQUEST', message: `${proc.name} streams server-sent events: use ${proc.rest.method} ${proc.rest.path}` });
     }
     return result.output;
   };

@@ -3,7 +3,8 @@
  * proxy answering `stream: true`): the REST adapter sends `body` as `text/event-stream` as it is
  * produced, with `headers`, and calls `abort` when the client goes away before the end, so that
  * nothing keeps running for a reader that left. Like a Download, `invoke` passes it through
- * without the output check, and tRPC refuses it (REST only).
+ * without the output check; only REST sends one (Procedure.streams: other front ends are refused
+ * such input before the handler runs).
  */
 export class EventStream {
   constructor(

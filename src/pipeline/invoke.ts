@@ -3,7 +3,7 @@ import { recordAudit } from './audit-hook.ts';
 import type { Agent, App, AuthedCtx, PublicCtx } from '../core/context.ts';
 import { Download } from '../core/download.ts';
 import { EventStream } from '../core/event-stream.ts';
-import { AppError, forbidden, unauthorized, validationError } from '../core/errors.ts';
+import { AppError, badRequest, forbidden, unauthorized, validationError } from '../core/errors.ts';
 import { screenInput } from './input-guard.ts';
 import { isUnreachable } from '../ports/db/db.ts';
 import { inUnitOfWork } from '../ports/db/unit-of-work.ts';
@@ -25,6 +25,8 @@ export interface Caller {
   secret?: string;
   /** Set by a front end that already authenticated (and rate-limited) this HTTP request. */
   auth?: { tenant: Tenant; agent: Agent; database: string | null };
+  /** The front end can send server-sent events (REST); without, an input asking for them is refused (Procedure.streams). */
+  events?: boolean;
 }
 
 export interface InvokeResult {
@@ -68,6 +70,11 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     if (!parsed.success) throw validationError(parsed.error);
     // Again on what the schema read out of text: a multipart `metadata` field is a JSON string.
     screenInput(proc, parsed.data);
+    if (proc.streams?.(parsed.data) && !caller.events) {
+      throw badRequest(
+        `This ${proc.name} call asks for server-sent events, which only REST sends: use ${proc.rest.method} ${proc.rest.path}, or leave stream out`,
+      );
+    }
     const reads = isRead(proc) || !!proc.readWhen?.(parsed.data);
     if ('agent' in ctx && ctx.agent.read_only && !reads) throw forbidden('This API key is read-only');
     const grants = proc.collection && 'agent' in ctx ? await resolveGrants(ctx, proc.collection, parsed.data, reads) : NO_GRANTS;

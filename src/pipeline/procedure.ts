@@ -71,6 +71,12 @@ export interface Procedure<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * any other error a handler throws as a broken contract.
    */
   errors?: Partial<Record<ErrorCode, string>>;
+  /**
+   * Whether this input asks for server-sent events (a chat proxy's `stream: true`), which only
+   * REST sends: `invoke` refuses it from any other front end with a 400 before the handler runs,
+   * so nothing is stored or sent upstream for an answer that could not be delivered.
+   */
+  streams?: (input: z.output<I>) => boolean;
   input: I;
   output: O;
   /**

@@ -25,6 +25,7 @@ function pipelineErrors(proc: AnyProcedure, add: (code: ErrorCode, why: string) 
     if (refusable.length) add('FORBIDDEN', `The collection is restricted and the key is not granted ${refusable.join(' and ')} on it`);
     add('TOO_MANY_REQUESTS', "Over the key's rate limit (RateLimit-* headers on every authenticated answer; Retry-After in seconds)");
   }
+  if (proc.streams) add('BAD_REQUEST', 'stream: true from a front end other than REST (tRPC): only REST sends server-sent events');
   add('SERVICE_UNAVAILABLE', "A database cannot be reached now (the platform's, or the tenant's own: see /v1/memory/database/config)");
 }
 

@@ -40,6 +40,15 @@ export const memoryFields = {
     .describe('Memories recalled for the message, 0 to 50, besides the stable profile and pinned ones (0: no memory at all)'),
   memory_tokens: tokenBudget.default(1000).describe('Most tokens of the memory system message, counted with o200k_base (128 to 32000)'),
   store: z.boolean().default(true).describe('Queue the latest user message for remember (fact extraction). A read-only key must send false'),
+  max_thread_tokens: z
+    .number()
+    .int()
+    .min(256)
+    .max(10_000_000)
+    .optional()
+    .describe(
+      'Trim the conversation to this many tokens (o200k_base) by dropping its oldest turns whole, keeping the system prompt and the latest turn; default: no trimming',
+    ),
 };
 
 const proxyFields = {
@@ -74,6 +83,7 @@ export const memvault = z
   .object({
     memories_used: z.array(memoryUsed).describe('The memories handed to the model in the order of the block: the stable part, then the most relevant first'),
     stored: z.boolean().describe('Whether the latest user message was queued for remember'),
+    turns_dropped: z.number().int().describe('The oldest turns of the conversation dropped to fit max_thread_tokens (0: none)'),
     memory_error: z
       .string()
       .nullable()

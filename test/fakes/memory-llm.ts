@@ -2,7 +2,7 @@ import type { FakeCall, FakeHandler, FakeLlm } from './openai.ts';
 
 /**
  * Deterministic stand-ins for the model's judgement, for the fake LLM:
- * - extraction: one fact per sentence; "likes/prefers/loves/hates" make a preference, a leading
+ * - extraction: one fact per sentence (of the user's part of a proxied exchange); "likes/prefers/loves/hates" make a preference, a leading
  *   "Yesterday" or "Last" an episode; "(until <ISO time>)" sets expires_at and is removed.
  * - judging: an oracle. A new fact replaces the stored fact named for it in `replaces`, when that
  *   fact is among the similar facts the service sent; a stored fact with the same words is a
@@ -21,9 +21,12 @@ const norm = (s: string) =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 
+/** A proxied exchange's text (`User: ...` then `Assistant: ...`): the user's words, as a model keeps the facts the user stated. */
+const userPart = (text: string) => text.replace(/User: ([\s\S]*?)\n\nAssistant: [\s\S]*$/, '$1');
+
 export const extractBySentence: FakeHandler = (call) => ({
   json: {
-    facts: sentences(call.user).map((s) => {
+    facts: sentences(userPart(call.user)).map((s) => {
       const until = /\s*\(until ([^)]+)\)/.exec(s);
       const text = until ? s.replace(until[0], '') : s;
       const type = /\b(likes|prefers|loves|hates|dislikes)\b/i.test(text) ? 'preference' : /^(yesterday|last)\b/i.test(text) ? 'episode' : 'fact';

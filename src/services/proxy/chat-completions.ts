@@ -4,22 +4,24 @@ import { EventStream, sseFrame } from '../../core/event-stream.ts';
 import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
 import { postUpstream, sseEvents, UpstreamError } from '../../ports/llm/upstream.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
-import { chatCompletion, type ProxyRequest } from '../../schemas/proxy.ts';
+import { chatCompletion, type ProxyMessage, type ProxyRequest } from '../../schemas/proxy.ts';
+import { trimThread, type TurnRules } from './trim.ts';
 import { latestUserText } from '../context/context.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
-import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
+import { exchangeText, gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
 /**
  * One chat completion through the tenant's LLM endpoint with its memory: the context block for
  * the latest user message (docs/context.md) as a system message first in the conversation, the
  * caller's request forwarded otherwise as it is, and, with `store`, that message queued for
- * remember once the endpoint has answered (a failed call stores nothing). Only a conversation
+ * remember with the model's reply once the endpoint has answered (a failed call stores nothing),
+ * so that extraction sees both (turn.ts, exchangeText). Only a conversation
  * that ends with the user's message stores it: a tool-calling loop sends the same user message
  * again with each tool result. With `stream`, the endpoint's chunks are relayed as they come
  * (streamChat).
  */
 export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
-  const { collection, container_tag, memory_limit, memory_tokens, store, ...request } = input;
+  const { collection, container_tag, memory_limit, memory_tokens, store, max_thread_tokens, ...request } = input;
   const memory = { collection, container_tag, memory_limit, memory_tokens, store };
   // invoke checked the grants (the procedure's rule): read on the named collection, write where
   // a message is stored. Without a name, recall keeps to the readable collections.
@@ -27,16 +29,26 @@ export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
 
   const said = latestUserText(request.messages);
   const recalled = await recallFor(ctx, said, memory);
-  const messages = recalled.context ? [{ role: 'system', content: recalled.context }, ...request.messages] : request.messages;
+  const trimmed = trimThread(request.messages, max_thread_tokens, chatTurns);
+  const messages = recalled.context ? [{ role: 'system', content: recalled.context }, ...trimmed.messages] : trimmed.messages;
   const storeIt = store && request.messages.at(-1)?.role === 'user' && !!said;
-  if (request.stream) return streamChat(ctx, llm, { ...request, messages }, async () => (storeIt ? storeTurn(ctx, memory, said) : notStored), recalled);
+  const storeNow = async (reply: string | null | undefined) => (storeIt ? storeTurn(ctx, memory, exchangeText(said, reply)) : notStored);
+  if (request.stream) {
+    return streamChat(ctx, llm, { ...request, messages }, storeNow, memvaultOf(recalled, { stored: storeIt, error: null }, trimmed.dropped));
+  }
 
   const completion = await forward(llm, { ...request, messages });
-  const stored = storeIt ? await storeTurn(ctx, memory, said) : notStored;
-  return { ...completion, memvault: memvaultOf(recalled, stored) };
+  return { ...completion, memvault: memvaultOf(recalled, await storeNow(completion.choices[0]?.message.content), trimmed.dropped) };
 }
 
 const notStored = { stored: false, error: null };
+
+/** Chat completions' turns: the leading system (or developer) messages kept, a turn starting at each user message. */
+const chatTurns: TurnRules<ProxyMessage> = {
+  fixed: (m) => m.role === 'system' || m.role === 'developer',
+  startsTurn: (m) => m.role === 'user',
+  pinned: () => false,
+};
 
 /** The tenant's OpenAI-compatible endpoint (chat completions and Responses); none: 503, over the spend cap: 429. */
 export async function tenantLlm(ctx: AuthedCtx): Promise<TenantLlm> {
@@ -83,16 +95,18 @@ interface Chunk {
  * A streamed completion: the endpoint is asked with `stream_options.include_usage` (so that the
  * usage is always recorded) and its `chat.completion.chunk` events are relayed as they come; the
  * usage chunk and the chunks' `usage: null` reach the client only when it asked for them itself.
- * The user's turn is stored once the endpoint has accepted the request, before the first chunk,
- * so a stream that then breaks (relayed as an `{error}` event, as OpenAI's own streams do) or a
- * client that leaves still has it stored, once. A client that leaves aborts the upstream request.
+ * The user's turn is stored when the stream is over, however it ended: with the reply gathered
+ * from the deltas when it came whole (to data: [DONE]), alone when it broke off (relayed as an
+ * `{error}` event, as OpenAI's own streams do) or the client left, once either way. So the
+ * X-Memvault-Stored header, sent before the first chunk, says the turn is to be stored. A client
+ * that leaves aborts the upstream request.
  */
 async function streamChat(
   ctx: AuthedCtx,
   llm: TenantLlm,
   request: CompletionRequest,
-  store: () => Promise<{ stored: boolean; error: string | null }>,
-  recalled: Awaited<ReturnType<typeof recallFor>>,
+  store: (reply: string | null) => Promise<unknown>,
+  memvault: ReturnType<typeof memvaultOf>,
 ): Promise<EventStream> {
   const started = performance.now();
   const wanted = (request.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
@@ -105,16 +119,18 @@ async function streamChat(
     if (err instanceof UpstreamError) throw gatewayError(err, 'The LLM endpoint');
     throw err;
   }
-  // Read from now on: events arriving while the turn is stored are held, not lost to a break.
   const events = sseEvents(res);
-  const stored = await store();
 
   let usage: Chunk['usage'] = null;
   let model = body.model;
   let text = '';
+  let complete = false;
   const rules: RelayRules = {
     frame(event) {
-      if (event.data === '[DONE]') return { out: sseFrame('[DONE]'), done: true };
+      if (event.data === '[DONE]') {
+        complete = true;
+        return { out: sseFrame('[DONE]'), done: true };
+      }
       const chunk = eventJson<Chunk>(event);
       // The endpoint's own mid-stream error ends the stream, as it does for OpenAI's clients.
       if (chunk.error) return { out: sseFrame(event.data), stop: true };
@@ -127,13 +143,16 @@ async function streamChat(
       return { out: sseFrame(JSON.stringify(chunk)) };
     },
     failure: (message) => sseFrame(JSON.stringify({ error: { message, type: 'server_error', code: null, param: null } })),
-    finish: () =>
-      llm.recordStreamed({
+    async finish() {
+      // The turn is stored whatever happened to the stream; with the reply only when it came whole.
+      await store(complete ? text : null);
+      await llm.recordStreamed({
         model,
         promptTokens: usage?.prompt_tokens ?? 0,
         completionTokens: usage?.completion_tokens ?? roughTokens(text),
         latencyMs: performance.now() - started,
-      }),
+      });
+    },
   };
-  return new EventStream(memvaultHeaders(memvaultOf(recalled, stored)), relay(ctx, events, abort.signal, rules), () => abort.abort());
+  return new EventStream(memvaultHeaders(memvault), relay(ctx, events, abort.signal, rules), () => abort.abort());
 }

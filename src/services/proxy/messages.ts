@@ -6,6 +6,7 @@ import { anthropicAnswer, type AnthropicMessage, type MessagesRequest } from '..
 import { isOverSpendCap } from '../llm/spend-cap.ts';
 import { recordUsage } from '../llm/usage.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
+import { tokensOf, trimThread, type TurnRules } from './trim.ts';
 import { gatewayError, memvaultHeaders, memvaultOf, recallFor, storeTurn, type Recall } from './turn.ts';
 
 /*
@@ -73,17 +74,33 @@ function withMemory(messages: AnthropicMessage[], context: string): AnthropicMes
   return copy;
 }
 
+/**
+ * Messages' turns: the `system` field is beside them (counted, kept); a turn starts at a user
+ * message with words of its own (one of tool results only continues the turn of its tool calls);
+ * a block with cache_control pins its turn (docs/proxy.md, "Long threads").
+ */
+const anthropicTurns: TurnRules<AnthropicMessage> = {
+  fixed: () => false,
+  startsTurn: (m) => m.role === 'user' && (typeof m.content === 'string' || m.content.some((b) => b.type !== 'tool_result')),
+  pinned: (m) => typeof m.content !== 'string' && m.content.some((b) => b.cache_control !== undefined),
+};
+
 const nothing: Recall = { context: null, used: [], error: null };
 const notStored = { stored: false, error: null };
 
 export async function messages(ctx: AuthedCtx, input: MessagesRequest) {
-  const { collection, container_tag, memory_limit, memory_tokens, store, anthropic_version, anthropic_beta, ...request } = input;
+  const { collection, container_tag, memory_limit, memory_tokens, store, max_thread_tokens, anthropic_version, anthropic_beta, ...request } = input;
   const memory = { collection, container_tag, memory_limit, memory_tokens, store };
   const upstream = await anthropicUpstream(ctx, anthropic_version, anthropic_beta);
   const side = isSideRequest(request);
   const said = side ? '' : (request.messages.map(userText).filter(Boolean).at(-1) ?? '');
   const recalled = side ? nothing : await recallFor(ctx, said, memory);
-  const body = recalled.context ? { ...request, messages: withMemory(request.messages, recalled.context) } : request;
+  // A side request (a compaction above all) goes as it came, untrimmed.
+  const trimmed = side
+    ? { messages: request.messages, dropped: 0 }
+    : trimThread(request.messages, max_thread_tokens, anthropicTurns, tokensOf(request.system ?? ''));
+  const sent = trimmed.dropped ? { ...request, messages: trimmed.messages } : request;
+  const body = recalled.context ? { ...sent, messages: withMemory(sent.messages, recalled.context) } : sent;
   // As for chat completions: only a conversation ending with words of the user stores them (a tool loop stores nothing again).
   const storeIt = !side && store && userText(request.messages.at(-1)) !== '';
   const storeNow = () => (storeIt ? storeTurn(ctx, memory, said) : Promise.resolve(notStored));
@@ -114,14 +131,16 @@ export async function messages(ctx: AuthedCtx, input: MessagesRequest) {
   if (request.stream) {
     const events = sseEvents(res);
     const stored = await storeNow();
-    return new EventStream(memvaultHeaders(memvaultOf(recalled, stored)), relay(ctx, events, abort.signal, streamRules(request.model, record)), () =>
-      abort.abort(),
+    return new EventStream(
+      memvaultHeaders(memvaultOf(recalled, stored, trimmed.dropped)),
+      relay(ctx, events, abort.signal, streamRules(request.model, record)),
+      () => abort.abort(),
     );
   }
   const answer = anthropicAnswer.safeParse(await upstreamJson(res).catch((err: UpstreamError) => Promise.reject(gatewayError(err, WHAT))));
   if (!answer.success) throw new AppError('BAD_GATEWAY', `${WHAT} did not answer with a message (${answer.error.issues[0]!.path.join('.')})`);
   await record(answer.data.model ?? request.model, answer.data.usage as Usage | undefined);
-  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow()) };
+  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow(), trimmed.dropped) };
 }
 
 interface Usage {

@@ -5,6 +5,7 @@ import { postUpstream, sseEvents, upstreamJson, UpstreamError } from '../../port
 import { responseObject, type ResponsesRequest } from '../../schemas/proxy-responses.ts';
 import { tenantLlm } from './chat-completions.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
+import { tokensOf, trimThread, type TurnRules } from './trim.ts';
 import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
 /*
@@ -35,6 +36,18 @@ export function newUserText(input: ResponsesRequest['input']): string {
     .trim();
 }
 
+const isMessage = (i: Item) => i.type === undefined || i.type === 'message';
+/**
+ * Responses' turns: the leading system and developer messages kept (`instructions`, beside the
+ * items, is counted and kept), a turn starting at each user message; function calls and their
+ * outputs are items of the turn between (docs/proxy.md, "Long threads").
+ */
+const responsesTurns: TurnRules<Item> = {
+  fixed: (i) => isMessage(i) && (i.role === 'system' || i.role === 'developer'),
+  startsTurn: (i) => isMessage(i) && i.role === 'user',
+  pinned: () => false,
+};
+
 async function threadOf(ctx: AuthedCtx, previous: string | null | undefined) {
   if (!previous) return { threadId: null, earlier: [] as string[] };
   const rows = await ctx.app.db.query<{ thread_id: string; said: string }>(
@@ -54,20 +67,25 @@ async function linkResponse(ctx: AuthedCtx, responseId: string, threadId: string
 }
 
 export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
-  const { collection, container_tag, memory_limit, memory_tokens, store, ...request } = input;
+  const { collection, container_tag, memory_limit, memory_tokens, store, max_thread_tokens, ...request } = input;
   const memory = { collection, container_tag, memory_limit, memory_tokens, store };
   const llm = await tenantLlm(ctx);
   const said = newUserText(request.input);
   const thread = await threadOf(ctx, request.previous_response_id);
   const query = [said, ...thread.earlier].filter(Boolean).join('\n');
   const recalled = await recallFor(ctx, query, memory);
-  const items = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
+  const trimmed =
+    typeof request.input === 'string'
+      ? { messages: null, dropped: 0 }
+      : trimThread(request.input as Item[], max_thread_tokens, responsesTurns, tokensOf(request.instructions ?? ''));
+  const sent = trimmed.messages ?? request.input;
+  const items = typeof sent === 'string' ? [{ role: 'user', content: sent }] : sent;
   const body = {
     ...request,
     // The Responses API has a `store` of its own (the upstream keeps the response): it gets orgmem's, the same word meaning the same wish.
     store,
     model: request.model ?? llm.model,
-    input: recalled.context ? [{ role: 'developer', content: recalled.context }, ...items] : request.input,
+    input: recalled.context ? [{ role: 'developer', content: recalled.context }, ...items] : sent,
   };
   const storeIt = store && said !== '';
   const storeNow = () => (storeIt ? storeTurn(ctx, memory, said) : Promise.resolve({ stored: false, error: null }));
@@ -110,11 +128,11 @@ export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
         if (responseId) await linkResponse(ctx, responseId, thread.threadId, said);
       },
     };
-    return new EventStream(memvaultHeaders(memvaultOf(recalled, stored)), relay(ctx, events, abort.signal, rules), () => abort.abort());
+    return new EventStream(memvaultHeaders(memvaultOf(recalled, stored, trimmed.dropped)), relay(ctx, events, abort.signal, rules), () => abort.abort());
   }
   const answer = responseObject.safeParse(await upstreamJson(res).catch((err: UpstreamError) => Promise.reject(gatewayError(err, WHAT))));
   if (!answer.success) throw new AppError('BAD_GATEWAY', `${WHAT} did not answer with a response (${answer.error.issues[0]!.path.join('.')})`);
   await record((answer.data.model as string | undefined) ?? body.model, answer.data.usage);
   await linkResponse(ctx, answer.data.id, thread.threadId, said);
-  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow()) };
+  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow(), trimmed.dropped) };
 }

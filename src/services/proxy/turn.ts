@@ -62,6 +62,13 @@ export async function recallFor(ctx: AuthedCtx, said: string, opts: MemoryOption
   }
 }
 
+/**
+ * The text remember gets for a turn: the user's words with the model's reply after them, so that
+ * extraction sees both (what the user said, and what they were told); without a reply (a stream
+ * that broke off, a reply of tool calls only), the user's words alone.
+ */
+export const exchangeText = (said: string, reply: string | null | undefined) => (reply?.trim() ? `User: ${said}\n\nAssistant: ${reply.trim()}` : said);
+
 /** Queues the user's turn for remember; a failure is reported, not thrown (the model has answered or is answering). */
 export async function storeTurn(ctx: AuthedCtx, opts: MemoryOptions, said: string): Promise<{ stored: boolean; error: string | null }> {
   try {
@@ -73,10 +80,11 @@ export async function storeTurn(ctx: AuthedCtx, opts: MemoryOptions, said: strin
   }
 }
 
-/** memvault for an answer: what was recalled, whether the turn was stored, and what failed of orgmem's part. */
-export const memvaultOf = (recall: Recall, stored: { stored: boolean; error: string | null }) => ({
+/** memvault for an answer: what was recalled, whether the turn was stored, the turns trimmed away, and what failed of orgmem's part. */
+export const memvaultOf = (recall: Recall, stored: { stored: boolean; error: string | null }, dropped: number) => ({
   memories_used: recall.used,
   stored: stored.stored,
+  turns_dropped: dropped,
   memory_error: [recall.error, stored.error].filter(Boolean).join('; ') || null,
 });
 
@@ -91,6 +99,7 @@ export function memvaultHeaders(memvault: ReturnType<typeof memvaultOf>): Record
   return {
     'x-memvault-memories': JSON.stringify(used),
     'x-memvault-stored': String(memvault.stored),
+    'x-memvault-turns-dropped': String(memvault.turns_dropped),
     ...(memvault.memory_error && { 'x-memvault-memory-error': memvault.memory_error }),
   };
 }

@@ -2,13 +2,13 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
 import { EventStream, sseFrame } from '../../core/event-stream.ts';
 import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm.ts';
-import { postUpstream, sseEvents, UpstreamError } from '../../ports/llm/upstream.ts';
+import { sseEvents } from '../../ports/llm/upstream.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
 import { chatCompletion, type ProxyMessage, type ProxyRequest } from '../../schemas/proxy.ts';
 import { trimThread, type TurnRules } from './trim.ts';
 import { latestUserText } from '../context/context.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
-import { exchangeText, gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
+import { callUpstream, exchangeText, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
 /**
  * One chat completion through the tenant's LLM endpoint with its memory: the context block for
@@ -112,13 +112,7 @@ async function streamChat(
   const wanted = (request.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
   const body = { ...request, model: request.model ?? llm.model, stream: true, stream_options: { ...(request.stream_options as object), include_usage: true } };
   const abort = new AbortController();
-  let res: Response;
-  try {
-    res = await postUpstream(llm.upstream, '/chat/completions', body, { signal: abort.signal, timeoutMs: ctx.app.config.llm.timeoutMs });
-  } catch (err) {
-    if (err instanceof UpstreamError) throw gatewayError(err, 'The LLM endpoint');
-    throw err;
-  }
+  const res = await callUpstream(ctx, llm.upstream, '/chat/completions', body, 'The LLM endpoint', abort.signal);
   const events = sseEvents(res);
 
   let usage: Chunk['usage'] = null;

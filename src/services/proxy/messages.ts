@@ -1,13 +1,13 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
 import { EventStream, sseFrame } from '../../core/event-stream.ts';
-import { postUpstream, sseEvents, upstreamJson, UpstreamError, type Upstream } from '../../ports/llm/upstream.ts';
+import { sseEvents, upstreamJson, UpstreamError, type Upstream } from '../../ports/llm/upstream.ts';
 import { anthropicAnswer, type AnthropicMessage, type MessagesRequest } from '../../schemas/proxy-messages.ts';
 import { isOverSpendCap } from '../llm/spend-cap.ts';
 import { recordUsage } from '../llm/usage.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
 import { tokensOf, trimThread, type TurnRules } from './trim.ts';
-import { gatewayError, memvaultHeaders, memvaultOf, recallFor, storeTurn, type Recall } from './turn.ts';
+import { callUpstream, gatewayError, memvaultHeaders, memvaultOf, recallFor, storeTurn, type Recall } from './turn.ts';
 
 /*
  * Anthropic's Messages API with memory (docs/proxy.md, "Anthropic Messages"), for Claude Code
@@ -121,13 +121,7 @@ export async function messages(ctx: AuthedCtx, input: MessagesRequest) {
     );
 
   const abort = new AbortController();
-  let res: Response;
-  try {
-    res = await postUpstream(upstream, '/v1/messages', body, { signal: abort.signal, timeoutMs: ctx.app.config.llm.timeoutMs });
-  } catch (err) {
-    if (err instanceof UpstreamError) throw gatewayError(err, WHAT);
-    throw err;
-  }
+  const res = await callUpstream(ctx, upstream, '/v1/messages', body, WHAT, abort.signal);
   if (request.stream) {
     const events = sseEvents(res);
     const stored = await storeNow();
@@ -176,14 +170,6 @@ function streamRules(model: string, record: (model: string, usage: Usage | undef
 export async function passCountTokens(ctx: AuthedCtx, input: { anthropic_version?: string; anthropic_beta?: string } & Record<string, unknown>) {
   const { anthropic_version, anthropic_beta, ...request } = input;
   const upstream = await anthropicUpstream(ctx, anthropic_version, anthropic_beta);
-  try {
-    const res = await postUpstream(upstream, '/v1/messages/count_tokens', request, {
-      signal: new AbortController().signal,
-      timeoutMs: ctx.app.config.llm.timeoutMs,
-    });
-    return (await upstreamJson(res)) as { input_tokens: number };
-  } catch (err) {
-    if (err instanceof UpstreamError) throw gatewayError(err, WHAT);
-    throw err;
-  }
+  const res = await callUpstream(ctx, upstream, '/v1/messages/count_tokens', request, WHAT, new AbortController().signal);
+  return (await upstreamJson(res).catch((err: UpstreamError) => Promise.reject(gatewayError(err, WHAT)))) as { input_tokens: number };
 }

@@ -1,12 +1,12 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
 import { EventStream, sseFrame } from '../../core/event-stream.ts';
-import { postUpstream, sseEvents, upstreamJson, UpstreamError } from '../../ports/llm/upstream.ts';
+import { sseEvents, upstreamJson, UpstreamError } from '../../ports/llm/upstream.ts';
 import { responseObject, type ResponsesRequest } from '../../schemas/proxy-responses.ts';
 import { tenantLlm } from './chat-completions.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
 import { tokensOf, trimThread, type TurnRules } from './trim.ts';
-import { gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
+import { callUpstream, gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
 /*
  * OpenAI's Responses API with memory (docs/proxy.md, "OpenAI Responses"), for Codex and any
@@ -99,13 +99,7 @@ export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
     });
 
   const abort = new AbortController();
-  let res: Response;
-  try {
-    res = await postUpstream(llm.upstream, '/responses', body, { signal: abort.signal, timeoutMs: ctx.app.config.llm.timeoutMs });
-  } catch (err) {
-    if (err instanceof UpstreamError) throw gatewayError(err, WHAT);
-    throw err;
-  }
+  const res = await callUpstream(ctx, llm.upstream, '/responses', body, WHAT, abort.signal);
   if (request.stream) {
     const events = sseEvents(res);
     const stored = await storeNow();

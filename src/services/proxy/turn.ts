@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuthedCtx } from '../../core/context.ts';
 import { AppError } from '../../core/errors.ts';
-import { UpstreamError } from '../../ports/llm/upstream.ts';
+import { postUpstream, UpstreamError, type Upstream } from '../../ports/llm/upstream.ts';
 import { contextFields } from '../../schemas/context.ts';
 import { memoryText } from '../../schemas/fields.ts';
 import { buildContext } from '../context/context.ts';
@@ -108,6 +108,19 @@ export function memvaultHeaders(memvault: ReturnType<typeof memvaultOf>): Record
 export function gatewayError(err: UpstreamError, what: string): AppError {
   if (err.timedOut) return new AppError('GATEWAY_TIMEOUT', `${what} did not answer in time: ${err.message}`);
   return new AppError('BAD_GATEWAY', `${what} failed: ${err.message}`);
+}
+
+/**
+ * The caller's request sent to the upstream within the LLM timeout; an upstream that fails or does
+ * not answer in time is the gateway's 502 or 504 naming `what`.
+ */
+export async function callUpstream(ctx: AuthedCtx, upstream: Upstream, path: string, body: unknown, what: string, signal: AbortSignal): Promise<Response> {
+  try {
+    return await postUpstream(upstream, path, body, { signal, timeoutMs: ctx.app.config.llm.timeoutMs });
+  } catch (err) {
+    if (err instanceof UpstreamError) throw gatewayError(err, what);
+    throw err;
+  }
 }
 
 /** Rough tokens of a streamed text whose upstream reported no usage: four characters a token. */

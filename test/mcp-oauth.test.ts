@@ -7,6 +7,7 @@ import {
   authorizeParams,
   authorizeRedirect,
   decide,
+  mcpPost,
   pkce,
   REDIRECT,
   registerClient,
@@ -14,13 +15,6 @@ import {
   tokenRequest,
 } from './support/oauth-client.ts';
 import { startServer, type TestServer } from './support/server.ts';
-
-const mcpPost = (url: string, token: string) =>
-  call(url, 'POST', '/v1/mcp', {
-    key: token,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-    headers: { accept: 'application/json, text/event-stream' },
-  });
 
 let server: TestServer;
 let url: string;

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPage, screenshot } from './support/browser.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
-import { REDIRECT, tokenRequest, TestOAuthClient } from './support/oauth-client.ts';
+import { mcpPost, REDIRECT, tokenRequest, TestOAuthClient } from './support/oauth-client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /*
@@ -13,13 +13,6 @@ import { startServer, type TestServer } from './support/server.ts';
  * dashboard's consent page driven in Chromium. The refusals and the rest of the flow without a
  * browser are in mcp-oauth.test.ts.
  */
-
-const mcpPost = (url: string, token: string) =>
-  call(url, 'POST', '/v1/mcp', {
-    key: token,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-    headers: { accept: 'application/json, text/event-stream' },
-  });
 
 let server: TestServer;
 let url: string;

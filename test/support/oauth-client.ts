@@ -12,6 +12,14 @@ import { call } from './client.ts';
 
 export const REDIRECT = 'http://127.0.0.1:9/callback';
 
+/** A tools/list at /v1/mcp with `token` as the bearer: 200 while the token holds, 401 once it does not. */
+export const mcpPost = (url: string, token: string) =>
+  call(url, 'POST', '/v1/mcp', {
+    key: token,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    headers: { accept: 'application/json, text/event-stream' },
+  });
+
 export interface Pkce {
   verifier: string;
   challenge: string;

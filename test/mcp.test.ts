@@ -25,7 +25,9 @@ describe('MCP over Streamable HTTP at /v1/mcp', () => {
     });
     expect(res.status).toBe(401);
     // Where to get a token instead (RFC 9728): docs/mcp.md, "Remote MCP with OAuth".
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/v1/mcp"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/v1/mcp", scope="memory:read memory:write"`,
+    );
   });
 
   it('answers a body that is no JSON-RPC with a JSON-RPC error carrying the detail and the status', async () => {

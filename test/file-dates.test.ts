@@ -1,13 +1,15 @@
+import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { newTenant, shared, type Tenant } from './support/client.ts';
-import { docx, pdf, pptx } from './support/documents.ts';
+import { docx, pdf, png, pptx } from './support/documents.ts';
+import { exifTiff, inJpeg, inPng } from './support/exif.ts';
 import { postForm } from './support/transports.ts';
 
 /**
  * observed_at from a file's own metadata (docs/time.md, "Three times"): a PDF's CreationDate, an
- * office file's created property, a mail file's Date, read in the bounded runner; a moment out of
- * bounds is not believed, and a client's observed_at wins.
+ * office file's created property, a mail file's Date, read in the bounded runner, and a photo's
+ * EXIF DateTimeOriginal; a moment out of bounds is not believed, and a client's observed_at wins.
  */
 let t: Tenant;
 beforeAll(async () => {
@@ -84,6 +86,22 @@ describe('observed_at from file metadata', () => {
     expect(future.observed_at).toBe(future.created_at);
     expect(old.observed_at).toBe(old.created_at);
     expect(mod.observed_at).toBe('2022-06-07T08:09:10.000Z');
+  });
+
+  it('takes a photo’s EXIF DateTimeOriginal, with its offset, from a JPEG and a PNG', async () => {
+    const drawn = await loadImage(png('The harbour crane at dawn'));
+    const canvas = createCanvas(drawn.width, drawn.height);
+    canvas.getContext('2d').drawImage(drawn, 0, 0);
+    const taken = exifTiff({ DateTimeOriginal: '2022:08:09 18:45:00', OffsetTimeOriginal: '+02:00' });
+    const files = await drop('photos', [
+      { filename: 'crane.jpg', content_type: 'image/jpeg', data: inJpeg(canvas.toBuffer('image/jpeg'), taken) },
+      { filename: 'crane.png', content_type: 'image/png', data: inPng(png('The harbour crane at dusk'), exifTiff({ CreateDate: '2022:08:10 21:00:00' })) },
+    ]);
+    expect(files.map((f) => f.status)).toEqual(['stored', 'stored']);
+    const [jpeg, dusk] = await Promise.all(files.map((f) => memory('photos', f.memory_ids[0]!)));
+    expect(jpeg.text).toContain('harbour crane');
+    expect(jpeg.observed_at).toBe('2022-08-09T16:45:00.000Z');
+    expect(dusk.observed_at).toBe('2022-08-10T21:00:00.000Z');
   });
 
   it('upload takes the file’s date, and the client’s observed_at wins over it', async () => {

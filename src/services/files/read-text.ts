@@ -1,6 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import path from 'node:path';
 import { decodeText, overChars, type ReadDocument } from './formats.ts';
+import { imageDate } from './image-date.ts';
 import { imageDimensions } from './image-dimensions.ts';
 import { ocrImage } from './ocr.ts';
 import { parseDocument, type ParseLimits } from './parse-runner.ts';
@@ -20,7 +21,7 @@ export interface FileText {
   mime: string;
   /** `odt` stands for the three OpenDocument formats (text, spreadsheet, presentation). */
   kind: Kind;
-  /** When the file's own metadata says it was written (document-date.ts); null when it does not say. */
+  /** When the file's own metadata says it was written (document-date.ts) or taken (image-date.ts); null when it does not say. */
   written: string | null;
 }
 
@@ -150,7 +151,7 @@ async function readBinary(
   media: MediaReader | null,
   noMediaReason: string | undefined,
 ): Promise<{ text: string; written: string | null }> {
-  if (kind === 'image') return { text: await readImage(data, mime, limits, media), written: null };
+  if (kind === 'image') return { text: await readImage(data, mime, limits, media), written: imageDate(data) };
   if (kind === 'audio' || kind === 'video') {
     if (!media) throw new UnreadableFileError(noMediaReason ?? NO_MEDIA);
     const transcript = clean(await media.transcribe(data, filename, mime));

@@ -32,7 +32,7 @@ interface StableRow extends Item {
   pinned: boolean;
   created_at: Date;
 }
-interface QueryItem extends Item {
+export interface QueryItem extends Item {
   score: number;
 }
 
@@ -55,16 +55,34 @@ export function latestUserText(messages: ProxyMessage[]): string {
  * named one must exist: 404); grants were checked by invoke.
  */
 export async function buildContext(ctx: AuthedCtx, input: ContextInput, collection: string | null): Promise<ContextResponse> {
-  const query = (input.query ?? latestUserText(input.messages ?? [])).slice(0, searchQuery.maxLength!);
+  const query = contextQuery(input);
   const { collections } = await resolveScope(ctx, collection);
   const [stableRows, found] = await Promise.all([readStable(ctx, collections, input), query ? recall(ctx, query, input, collection) : []]);
-
-  const stable = packStable(stableRows, Math.floor(input.max_tokens * STABLE_SHARE));
-  const taken = new Set(stable.kept.map((m) => m.id));
-  const pool = found.filter((m) => !taken.has(m.id));
+  const stable = packStable(stableRows, input.max_tokens);
+  const pool = withoutStable(found, stable);
   const order = mmrOrder(await withVectors(ctx, pool), input.mmr_lambda).map((i) => pool[i]!);
+  return answer(stable, packQuery(stable, order, input), found.length);
+}
+
+/** The query: the one given, or the latest user message's text; cut to search's longest. */
+export const contextQuery = (input: ContextInput) => (input.query ?? latestUserText(input.messages ?? [])).slice(0, searchQuery.maxLength!);
+
+type Stable = ReturnType<typeof packStable>;
+type Picked = ReturnType<typeof packQuery>;
+
+/** The search candidates the stable part does not hold already. */
+export function withoutStable(found: QueryItem[], stable: Stable): QueryItem[] {
+  const taken = new Set(stable.kept.map((m) => m.id));
+  return found.filter((m) => !taken.has(m.id));
+}
+
+/** The per-query part: the candidates in MMR order packed after the stable part (or the preamble), within the budget. */
+export function packQuery(stable: Stable, order: QueryItem[], input: ContextInput) {
   const head = `${stable.text || RECALLED_PREAMBLE}\n\n`;
-  const picked = pack(order, input.max_tokens, (kept) => head + section(QUERY_HEADING, kept), input.limit);
+  return pack(order, input.max_tokens, (kept) => head + section(QUERY_HEADING, kept), input.limit);
+}
+
+function answer(stable: Stable, picked: Picked, candidates: number): ContextResponse {
   const context = picked.kept.length ? picked.text : stable.text;
   return {
     context,
@@ -78,13 +96,13 @@ export async function buildContext(ctx: AuthedCtx, input: ContextInput, collecti
     query: {
       text: context.slice(stable.text.length),
       memories: picked.kept.map(({ id, collection, category, text, score }) => ({ id, collection, category, text, score })),
-      candidates: found.length,
+      candidates,
     },
   };
 }
 
 /** The stable part's candidates: current ones, or those valid at `as_of` (the same rules as search, docs/time.md). */
-async function readStable(ctx: AuthedCtx, collections: string[], input: ContextInput): Promise<StableRow[]> {
+export async function readStable(ctx: AuthedCtx, collections: string[], input: ContextInput): Promise<StableRow[]> {
   if (!collections.length) return [];
   const valid = input.as_of === null ? currentSql('memories') : validAtSql('memories', '$5');
   return ctx.app.db.query<StableRow>(
@@ -97,10 +115,12 @@ async function readStable(ctx: AuthedCtx, collections: string[], input: ContextI
 }
 
 /**
- * The stable part: kept by priority (pinned, then the newest), shown oldest first, so that a new
- * fact changes the end of the block and a prompt cache keeps the rest. Empty when nothing fits.
+ * The stable part, within its share of `maxTokens`: kept by priority (pinned, then the newest),
+ * shown oldest first, so that a new fact changes the end of the block and a prompt cache keeps
+ * the rest. Empty when nothing fits.
  */
-function packStable(rows: StableRow[], budget: number) {
+export function packStable(rows: StableRow[], maxTokens: number) {
+  const budget = Math.floor(maxTokens * STABLE_SHARE);
   const byAge = (a: StableRow, b: StableRow) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id);
   const packed = pack(rows, budget, (kept) => `${RECALLED_PREAMBLE}\n\n${section(STABLE_HEADING, [...kept].sort(byAge))}`);
   const kept = [...packed.kept].sort(byAge);
@@ -108,13 +128,13 @@ function packStable(rows: StableRow[], budget: number) {
 }
 
 /** The search candidates for the query, with the caller's container tag; a named collection's absence was answered by resolveScope. */
-async function recall(ctx: AuthedCtx, query: string, input: ContextInput, collection: string | null): Promise<QueryItem[]> {
+export async function recall(ctx: AuthedCtx, query: string, input: ContextInput, collection: string | null): Promise<QueryItem[]> {
   const request = searchInput.parse({ query, limit: POOL, container_tag: input.container_tag, as_of: input.as_of });
   const { results } = await search(ctx, request, { collection, nameCollections: true });
   return results.map((r) => ({ id: r.id, collection: r.collection!, category: r.category, text: r.text, score: r.score }));
 }
 
-async function withVectors(ctx: AuthedCtx, pool: QueryItem[]) {
+export async function withVectors(ctx: AuthedCtx, pool: QueryItem[]) {
   const rows = pool.length
     ? await ctx.app.db.query<{ id: string; embedding: string }>(
         'select id, embedding::text as embedding from memories where tenant_id = $1 and id = any($2::uuid[])',

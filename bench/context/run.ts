@@ -7,8 +7,8 @@
  *   node --import tsx bench/context/run.ts --n 10000
  *
  * `--db NAME --skip-load` measures on a database kept by an earlier run (`--keep`) or loaded by
- * bench/search/run.ts (`--load-only`, the same corpus), whose key is in /tmp/NAME.key: before and
- * after figures then come from the same rows.
+ * bench/search/run.ts (`--load-only`, the same corpus), whose key is in /tmp/NAME.key, and keeps
+ * it: before and after figures then come from the same rows.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -99,5 +99,6 @@ try {
   );
 } finally {
   await server.stop();
-  if (!args.keep) await dropDatabase(args.base!, dbName);
+  // A database this run did not load is never dropped.
+  if (load && !args.keep) await dropDatabase(args.base!, dbName);
 }

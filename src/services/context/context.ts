@@ -101,14 +101,22 @@ function answer(stable: Stable, picked: Picked, candidates: number): ContextResp
   };
 }
 
-/** The stable part's candidates: current ones, or those valid at `as_of` (the same rules as search, docs/time.md). */
+/**
+ * The stable part's candidates: current ones, or those valid at `as_of` (the same rules as search,
+ * docs/time.md). Read collection by collection, each in the order of its listing index (tenant,
+ * collection, pinned, created_at), so a read stops after its first rows where one query over
+ * `collection = any(...)` sorted every fact and preference of the tenant (bench/README.md,
+ * "Context endpoint").
+ */
 export async function readStable(ctx: AuthedCtx, collections: string[], input: ContextInput): Promise<StableRow[]> {
   if (!collections.length) return [];
   const valid = input.as_of === null ? currentSql('memories') : validAtSql('memories', '$5');
   return ctx.app.db.query<StableRow>(
-    `select id, collection, category, text, pinned, created_at from memories
-      where tenant_id = $1 and collection = any($2::text[]) and not archived and ${valid} and (pinned or category in ('fact', 'preference'))
-        and ($3::text is null or container_tag = $3)
+    `select s.* from unnest($2::text[]) as c(name) cross join lateral (
+        select id, collection, category, text, pinned, created_at from memories
+         where tenant_id = $1 and collection = c.name and not archived and ${valid} and (pinned or category in ('fact', 'preference'))
+           and ($3::text is null or container_tag = $3)
+         order by pinned desc, created_at desc, id desc limit $4) as s
       order by pinned desc, created_at desc, id desc limit $4`,
     [ctx.tenant.id, collections, input.container_tag, STABLE_READ, ...(input.as_of === null ? [] : [input.as_of])],
   );

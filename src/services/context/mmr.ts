@@ -10,11 +10,20 @@
 export function mmrOrder(candidates: Array<{ score: number; vector: number[] | null }>, lambda: number): number[] {
   const relevance = minMax(candidates.map((c) => c.score));
   const n = candidates.length;
-  const norms = candidates.map((c) => (c.vector ? Math.hypot(...c.vector) : 0));
-  const raw = candidates.map((a, i) => candidates.map((b, j) => (i === j ? 1 : cosine(a.vector, norms[i]!, b.vector, norms[j]!))));
-  const pairs = raw.flatMap((row, i) => row.filter((_, j) => j !== i));
-  const lo = Math.min(...pairs);
-  const span = Math.max(...pairs) - lo;
+  const norms = candidates.map((c) => (c.vector ? Math.sqrt(dot(c.vector, c.vector)) : 0));
+  // Cosine is symmetric: each pair is computed once and mirrored.
+  const raw = candidates.map(() => new Array<number>(n).fill(1));
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const c = cosine(candidates[i]!.vector, norms[i]!, candidates[j]!.vector, norms[j]!);
+      raw[i]![j] = raw[j]![i] = c;
+      lo = Math.min(lo, c);
+      hi = Math.max(hi, c);
+    }
+  }
+  const span = hi - lo;
   const similarity = (i: number, j: number) => (span > 0 ? (raw[i]![j]! - lo) / span : 1);
   // Closest similarity to anything taken so far, per candidate; updated as each one is taken.
   const closest = candidates.map(() => 0);
@@ -42,8 +51,11 @@ function minMax(xs: number[]): number[] {
 
 /** Cosine similarity; 0 for a candidate without an embedding. */
 function cosine(a: number[] | null, na: number, b: number[] | null, nb: number): number {
-  if (!a || !b || !na || !nb) return 0;
-  let dot = 0;
-  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
-  return dot / (na * nb);
+  return a && b && na && nb ? dot(a, b) / (na * nb) : 0;
+}
+
+function dot(a: number[], b: number[]): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
 }

@@ -86,6 +86,12 @@ describe('importing the other stores files', () => {
         source_fields: { user_id: 'alice', agent_id: 'travel-bot', categories: ['travel', 'preferences'], hash: 'a1' },
       },
     });
+    // Where it came from, on the memory as answered: the record's key in the other store.
+    const listed = (await t.api('GET', '/v1/memory/collections/travel-bot/memories')).body as Array<{ text: string; provenance: unknown }>;
+    expect(listed.find((m) => m.text === 'Prefers aisle seats on long flights')?.provenance).toEqual({
+      kind: 'import',
+      import_source: 'mem0:6f1c2a8e-1d2b-4c3d-9e8f-0a1b2c3d4e01',
+    });
     // A time without an offset is read as UTC; an app with a space makes a valid collection name.
     expect(memories.get('Is allergic to peanuts')).toMatchObject({
       collection: 'concierge-app',

@@ -26,6 +26,7 @@ export const provenance = z
     record_id: z.string().optional().describe("connector: the provider's id of the record"),
     url: z.string().optional().describe("connector: the record's page at the provider"),
     message_id: z.string().optional().describe("mail: the message's Message-ID"),
+    import_source: z.string().optional().describe("import: the record's key in the store it came from, `<format>:<its id there>` (none for an orgmem export)"),
   })
   .openapi('Provenance');
 

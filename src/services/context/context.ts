@@ -56,8 +56,11 @@ export function latestUserText(messages: ProxyMessage[]): string {
  */
 export async function buildContext(ctx: AuthedCtx, input: ContextInput, collection: string | null): Promise<ContextResponse> {
   const query = contextQuery(input);
-  const { collections } = await resolveScope(ctx, collection);
-  const [stableRows, found] = await Promise.all([readStable(ctx, collections, input), query ? recall(ctx, query, input, collection) : []]);
+  // The search resolves the scope itself, so it does not wait for this one: both round trips overlap.
+  const [stableRows, found] = await Promise.all([
+    resolveScope(ctx, collection).then(({ collections }) => readStable(ctx, collections, input)),
+    query ? recall(ctx, query, input, collection) : [],
+  ]);
   const stable = packStable(stableRows, input.max_tokens);
   const pool = withoutStable(found, stable);
   const order = mmrOrder(await withVectors(ctx, pool), input.mmr_lambda).map((i) => pool[i]!);

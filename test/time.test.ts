@@ -153,6 +153,29 @@ describe('a fact’s life', () => {
     expect(await searchTexts(t, {})).toEqual(['Dana lives in Porto.', 'Dana owns a boat.', 'Dana works at Acme.']);
     expect(await searchTexts(t, { as_of: '2024-03-01T00:00:00Z' })).toEqual(['Dana lives in Lisbon.', 'Dana owns a boat.', 'Dana works at Acme.']);
   });
+
+  it('retracts and undoes as the MCP tools retract_memory and unretract_memory', async () => {
+    const mcp = await mcpClient(server.url, t.key);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const res = await mcp.callTool({ name, arguments: { collection: 'life', id: ids.boat, ...args } });
+        expect(res.isError, JSON.stringify(res.content)).toBeFalsy();
+        return res.structuredContent as { retraction: { how: string; reason: string | null } | null };
+      };
+      expect((await call('retract_memory', { how: 'wrong', reason: 'sold years ago' })).retraction).toMatchObject({ how: 'wrong', reason: 'sold years ago' });
+      expect(await searchTexts(t, {})).toEqual(['Dana lives in Porto.', 'Dana works at Acme.']);
+      // Already retracted: a tool error with REST's status.
+      const again = await mcp.callTool({ name: 'retract_memory', arguments: { collection: 'life', id: ids.boat, how: 'ended' } });
+      expect(again.isError).toBe(true);
+      expect(JSON.stringify(again.content)).toContain('409');
+      expect((await call('unretract_memory', {})).retraction).toBeNull();
+      expect(await searchTexts(t, {})).toEqual(['Dana lives in Porto.', 'Dana owns a boat.', 'Dana works at Acme.']);
+      const tools = (await mcp.listTools()).tools.find((tool) => tool.name === 'unretract_memory');
+      expect(tools?.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+    } finally {
+      await mcp.close();
+    }
+  });
 });
 
 describe('supersession history, both ways', () => {

@@ -10,7 +10,7 @@ import { mcpClient } from './support/transports.ts';
 const { url, adminKey } = shared();
 
 const DESTRUCTIVE = ['forget_memory', 'dedup_memories', 'archive_stale_memories', 'delete_memory'];
-const IDEMPOTENT_WRITES = ['update_memory', 'delete_memory'];
+const IDEMPOTENT_WRITES = ['update_memory', 'delete_memory', 'unretract_memory'];
 
 let t: Tenant;
 let client: Client;

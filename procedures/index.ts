@@ -48,6 +48,7 @@ import grantsDelete from './grants.delete.ts';
 import grantsList from './grants.list.ts';
 import grantsPut from './grants.put.ts';
 import graphContradictions from './graph.contradictions.ts';
+import graphRetractions from './graph.retractions.ts';
 import graphExtractJob from './graph.extract-job.ts';
 import graphProfile from './graph.profile.ts';
 import graphRemember from './graph.remember.ts';
@@ -162,6 +163,7 @@ export const catalogue = {
     extractJob: graphExtractJob,
     retryJob: graphRetryJob,
     contradictions: graphContradictions,
+    retractions: graphRetractions,
     profile: graphProfile,
     summary: graphSummary,
   },

@@ -144,6 +144,24 @@ describe('a fact’s life', () => {
     expect((await t.api('GET', `${col('life')}/memories/${ids.porto}`)).body).toMatchObject({ valid_to: null, retraction: null });
   });
 
+  it('lists retracted memories, the latest retraction first, on REST and as the MCP tool list_retractions', async () => {
+    const listed = await t.api('GET', `${col('life')}/retractions`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((m: { id: string }) => m.id)).toEqual([ids.boat, ids.acme]);
+    expect(listed.body[1]).toMatchObject({ text: 'Dana works at Acme.', valid_to: T4, retraction: { how: 'ended', at: T4, reason: 'changed jobs' } });
+    expect((await t.api('GET', `${col('life')}/retractions?limit=1`)).body.map((m: { id: string }) => m.id)).toEqual([ids.boat]);
+    expect((await t.api('GET', `${col('nowhere')}/retractions`)).status).toBe(404);
+    expect((await t.api('GET', `${col('life')}/retractions?limit=0`)).status).toBe(422);
+    const mcp = await mcpClient(server.url, t.key);
+    try {
+      const tool = await mcp.callTool({ name: 'list_retractions', arguments: { collection: 'life' } });
+      expect(tool.isError).toBeFalsy();
+      expect((tool.structuredContent as { items: Array<{ id: string }> }).items.map((m) => m.id)).toEqual([ids.boat, ids.acme]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('undoing a retraction gives the memory back as it was', async () => {
     const boat = await t.api('DELETE', `${col('life')}/memories/${ids.boat}/retract`);
     expect(boat.status).toBe(200);
@@ -152,6 +170,7 @@ describe('a fact’s life', () => {
     expect(acme.body).toMatchObject({ retraction: null, valid_to: null });
     expect(await searchTexts(t, {})).toEqual(['Dana lives in Porto.', 'Dana owns a boat.', 'Dana works at Acme.']);
     expect(await searchTexts(t, { as_of: '2024-03-01T00:00:00Z' })).toEqual(['Dana lives in Lisbon.', 'Dana owns a boat.', 'Dana works at Acme.']);
+    expect((await t.api('GET', `${col('life')}/retractions`)).body).toEqual([]);
   });
 
   it('retracts and undoes as the MCP tools retract_memory and unretract_memory', async () => {

@@ -82,6 +82,7 @@ export const samples: Record<string, Sample> = {
   'context.all': { input: (fx) => ({ collection: fx.collection, query: 'tide tables', max_tokens: 500 }) },
   'graph.remember': { input: (fx) => ({ collection: fx.collection, content: 'I moved to Lisbon. I prefer green tea.' }) },
   'graph.contradictions': { input: (fx) => ({ collection: fx.collection }) },
+  'graph.retractions': { input: (fx) => ({ collection: fx.collection }) },
   'graph.profile': { input: (fx) => ({ collection: fx.collection }) },
   'graph.summary': { input: (fx) => ({ collection: fx.collection }) },
   // Real runs: a dry run is a read (readWhen), and the matrix checks the write permission.

@@ -25,6 +25,18 @@ export async function contradictions(ctx: AuthedCtx, collection: string, limit: 
     .map((s) => ({ current: memoryView(byId.get(s.superseded_by)!), superseded: memoryView(s), superseded_at: iso(s.superseded_at)! }));
 }
 
+/** Retracted memories (docs/time.md, "Retraction"), the latest retraction first; each carries its `retraction`. */
+export async function retractions(ctx: AuthedCtx, collection: string, limit: number) {
+  await getCollection(ctx.app.db, ctx.tenant.id, collection);
+  const rows = await ctx.app.db.query<MemoryRow>(
+    `select ${MEMORY_COLUMNS} from memories
+      where tenant_id = $1 and collection = $2 and retraction is not null
+      order by (retraction->>'retracted_at')::timestamptz desc, id desc limit $3`,
+    [ctx.tenant.id, collection, limit],
+  );
+  return rows.map(memoryView);
+}
+
 /** The counts of collection health (docs/graph.md, "Reports and hygiene"), as the API names them. */
 export interface HealthCounts {
   total: number;

@@ -15,7 +15,8 @@ import { dropUnusedPresigns } from '../src/services/files/drop.ts';
 import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-run.ts';
 import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { abandonExtraction, runExtraction } from '../src/services/graph/extraction-run.ts';
-import { dropOldImports } from '../src/services/memory/import.ts';
+import { dropOldImports, importJob } from '../src/services/memory/import.ts';
+import { abandonImport, runImport } from '../src/services/memory/import-run.ts';
 import { dropOldRememberKeys } from '../src/services/graph/remember.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
@@ -66,6 +67,12 @@ const ingestFile = actingTask(
   ingestJob,
   (ctx, { batch_id, key }, meta) => runIngestFile(ctx, batch_id, key, meta),
   (app, { tenant_id, batch_id, key }, reason) => abandonIngestFile(app, tenant_id, batch_id, key, reason),
+);
+
+const importRecords = actingTask(
+  importJob,
+  (ctx, { import_id }, meta) => runImport(ctx, import_id, meta),
+  (app, { tenant_id, import_id }, reason) => abandonImport(app, tenant_id, import_id, reason),
 );
 
 const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
@@ -132,6 +139,7 @@ const connectorSchedule = defineTask(cronJob('connector_schedule'), async (app: 
 export const tasks: TaskDef<z.ZodType, App>[] = [
   extractFacts,
   ingestFile,
+  importRecords,
   webhookDelivery,
   mailSend,
   fileCleanup,

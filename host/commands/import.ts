@@ -3,11 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { HELP, UsageError, type Command } from './command.ts';
 
 const IMPORT = '/v1/memory/admin/import';
-const POLL_MS = 1000;
+const POLL_MS = 500;
 
 interface ImportStatus {
   import_id: string;
+  state: 'queued' | 'running' | 'done' | 'failed';
   complete: boolean;
+  error: string | null;
   total: number;
   imported: number;
   skipped: number;
@@ -77,6 +79,7 @@ async function runImport(file: string, values: Record<string, string | boolean |
     for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += status[k];
     incomplete ||= !status.complete;
     process.stdout.write(`${label}${progress(status)}: import ${status.import_id}\n`);
+    if (status.error) process.stdout.write(`  failed: ${status.error}\n`);
     for (const e of status.errors) process.stdout.write(`  record ${e.index}: ${e.detail}\n`);
     if (status.skipped > status.errors.length) process.stdout.write(`  and ${status.skipped - status.errors.length} more skipped\n`);
   }
@@ -84,28 +87,27 @@ async function runImport(file: string, values: Record<string, string | boolean |
   if (incomplete) process.stdout.write('not complete: run the same command again to resume\n');
 }
 
-/** One import, its status printed to stderr each time it moves while the request runs. */
+/**
+ * One import: sent (the server answers at once and stores it in the background), then its status
+ * read until its job is done or has failed, printed to stderr each time it moves.
+ */
 async function sendPart(base: string, key: string, idempotencyKey: string, body: unknown, label: string): Promise<ImportStatus> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
-  let last = '';
-  const poll = setInterval(() => {
-    fetch(new URL(`${IMPORT}/${idempotencyKey}`, base), { headers })
-      .then(async (res) => {
-        if (!res.ok) return;
-        const line = `${label}${progress((await res.json()) as ImportStatus)}`;
-        if (line !== last) process.stderr.write(`${line}\n`);
-        last = line;
-      })
-      .catch(() => {});
-  }, POLL_MS);
-  try {
-    const res = await fetch(new URL(IMPORT, base), { method: 'POST', headers, body: JSON.stringify(body) });
+  const ask = async (res: Response) => {
     const answer = (await res.json().catch(() => null)) as (ImportStatus & { detail?: string }) | null;
     if (!res.ok) throw new Error(`the server answered ${res.status}: ${answer?.detail ?? res.statusText}`);
     return answer!;
-  } finally {
-    clearInterval(poll);
+  };
+  let status = await ask(await fetch(new URL(IMPORT, base), { method: 'POST', headers, body: JSON.stringify(body) }));
+  let last = '';
+  while (status.state === 'queued' || status.state === 'running') {
+    const line = `${label}${progress(status)}`;
+    if (line !== last) process.stderr.write(`${line}\n`);
+    last = line;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    status = await ask(await fetch(new URL(`${IMPORT}/${status.import_id}`, base), { headers }));
   }
+  return status;
 }
 
 export const importCommand: Command = {

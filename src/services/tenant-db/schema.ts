@@ -17,6 +17,7 @@ export const DATA_TABLES = [
   'ingest_files',
   'presigned_uploads',
   'imports',
+  'import_records',
   'connections',
   'connection_runs',
   'connection_records',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newTenant, type Tenant } from './support/client.ts';
+import { newTenant, type Tenant } from './support/client.ts';
 import {
   lettaAgentFile,
   lettaLegacyAgent,
@@ -12,11 +12,11 @@ import {
   zepExport,
   zepMessageListing,
 } from './support/import-samples.ts';
+import { IMPORT, importAndWait } from './support/imports.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { trpcClient } from './support/transports.ts';
+import { until } from './support/until.ts';
 import { IMPORT_FORMATS, ORGMEM_FORMAT } from '../src/services/memory/import-formats/index.ts';
-
-const IMPORT = '/v1/memory/admin/import';
 
 interface Stored {
   text: string;
@@ -43,11 +43,12 @@ it("docs/import.md's table has a row for each format of the registry, and no oth
 describe('importing the other stores files', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
   });
   afterAll(() => server?.close());
 
-  const send = (t: Tenant, body: unknown, headers: Record<string, string> = {}) => call(server.url, 'POST', IMPORT, { key: t.key, body, headers });
+  /** The import as its job left it (or the refusal). */
+  const send = (t: Tenant, body: unknown, headers: Record<string, string> = {}) => importAndWait(server.url, t.key, { body, headers });
   const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
   /** Every memory of the tenant, as stored, by text. */
   async function stored(t: Tenant): Promise<Map<string, Stored>> {
@@ -306,7 +307,13 @@ describe('importing the other stores files', () => {
     expect((await send(t, { data: mem0Dump() }, { 'idempotency-key': 'own-file' })).status).toBe(422);
     // tRPC callers send the file the same way.
     const viaTrpc = await trpcClient(server.url, t.key).admin.import.mutate({ data: zepMessageListing() });
-    expect(viaTrpc).toMatchObject({ imported: 2 });
+    // Answered as it starts; its job stores it.
+    expect(viaTrpc).toMatchObject({ state: 'queued', complete: false, total: 2, pending: 2 });
+    const done = await until('the import done', async () => {
+      const status = await t.api('GET', `${IMPORT}/${viaTrpc.import_id}`);
+      return status.body.complete ? status.body : undefined;
+    });
+    expect(done).toMatchObject({ state: 'done', imported: 2, pending: 0 });
   });
 
   it('two imports of the same file at once store each record once', async () => {

@@ -84,7 +84,8 @@ async function runImport(file: string, values: Record<string, string | boolean |
     if (status.skipped > status.errors.length) process.stdout.write(`  and ${status.skipped - status.errors.length} more skipped\n`);
   }
   if (pieces.length > 1) process.stdout.write(`in all: ${progress(sum)}\n`);
-  if (incomplete) process.stdout.write('not complete: run the same command again to resume\n');
+  // A failed import's records are left pending: the same command (the same keys) resumes it.
+  if (incomplete) throw new Error('the import did not complete: run the same command again to resume it');
 }
 
 /**

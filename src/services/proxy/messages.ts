@@ -6,6 +6,7 @@ import { anthropicAnswer, type AnthropicMessage, type MessagesRequest } from '..
 import { isOverSpendCap } from '../llm/spend-cap.ts';
 import { recordUsage } from '../llm/usage.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
+import { threadBudget } from './settings.ts';
 import { tokensOf, trimThread, type TurnRules } from './trim.ts';
 import { callUpstream, exchangeText, gatewayError, memvaultHeaders, memvaultOf, recallFor, storeTurn, type Recall } from './turn.ts';
 
@@ -98,7 +99,7 @@ export async function messages(ctx: AuthedCtx, input: MessagesRequest) {
   // A side request (a compaction above all) goes as it came, untrimmed.
   const trimmed = side
     ? { messages: request.messages, dropped: 0 }
-    : trimThread(request.messages, max_thread_tokens, anthropicTurns, tokensOf(request.system ?? ''));
+    : trimThread(request.messages, await threadBudget(ctx, max_thread_tokens), anthropicTurns, tokensOf(request.system ?? ''));
   const sent = trimmed.dropped ? { ...request, messages: trimmed.messages } : request;
   const body = recalled.context ? { ...sent, messages: withMemory(sent.messages, recalled.context) } : sent;
   // As for chat completions: only a conversation ending with words of the user stores them (a tool loop stores nothing again).

@@ -5,6 +5,7 @@ import { sseEvents, upstreamJson, UpstreamError } from '../../ports/llm/upstream
 import { responseObject, type ResponsesRequest } from '../../schemas/proxy-responses.ts';
 import { tenantLlm } from './chat-completions.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
+import { threadBudget } from './settings.ts';
 import { tokensOf, trimThread, type TurnRules } from './trim.ts';
 import { callUpstream, exchangeText, gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
@@ -77,7 +78,7 @@ export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
   const trimmed =
     typeof request.input === 'string'
       ? { messages: null, dropped: 0 }
-      : trimThread(request.input as Item[], max_thread_tokens, responsesTurns, tokensOf(request.instructions ?? ''));
+      : trimThread(request.input as Item[], await threadBudget(ctx, max_thread_tokens), responsesTurns, tokensOf(request.instructions ?? ''));
   const sent = trimmed.messages ?? request.input;
   const items = typeof sent === 'string' ? [{ role: 'user', content: sent }] : sent;
   const body = {

@@ -22,6 +22,7 @@ export const DATA_TABLES = [
   'connection_runs',
   'connection_records',
   'proxy_threads',
+  'proxy_store_failures',
 ] as const;
 
 /** The database cannot hold a tenant's data; the message says why. */

@@ -26,7 +26,7 @@ const progress = (s: Pick<ImportStatus, 'total' | 'imported' | 'skipped' | 'alre
  * list) can be sent in parts, each part the file with a slice of its list; a Letta file is never
  * cut, as its agents name blocks at its root.
  */
-const RECORD_LISTS = ['results', 'memories', 'documents', 'messages', 'facts', 'edges', 'threads'];
+const RECORD_LISTS = ['results', 'memories', 'documents', 'messages', 'facts', 'edges', 'nodes', 'threads'];
 /** Files up to this size go in one import (the server takes 64 MB); larger ones in parts of PART_RECORDS. */
 const WHOLE_BYTES = 32 * 1024 * 1024;
 const PART_RECORDS = 10_000;

@@ -127,9 +127,9 @@ async function storeStep(ctx: AuthedCtx, importId: string, from: number, step: S
         store.length,
         writable.length - store.length,
         refused.length,
-        JSON.stringify(errors),
+        errors,
         MAX_REPORTED,
-        JSON.stringify(storedNames),
+        storedNames,
       ],
     );
     if (!moved) return false;

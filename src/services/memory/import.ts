@@ -236,7 +236,7 @@ async function stage(q: Queryable, tenantId: string, importId: string, records: 
        select $1, $2, r.position, r.source_index, r.collection, r.source_key, r.item
          from jsonb_to_recordset($3::jsonb) as r(position int, source_index int, collection text, source_key text, item jsonb)
        on conflict (tenant_id, import_id, position) do nothing`,
-      [tenantId, importId, JSON.stringify(rows)],
+      [tenantId, importId, rows],
     );
   }
 }

@@ -15,8 +15,10 @@ import { dropUnusedPresigns } from '../src/services/files/drop.ts';
 import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-run.ts';
 import { extractionJob } from '../src/services/graph/extraction-jobs.ts';
 import { abandonExtraction, runExtraction } from '../src/services/graph/extraction-run.ts';
-import { dropOldImports } from '../src/services/memory/import.ts';
+import { dropOldImports, importJob } from '../src/services/memory/import.ts';
+import { abandonImport, runImport } from '../src/services/memory/import-run.ts';
 import { dropOldRememberKeys } from '../src/services/graph/remember.ts';
+import { dropOldProxyFailures } from '../src/services/proxy/turn.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
@@ -68,6 +70,12 @@ const ingestFile = actingTask(
   (app, { tenant_id, batch_id, key }, reason) => abandonIngestFile(app, tenant_id, batch_id, key, reason),
 );
 
+const importRecords = actingTask(
+  importJob,
+  (ctx, { import_id }, meta) => runImport(ctx, import_id, meta),
+  (app, { tenant_id, import_id }, reason) => abandonImport(app, tenant_id, import_id, reason),
+);
+
 const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
 
 const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
@@ -110,14 +118,22 @@ const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
 
 /**
  * Drops import records (and their Idempotency-Keys) a week after their last step, remember's
- * Idempotency-Keys a week after their remember, and the keys presign issued that no complete took
- * within a day, with any file uploaded at them.
+ * Idempotency-Keys a week after their remember, the keys presign issued that no complete took
+ * within a day, with any file uploaded at them, and the proxy's failed stores after a week.
  */
 const writesSweep = defineTask(cronJob('writes_sweep'), async (app: App) => {
   await forEachDataApp(app, async (data) => {
-    const [imports, rememberKeys, presigns] = [await dropOldImports(data), await dropOldRememberKeys(data), await dropUnusedPresigns(data)];
-    if (imports || rememberKeys || presigns)
-      app.log.info({ imports, remember_keys: rememberKeys, presigns }, 'old import records, remember keys and unused presigned keys dropped');
+    const [imports, rememberKeys, presigns, proxyFailures] = [
+      await dropOldImports(data),
+      await dropOldRememberKeys(data),
+      await dropUnusedPresigns(data),
+      await dropOldProxyFailures(data),
+    ];
+    if (imports || rememberKeys || presigns || proxyFailures)
+      app.log.info(
+        { imports, remember_keys: rememberKeys, presigns, proxy_store_failures: proxyFailures },
+        'old import records, remember keys, unused presigned keys and failed proxy stores dropped',
+      );
   });
 });
 
@@ -132,6 +148,7 @@ const connectorSchedule = defineTask(cronJob('connector_schedule'), async (app: 
 export const tasks: TaskDef<z.ZodType, App>[] = [
   extractFacts,
   ingestFile,
+  importRecords,
   webhookDelivery,
   mailSend,
   fileCleanup,

@@ -5,10 +5,10 @@ import { getImport } from '../src/services/memory/import.ts';
 
 export default defineProcedure({
   name: 'admin.importStatus',
-  summary: 'How far an import got: items imported, skipped and pending, and whether it is complete',
+  summary: 'How far an import got: its state, records imported, skipped, already imported and pending, and why it failed',
   description:
-    'By the import_id the import answered or the Idempotency-Key it was sent with. An import that is not complete and not ' +
-    'running stopped (a crash, a dropped connection): send the same body with the same key to resume it.',
+    'By the import_id the import answered or the Idempotency-Key it was sent with. A queued or running import is being stored by its job ' +
+    '(after a crash, the job resumes it by itself); a failed one says why in error: send the same body with the same key to resume it.',
   rest: { method: 'GET', path: '/v1/memory/admin/import/{import}', status: 200 },
   access: 'write',
   keyRole: 'admin',

@@ -3,7 +3,7 @@ import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { collectionName } from '../src/schemas/fields.ts';
 import { importStatus, idempotencyKey } from '../src/schemas/memory.ts';
 import { importFormatName } from '../src/services/memory/import-formats/index.ts';
-import { DEFAULT_IMPORT_COLLECTION, importAccount, importTargets, MAX_IMPORT_RECORDS } from '../src/services/memory/import.ts';
+import { DEFAULT_IMPORT_COLLECTION, importTargets, MAX_IMPORT_RECORDS, startImport } from '../src/services/memory/import.ts';
 
 export default defineProcedure({
   name: 'admin.import',
@@ -17,16 +17,15 @@ export default defineProcedure({
     'Each item is validated on its own: invalid items (errors name the record and field) and items for collections the key may not write are skipped ' +
     'and counted (errors lists the first 100). Listed collections are created with their description and metadata (ignored with into_collection). ' +
     'The body may be up to 64 MB; split larger files into several imports (the memories array can be cut anywhere). ' +
-    'Memories are stored 100 at a time, each step committed with the import record: send an Idempotency-Key header (or idempotency_key) ' +
-    'and sending the same body again (after a timeout, a dropped connection, a crash) resumes where it stopped or answers the finished ' +
-    'import, storing nothing twice; GET /v1/memory/admin/import/{import} tells how far it got.',
-  rest: { method: 'POST', path: '/v1/memory/admin/import', status: 200 },
+    'The body is read and validated at once (a file of no known format is a 422 and nothing is stored); the answer is the import as it starts (202), ' +
+    'and a background job stores its records 100 at a time, each step committed with its counts, resuming where it stopped after a crash: ' +
+    'GET /v1/memory/admin/import/{import} tells how far it got and, if it failed, why. With an Idempotency-Key header (or idempotency_key) ' +
+    'the same body sent again answers the same import, storing nothing twice, and queues a failed one again to resume it.',
+  rest: { method: 'POST', path: '/v1/memory/admin/import', status: 202 },
   access: 'write',
   keyRole: 'admin',
   // Every collection named is checked; the items of those the key may not write are skipped and reported, not the call refused.
   collection: { collections: importTargets, permission: 'write', partial: true },
-  // Page by page, so that a large import neither holds one long transaction nor all its embeddings.
-  commits: 'in-steps',
   input: z
     .object({
       memories: z.array(z.unknown()).max(MAX_IMPORT_RECORDS).optional().describe("orgmem's own items (an export's memories)"),
@@ -43,9 +42,7 @@ export default defineProcedure({
     }),
   errors: {
     UNPROCESSABLE_CONTENT: 'The Idempotency-Key was used with another body; or data is no format the import knows, or not the one named',
-    CONFLICT: 'Another request is running the import of this Idempotency-Key',
-    SERVICE_UNAVAILABLE: 'With an Idempotency-Key, a step could not be stored (the embedder failed): the import stops there, and the same request resumes it',
   },
   output: importStatus,
-  handler: (ctx, input, grants) => importAccount(ctx, input, grants),
+  handler: (ctx, input, grants) => startImport(ctx, input, grants),
 });

@@ -95,7 +95,9 @@ import memoriesUpdate from './memories.update.ts';
 import memoriesUpload from './memories.upload.ts';
 import proxyChatCompletions from './proxy.chat-completions.ts';
 import proxyCountTokens from './proxy.count-tokens.ts';
+import proxyGetConfig from './proxy.get-config.ts';
 import proxyMessages from './proxy.messages.ts';
+import proxyPutConfig from './proxy.put-config.ts';
 import proxyResponses from './proxy.responses.ts';
 import spendCapGet from './spend-cap.get.ts';
 import spendCapPut from './spend-cap.put.ts';
@@ -176,7 +178,14 @@ export const catalogue = {
   agents: { list: agentsList },
   search: { collection: searchCollection, all: searchAll },
   context: { collection: contextCollection, all: contextAll },
-  proxy: { chatCompletions: proxyChatCompletions, messages: proxyMessages, countTokens: proxyCountTokens, responses: proxyResponses },
+  proxy: {
+    chatCompletions: proxyChatCompletions,
+    messages: proxyMessages,
+    countTokens: proxyCountTokens,
+    responses: proxyResponses,
+    getConfig: proxyGetConfig,
+    putConfig: proxyPutConfig,
+  },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke, setRole: keysSetRole },
   oauth: { consent: oauthConsent, decide: oauthDecide },
   webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },

@@ -71,7 +71,8 @@ function register(registry: OpenAPIRegistry, proc: AnyProcedure) {
     summary: proc.summary,
     description: proc.description,
     tags: [proc.name.split('.')[0]!],
-    security: proc.access === 'public' || proc.access === 'internal' ? [] : [{ bearer: [] }],
+    // A key in the header its clients use (Anthropic's x-api-key) is another way in, besides the bearer token.
+    security: proc.access === 'public' || proc.access === 'internal' ? [] : [{ bearer: [] }, ...(shape.apiKeyHeader ? [{ [shape.apiKeyHeader]: [] }] : [])],
     // The key role the operation needs (docs/access.md, "Key roles"), on every operation an API key calls.
     ...(proc.access !== 'public' && proc.access !== 'internal' && { 'x-key-role': keyRoleOf(proc) }),
     request: {
@@ -124,6 +125,15 @@ export function openApiDocument() {
     scheme: 'bearer',
     description: 'An API key: `Authorization: Bearer mv_...`',
   });
+  // A header other than Authorization that some operations read a key from (options.ts, apiKeyHeader): a scheme named after it.
+  for (const header of new Set(procedures.flatMap((p) => restShape(p).apiKeyHeader ?? []))) {
+    registry.registerComponent('securitySchemes', header, {
+      type: 'apiKey',
+      in: 'header',
+      name: header,
+      description: `An API key in the \`${header}\` header, as the clients of the operations that list it send one (Anthropic's, to the Messages proxy)`,
+    });
+  }
   for (const proc of procedures) register(registry, proc);
   registerMcp(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newTenant, type Tenant } from './support/client.ts';
+import { importAndWait } from './support/imports.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { trpcClient } from './support/transports.ts';
 
 describe('account: stats, export, import, delete', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
   });
   afterAll(() => server?.close());
   const tenant = () => newTenant(server.url, server.adminKey);
@@ -19,7 +20,7 @@ describe('account: stats, export, import, delete', () => {
       storage_bytes: 0,
       added_7d: 0,
       added_30d: 0,
-      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0 },
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0 },
     });
     await t.api('POST', '/v1/memory/collections/a/memories', { text: 'héllo', metadata: { k: 1 } });
     await t.api('POST', '/v1/memory/collections/a/memories', { text: 'second' });
@@ -34,7 +35,7 @@ describe('account: stats, export, import, delete', () => {
       storage_bytes: 6 + 8 + 6 + 2 + 5 + 2,
       added_7d: 2,
       added_30d: 3,
-      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0 },
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0 },
     });
   });
 
@@ -66,7 +67,7 @@ describe('account: stats, export, import, delete', () => {
     expect(Object.keys(file.memories[0]).sort()).not.toContain('embedding');
 
     const b = await tenant();
-    const imported = await b.api('POST', '/v1/memory/admin/import', file);
+    const imported = await importAndWait(server.url, b.key, { body: file });
     expect(imported.status).toBe(200);
     expect(imported.body).toMatchObject({ imported: 602, skipped: 0, collections: ['c0', 'c1', 'described', 'special'], errors: [] });
 
@@ -110,20 +111,22 @@ describe('account: stats, export, import, delete', () => {
     const writer = await t.newKey('writer');
     await t.api('POST', '/v1/memory/collections/locked/memories', { text: 'x' });
     await t.api('PUT', '/v1/memory/collections/locked/grants', { agent_key_id: writer.id, can_read: true, can_write: true });
-    const res = await t.api('POST', '/v1/memory/admin/import', {
-      memories: [
-        { text: 'good one', collection: 'kept' },
-        { text: '' },
-        'not an object',
-        { text: 'bad importance', importance: 2 },
-        { text: 'bad collection', collection: '.hidden' },
-        { text: 'into the locked one', collection: 'locked' },
-        { text: 'no collection given' },
-        { text: 'x'.repeat(10_001) },
-        null,
-        { text: 'good two', collection: 'kept', pinned: true, metadata: { from: 'import' } },
-      ],
-      collections: [{ name: 'made-empty', description: 'listed only' }, { name: '' }],
+    const res = await importAndWait(server.url, t.key, {
+      body: {
+        memories: [
+          { text: 'good one', collection: 'kept' },
+          { text: '' },
+          'not an object',
+          { text: 'bad importance', importance: 2 },
+          { text: 'bad collection', collection: '.hidden' },
+          { text: 'into the locked one', collection: 'locked' },
+          { text: 'no collection given' },
+          { text: 'x'.repeat(10_001) },
+          null,
+          { text: 'good two', collection: 'kept', pinned: true, metadata: { from: 'import' } },
+        ],
+        collections: [{ name: 'made-empty', description: 'listed only' }, { name: '' }],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.imported).toBe(3);
@@ -137,12 +140,14 @@ describe('account: stats, export, import, delete', () => {
       ['good one', false],
     ]);
 
-    const into = await t.api('POST', '/v1/memory/admin/import', {
-      memories: [
-        { text: 'a', collection: 'x' },
-        { text: 'b', collection: 'y' },
-      ],
-      into_collection: 'together',
+    const into = await importAndWait(server.url, t.key, {
+      body: {
+        memories: [
+          { text: 'a', collection: 'x' },
+          { text: 'b', collection: 'y' },
+        ],
+        into_collection: 'together',
+      },
     });
     expect(into.body).toMatchObject({ imported: 2, skipped: 0, collections: ['together'] });
 
@@ -166,12 +171,9 @@ describe('account: stats, export, import, delete', () => {
     ] as const) {
       expect((await t.api('PUT', '/v1/memory/collections/locked/grants', { agent_key_id: id, can_read: true, can_write: write })).status).toBe(200);
     }
-    const into = await t.api(
-      'POST',
-      '/v1/memory/admin/import',
-      { memories: [{ text: 'one' }, { text: 'two', collection: 'open' }], into_collection: 'locked' },
-      agent.key,
-    );
+    const into = await importAndWait(server.url, agent.key, {
+      body: { memories: [{ text: 'one' }, { text: 'two', collection: 'open' }], into_collection: 'locked' },
+    });
     expect(into.status).toBe(200);
     expect(into.body).toMatchObject({
       complete: true,
@@ -181,12 +183,9 @@ describe('account: stats, export, import, delete', () => {
       errors: [0, 1].map((index) => ({ index, detail: 'this API key may not write collection "locked"' })),
     });
     // A listed collection the key may not write is not created or changed either; the rest is imported.
-    const listed = await t.api(
-      'POST',
-      '/v1/memory/admin/import',
-      { memories: [{ text: 'three', collection: 'open' }], collections: [{ name: 'locked', description: 'changed by the import' }, { name: 'made' }] },
-      agent.key,
-    );
+    const listed = await importAndWait(server.url, agent.key, {
+      body: { memories: [{ text: 'three', collection: 'open' }], collections: [{ name: 'locked', description: 'changed by the import' }, { name: 'made' }] },
+    });
     expect(listed.body).toMatchObject({ complete: true, imported: 1, skipped: 0, pending: 0, collections: ['made', 'open'], errors: [] });
     const locked = await t.api('GET', '/v1/memory/collections/locked');
     expect(locked.body).toMatchObject({ description: 'as the owner left it', memory_count: 0 });
@@ -198,7 +197,7 @@ describe('account: stats, export, import, delete', () => {
     const memories = Array.from({ length: 1000 }, (_, i) => ({ text: i < 10 ? `kept ${i}` : 'x'.repeat(10_001), collection: 'big' }));
     const body = JSON.stringify({ memories });
     expect(body.length).toBeGreaterThan(9_000_000);
-    const res = await call(server.url, 'POST', '/v1/memory/admin/import', { key: t.key, rawBody: body });
+    const res = await importAndWait(server.url, t.key, { rawBody: body });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ imported: 10, skipped: 990, collections: ['big'] });
     const elsewhere = await call(server.url, 'POST', '/v1/memory/collections/big/memories/bulk', { key: t.key, rawBody: body });

@@ -8,6 +8,7 @@ import { abandonIngestFile } from '../src/services/files/ingest-run.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-server.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
 import { call as request, newTenant, type Tenant } from './support/client.ts';
+import { importAndWait } from './support/imports.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { spawnedServer } from './support/spawned-server.ts';
 import { postForm, type JsonFile } from './support/transports.ts';
@@ -233,12 +234,8 @@ describe('the writes sweep', () => {
       const db = server.app.db;
       const imported = (key: string) => t.api('GET', `/v1/memory/admin/import/${key}`);
       for (const key of ['old-import', 'new-import']) {
-        const res = await request(server.url, 'POST', '/v1/memory/admin/import', {
-          key: t.key,
-          body: { memories: [{ text: key }] },
-          headers: { 'idempotency-key': key },
-        });
-        expect(res.status).toBe(200);
+        const res = await importAndWait(server.url, t.key, { body: { memories: [{ text: key }] }, headers: { 'idempotency-key': key } });
+        expect(res.body.state).toBe('done');
       }
       await db.query(`update imports set updated_at = now() - interval '8 days' where tenant_id = $1 and idempotency_key = 'old-import'`, [t.id]);
       const remember = (key: string, content: string) =>

@@ -35,7 +35,7 @@ describe('orgmem import FILE', () => {
 
   beforeAll(async () => {
     buildIfStale('build:js');
-    server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
     dir = mkdtempSync(join(tmpdir(), 'orgmem-import-'));
     t = await newTenant(server.url, server.adminKey);
     env = { ORGMEM_URL: server.url, ORGMEM_API_KEY: t.key };
@@ -121,10 +121,7 @@ describe('orgmem import on a slow embedder', () => {
     buildIfStale('build:js');
     // 400 ms a step of 100 records: the 1,000 take 4 s, so the command reads the import's status while it runs.
     embeddings = await startFakeEmbeddings({ delayMs: 400 });
-    server = await startServer(
-      { ORGMEM_EMBEDDER: 'openai', ORGMEM_EMBEDDINGS_BASE_URL: embeddings.url, ORGMEM_EMBEDDINGS_DIMENSIONS: '64' },
-      { worker: false },
-    );
+    server = await startServer({ ORGMEM_EMBEDDER: 'openai', ORGMEM_EMBEDDINGS_BASE_URL: embeddings.url, ORGMEM_EMBEDDINGS_DIMENSIONS: '64' });
     dir = mkdtempSync(join(tmpdir(), 'orgmem-import-'));
   });
   afterAll(async () => {
@@ -133,7 +130,7 @@ describe('orgmem import on a slow embedder', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('prints how far the import got while it runs', async () => {
+  it('waits for the import job, printing how far it got while it runs', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const path = join(dir, 'big.json');
     const results = Array.from({ length: 1000 }, (_, i) => ({ id: `big-${i}`, memory: `fact ${i}`, user_id: 'u', created_at: '2024-01-01T00:00:00Z' }));

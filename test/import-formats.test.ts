@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newTenant, type Tenant } from './support/client.ts';
+import { newTenant, type Tenant } from './support/client.ts';
 import {
   lettaAgentFile,
   lettaLegacyAgent,
@@ -10,13 +10,14 @@ import {
   supermemoryExport,
   supermemoryList,
   zepExport,
+  zepGraph,
   zepMessageListing,
 } from './support/import-samples.ts';
+import { IMPORT, importAndWait } from './support/imports.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { trpcClient } from './support/transports.ts';
+import { until } from './support/until.ts';
 import { IMPORT_FORMATS, ORGMEM_FORMAT } from '../src/services/memory/import-formats/index.ts';
-
-const IMPORT = '/v1/memory/admin/import';
 
 interface Stored {
   text: string;
@@ -43,11 +44,12 @@ it("docs/import.md's table has a row for each format of the registry, and no oth
 describe('importing the other stores files', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' });
   });
   afterAll(() => server?.close());
 
-  const send = (t: Tenant, body: unknown, headers: Record<string, string> = {}) => call(server.url, 'POST', IMPORT, { key: t.key, body, headers });
+  /** The import as its job left it (or the refusal). */
+  const send = (t: Tenant, body: unknown, headers: Record<string, string> = {}) => importAndWait(server.url, t.key, { body, headers });
   const iso = (v: unknown) => (v == null ? null : new Date(v as string).toISOString());
   /** Every memory of the tenant, as stored, by text. */
   async function stored(t: Tenant): Promise<Map<string, Stored>> {
@@ -206,11 +208,39 @@ describe('importing the other stores files', () => {
     expect((await stored(t)).get('Book a table for two on Friday.')).toMatchObject({ container_tag: null });
   });
 
+  it("Zep: a graph's nodes (entities) become memories with their summaries, beside its edges' facts", async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const res = await send(t, { data: zepGraph() });
+    expect(res.body).toMatchObject({ total: 4, imported: 3, skipped: 1 });
+    expect(res.body.errors).toEqual([{ index: 3, detail: expect.stringMatching(/^nodes\.2\.name: /) }]);
+    const memories = await stored(t);
+    expect(memories.get('Kendra: Kendra runs about 10k a week and prefers Puma shoes.')).toMatchObject({
+      collection: 'zep',
+      container_tag: 'user-kendra',
+      category: 'entity',
+      observed_at: '2024-08-01T10:00:10.000Z',
+      metadata: {
+        import_source: 'zep:n1',
+        source_fields: { kind: 'node', name: 'Kendra', labels: ['Person'], attributes: { city: 'Austin' }, user_id: 'user-kendra' },
+      },
+    });
+    // A node without a summary is its name.
+    expect(memories.get('Puma')).toMatchObject({ category: 'entity', metadata: { import_source: 'zep:n2' } });
+    expect(memories.get('Kendra prefers Puma shoes')).toMatchObject({ category: 'fact' });
+    // A bare list of nodes is read as nodes, and nothing is stored twice.
+    const again = await send(t, { data: zepGraph().nodes, format: 'zep' });
+    expect(again.body).toMatchObject({ total: 3, imported: 0, already_imported: 2, skipped: 1 });
+  });
+
   it('Portable AI Memory: types are categories, statuses archive, temporal gives the times', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const res = await send(t, { data: pamStore() });
-    expect(res.body).toMatchObject({ total: 3, imported: 2, skipped: 1 });
-    expect(res.body.errors).toEqual([{ index: 2, detail: expect.stringMatching(/^memories\.2\.temporal: /) }]);
+    expect(res.body).toMatchObject({ total: 4, imported: 2, skipped: 2 });
+    expect(res.body.errors).toEqual([
+      { index: 2, detail: expect.stringMatching(/^memories\.2\.temporal: /) },
+      // Its integrity: the content no longer gives its content_hash.
+      { index: 3, detail: expect.stringMatching(/^memories\.3\.content_hash: does not match the content/) },
+    ]);
     const memories = await stored(t);
     expect(memories.get('Writes Rust and TypeScript daily')).toMatchObject({
       collection: 'pam',
@@ -223,10 +253,18 @@ describe('importing the other stores files', () => {
       metadata: {
         language: 'en',
         import_source: 'pam:owner-77/m-1',
+        // A relation to another memory of the file names it by its import key, which finds it whatever its new id.
+        relations: [{ type: 'related_to', to: 'pam:owner-77/m-2' }],
         source_fields: { type: 'skill', tags: ['programming'], confidence: 0.85, platform: 'chatgpt' },
       },
     });
     expect(memories.get('Vegetarian on weekdays')).toMatchObject({ category: 'dietary_rule', archived: true, valid_to: '2024-01-01T00:00:00.000Z' });
+    // A relation naming a memory the file does not hold is left out.
+    expect(memories.get('Vegetarian on weekdays')!.metadata).not.toHaveProperty('relations');
+    const target = (
+      await server.app.db.query<{ id: string }>(`select id from memories where tenant_id = $1 and metadata->>'import_source' = $2`, [t.id, 'pam:owner-77/m-2'])
+    )[0];
+    expect(target).toBeDefined();
     // Another major version is refused whole, nothing stored.
     const v2 = await send(t, { data: { ...pamStore(), schema_version: '2.0' } });
     expect(v2.status).toBe(422);
@@ -312,7 +350,13 @@ describe('importing the other stores files', () => {
     expect((await send(t, { data: mem0Dump() }, { 'idempotency-key': 'own-file' })).status).toBe(422);
     // tRPC callers send the file the same way.
     const viaTrpc = await trpcClient(server.url, t.key).admin.import.mutate({ data: zepMessageListing() });
-    expect(viaTrpc).toMatchObject({ imported: 2 });
+    // Answered as it starts; its job stores it.
+    expect(viaTrpc).toMatchObject({ state: 'queued', complete: false, total: 2, pending: 2 });
+    const done = await until('the import done', async () => {
+      const status = await t.api('GET', `${IMPORT}/${viaTrpc.import_id}`);
+      return status.body.complete ? status.body : undefined;
+    });
+    expect(done).toMatchObject({ state: 'done', imported: 2, pending: 0 });
   });
 
   it('two imports of the same file at once store each record once', async () => {

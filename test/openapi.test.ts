@@ -13,6 +13,7 @@ describe('/openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.1.0');
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes['x-api-key']).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     const result = await new Validator().validate(structuredClone(doc));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
@@ -34,7 +35,9 @@ describe('/openapi.json', () => {
         expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: proc.secret!.header.toLowerCase(), required: true }));
         expect(op.responses['401']).toBeDefined();
       } else {
-        expect(op.security).toEqual([{ bearer: [] }]);
+        // The Messages proxy (and its count_tokens) also takes the key as Anthropic's clients send it.
+        const anthropic = proc.name === 'proxy.messages' || proc.name === 'proxy.countTokens';
+        expect(op.security).toEqual(anthropic ? [{ bearer: [] }, { 'x-api-key': [] }] : [{ bearer: [] }]);
         expect(op.responses['401']).toBeDefined();
       }
     }

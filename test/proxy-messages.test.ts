@@ -32,6 +32,18 @@ const MODEL = 'claude-fake-model';
 const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
 const jobs = async (t: Tenant) =>
   (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
+/** The texts the proxy stored (its remembers' raw memories), once its turn's store has run: a stream stores at its end. */
+const storedTexts = (t: Tenant) =>
+  until(
+    'the turn stored',
+    async () => {
+      const rows = await server.app.db.query<{ text: string }>("select text from memories where tenant_id = $1 and source = 'remember' order by created_at", [
+        t.id,
+      ]);
+      return rows.length ? rows.map((r) => r.text) : undefined;
+    },
+    5_000,
+  );
 async function sentDuring(fn: () => Promise<unknown>): Promise<AnthropicCall[]> {
   const before = fake.calls.length;
   await fn();
@@ -98,10 +110,10 @@ describe('Messages proxy', () => {
     expect(last.at(-1)!.text).toContain('Ana drinks oat milk');
     expect(last.at(-1)).not.toHaveProperty('cache_control');
 
-    // The words of the user were stored, not the reminder.
+    // The words of the user were stored with the reply, not the reminder.
     expect(await jobs(t)).toBe(1);
     const [raw] = await server.app.db.query<{ text: string }>("select text from memories where tenant_id = $1 and collection = 'default'", [t.id]);
-    expect(raw!.text).toBe('What milk does Ana like?');
+    expect(raw!.text).toBe(`User: What milk does Ana like?\n\nAssistant: ${REPLY}`);
     const usage = await server.app.db.query('select purpose, source, model from llm_usage where tenant_id = $1', [t.id]);
     expect(usage).toEqual([{ purpose: 'chat_proxy', source: 'server', model: MODEL }]);
   });
@@ -125,6 +137,8 @@ describe('Messages proxy', () => {
       expect(final.stop_reason).toBe('tool_use');
       expect(types[0]).toBe('message_start');
       expect(types.at(-1)).toBe('message_stop');
+      // Stored at the stream's end with the reply gathered from its text deltas: not its thinking, not its tool call.
+      expect(await storedTexts(t)).toEqual(['User: Open a.txt please\n\nAssistant: Let me read it.']);
 
       // On the wire: the very events the upstream sent, in order, names and data alike.
       const res = await fetch(`${server.url}/v1/proxy/v1/messages`, {
@@ -205,6 +219,8 @@ describe('Messages proxy', () => {
         (e: unknown) => e as Error,
       );
       expect(err.message).toContain(how === 'error' ? 'Overloaded' : "The upstream's stream failed");
+      // The user's words alone: the reply did not come whole.
+      expect(await storedTexts(t)).toEqual(['Remember that Gus keeps bees.']);
       expect(await jobs(t)).toBe(1);
     }
   });
@@ -221,6 +237,7 @@ describe('Messages proxy', () => {
     });
     for await (const event of stream) if (event.type === 'content_block_delta') break;
     await until('the upstream request aborted', async () => (fake.abandoned > before ? true : undefined), 5_000);
+    expect(await storedTexts(t)).toEqual(['Remember that Ida sails.']);
     expect(await jobs(t)).toBe(1);
   });
 

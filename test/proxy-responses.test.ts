@@ -32,6 +32,18 @@ const codex = (key: string) => new OpenAI({ baseURL: `${server.url}/v1/proxy/v1`
 const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
 const jobs = async (t: Tenant) =>
   (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
+/** The texts the proxy stored (its remembers' raw memories), once its turn's store has run: a stream stores at its end. */
+const storedTexts = (t: Tenant) =>
+  until(
+    'the turn stored',
+    async () => {
+      const rows = await server.app.db.query<{ text: string }>("select text from memories where tenant_id = $1 and source = 'remember' order by created_at", [
+        t.id,
+      ]);
+      return rows.length ? rows.map((r) => r.text) : undefined;
+    },
+    5_000,
+  );
 async function sentDuring(fn: () => Promise<unknown>): Promise<FakeCall[]> {
   const before = fake.calls.length;
   await fn();
@@ -56,6 +68,8 @@ describe('Responses proxy', () => {
     expect(input.slice(1)).toEqual([{ role: 'user', content: 'What milk does Ana like?' }]);
     expect(sent!.body.instructions).toBe('Be brief.');
     expect(await jobs(t)).toBe(1);
+    // The user's words with the reply (the output_text of its message items), so that extraction sees both.
+    expect(await storedTexts(t)).toEqual([`User: What milk does Ana like?\n\nAssistant: ${REPLY}`]);
     const usage = await server.app.db.query('select purpose, prompt_tokens, completion_tokens from llm_usage where tenant_id = $1 and purpose = $2', [
       t.id,
       'chat_proxy',
@@ -107,6 +121,8 @@ describe('Responses proxy', () => {
       'response.completed',
     ]);
     const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
+    // Stored at the stream's end, with the reply gathered from its text deltas.
+    expect(await storedTexts(t)).toEqual([`User: Hello there\n\nAssistant: ${REPLY}`]);
     await until('the link', async () => {
       const rows = await server.app.db.query('select 1 from proxy_threads where tenant_id = $1 and response_id = $2', [t.id, completed.response.id]);
       return rows.length ? true : undefined;
@@ -138,6 +154,8 @@ describe('Responses proxy', () => {
       const error = failed?.message ?? (events.at(-1) as { type: string; message?: string }).message;
       expect(failed ?? events.at(-1)!.type).not.toBe('response.completed');
       expect(error).toContain(how === 'error' ? 'The model crashed' : "The upstream's stream failed");
+      // The user's words alone: the reply did not come whole.
+      expect(await storedTexts(t)).toEqual(['Remember that Finn plays the oboe.']);
       expect(await jobs(t)).toBe(1);
     }
   });
@@ -150,6 +168,7 @@ describe('Responses proxy', () => {
       if (event.type === 'response.output_text.delta') break;
     }
     await until('the upstream request aborted', async () => (fake.abandoned > before ? true : undefined), 5_000);
+    expect(await storedTexts(t)).toEqual(['Remember that Ida sails.']);
     expect(await jobs(t)).toBe(1);
   });
 

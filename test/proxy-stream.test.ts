@@ -1,6 +1,7 @@
 import { TRPCClientError } from '@trpc/client';
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { tasks } from '../host/tasks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeEmbeddings, type FakeEmbeddings } from './fakes/embeddings-server.ts';
 import { playMemoryModel } from './fakes/memory-llm.ts';
@@ -239,11 +240,20 @@ describe('chat proxy, streaming', () => {
       // The usage is recorded after the store was tried: by then the failed store has left nothing.
       await until('the usage', async () => ((await usage(t)).length ? true : undefined), 5_000);
       expect(await jobs(t)).toBe(0);
+      // The tenant sees it where its other failed background work is counted: pipeline health.
+      expect((await t.api('GET', '/v1/memory/collections/default/health')).body.jobs).toMatchObject({ failed_proxy_stores: 1 });
+      expect((await t.api('GET', '/v1/memory/admin/stats')).body.jobs).toMatchObject({ failed_proxy_stores: 1 });
+      expect((await t.api('GET', '/v1/memory/collections/prefs/health')).body.jobs).toMatchObject({ failed_proxy_stores: 0 });
 
       const whole = await call(server.url, 'POST', '/v1/proxy/chat/completions', { key: t.key, body: { messages: ask('What milk does Ana like?') } });
       expect(whole.status).toBe(200);
       expect(whole.body.memvault).toMatchObject({ stored: false, memory_error: expect.stringContaining('storing the message failed') });
       expect(await jobs(t)).toBe(0);
+      expect((await t.api('GET', '/v1/memory/admin/stats')).body.jobs).toMatchObject({ failed_proxy_stores: 2 });
+      // Kept a week, then dropped by the writes sweep.
+      await server.app.db.query(`update proxy_store_failures set created_at = now() - interval '8 days' where tenant_id = $1`, [t.id]);
+      await tasks.find((task) => task.name === 'writes_sweep')!.run(server.app, {}, { attempt: 1, maxAttempts: 1 });
+      expect((await t.api('GET', '/v1/memory/admin/stats')).body.jobs).toMatchObject({ failed_proxy_stores: 0 });
     } finally {
       embeddingsFail = false;
     }

@@ -478,6 +478,31 @@ describe('chat proxy', () => {
     expect(res.memvault.turns_dropped).toBe(0);
     expect(sent!.body.messages).toEqual(messages);
     expect(sent!.body).not.toHaveProperty('max_thread_tokens');
+
+    // The tenant's default budget applies to a request that sets none; a request's own overrides it.
+    expect((await t.api('GET', '/v1/memory/proxy/config')).body).toEqual({ max_thread_tokens: null });
+    const put = await t.api('PUT', '/v1/memory/proxy/config', { max_thread_tokens: 1000 });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ max_thread_tokens: 1000 });
+    [sent] = await upstreamCalls(async () => (res = await chat(t.key, params)));
+    expect(res.memvault.turns_dropped).toBe(2);
+    expect(sent!.body.messages).toEqual([system, ...third, ...ask('And now?')]);
+    [sent] = await upstreamCalls(async () => (res = await chat(t.key, { ...params, max_thread_tokens: 10_000 })));
+    expect(res.memvault.turns_dropped).toBe(0);
+    expect(sent!.body.messages).toEqual(messages);
+    // Another tenant's requests keep theirs (none).
+    const other = await newTenant(server.url, server.adminKey);
+    [sent] = await upstreamCalls(async () => (res = await chat(other.key, params)));
+    expect(res.memvault.turns_dropped).toBe(0);
+    // Refusals: below the floor, not a number, an agent key; null clears it.
+    expect((await t.api('PUT', '/v1/memory/proxy/config', { max_thread_tokens: 255 })).status).toBe(422);
+    expect((await t.api('PUT', '/v1/memory/proxy/config', { max_thread_tokens: 'many' })).status).toBe(422);
+    const agent = await t.newKey('agent');
+    expect((await t.api('PUT', '/v1/memory/proxy/config', { max_thread_tokens: 2000 }, agent.key)).status).toBe(403);
+    expect((await t.api('GET', '/v1/memory/proxy/config', undefined, agent.key)).body).toEqual({ max_thread_tokens: 1000 });
+    expect((await t.api('PUT', '/v1/memory/proxy/config', { max_thread_tokens: null })).body).toEqual({ max_thread_tokens: null });
+    [sent] = await upstreamCalls(async () => (res = await chat(t.key, params)));
+    expect(res.memvault.turns_dropped).toBe(0);
   });
 
   it("queues the user's message with the model's reply for remember, so extraction sees both", async () => {

@@ -5,6 +5,7 @@ import { startReceiver } from './fakes/webhook-receiver.ts';
 import { mcpClient, trpcClient } from './support/transports.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { col } from './support/graph.ts';
+import { importAndWait } from './support/imports.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /**
@@ -316,12 +317,14 @@ describe('times on create', () => {
 
   it('import takes the times, and expires_at as the former name of valid_to', async () => {
     const t = await newTenant(server.url, server.adminKey);
-    const res = await t.api('POST', '/v1/memory/admin/import', {
-      memories: [
-        { text: 'old export item', collection: 'imp', expires_at: '2031-01-01T00:00:00Z' },
-        { text: 'new export item', collection: 'imp', observed_at: '2022-01-01T00:00:00Z', valid_to: '2030-01-01T00:00:00Z' },
-        { text: 'backwards', collection: 'imp', observed_at: '2022-01-01T00:00:00Z', valid_to: '2021-01-01T00:00:00Z' },
-      ],
+    const res = await importAndWait(server.url, t.key, {
+      body: {
+        memories: [
+          { text: 'old export item', collection: 'imp', expires_at: '2031-01-01T00:00:00Z' },
+          { text: 'new export item', collection: 'imp', observed_at: '2022-01-01T00:00:00Z', valid_to: '2030-01-01T00:00:00Z' },
+          { text: 'backwards', collection: 'imp', observed_at: '2022-01-01T00:00:00Z', valid_to: '2021-01-01T00:00:00Z' },
+        ],
+      },
     });
     expect(res.body).toMatchObject({ imported: 2, skipped: 1, errors: [{ index: 2, detail: expect.stringMatching(/^valid_to: must be later/) }] });
     const listed = (await t.api('GET', `${col('imp')}/memories`)).body as Array<{ text: string; observed_at: string; valid_to: string }>;

@@ -189,7 +189,7 @@ export class Client {
 
   /**
    * An import of 100-600 memories (1 to 6 steps) with an Idempotency-Key, sent again with the
-   * same key and body after no answer or a 409 (another process still running it), up to 20 times.
+   * same key and body after no answer, up to 20 times; acknowledged once its job is done.
    */
   async importMany(): Promise<void> {
     const markers = Array.from({ length: 100 + this.r.int(501) }, () => this.marker());
@@ -202,10 +202,22 @@ export class Client {
       const target = this.r.pick(this.apis);
       const res = await request(target.url, this.key, 'POST', '/v1/memory/admin/import', body, { 'idempotency-key': record.key });
       this.ledger.count('import', 'POST', '/v1/memory/admin/import', res);
-      if (res.status === 200) return void (record.acked = res.body.imported === markers.length);
-      if (res.status !== 0 && res.status !== 409) return;
+      if (res.status === 202) return void (record.acked = await this.importDone(target.url, res.body.import_id, markers.length));
+      if (res.status !== 0) return;
       await new Promise((r) => setTimeout(r, 500));
     }
+  }
+
+  /** Whether the import's job stored every record: its status read until it is done or failed, or the process answers no more. */
+  private async importDone(url: string, importId: string, records: number): Promise<boolean> {
+    for (let i = 0; i < 600; i++) {
+      const res = await request(url, this.key, 'GET', `/v1/memory/admin/import/${importId}`);
+      if (res.status !== 200) return false;
+      if (res.body.state === 'done') return res.body.imported === records;
+      if (res.body.state === 'failed') return false;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    return false;
   }
 
   /** A sync drop of 2-6 small text files (JSON with base64 files), each a marker of its own. */

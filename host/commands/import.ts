@@ -3,11 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { HELP, UsageError, type Command } from './command.ts';
 
 const IMPORT = '/v1/memory/admin/import';
-const POLL_MS = 1000;
+const POLL_MS = 500;
 
 interface ImportStatus {
   import_id: string;
+  state: 'queued' | 'running' | 'done' | 'failed';
   complete: boolean;
+  error: string | null;
   total: number;
   imported: number;
   skipped: number;
@@ -24,7 +26,7 @@ const progress = (s: Pick<ImportStatus, 'total' | 'imported' | 'skipped' | 'alre
  * list) can be sent in parts, each part the file with a slice of its list; a Letta file is never
  * cut, as its agents name blocks at its root.
  */
-const RECORD_LISTS = ['results', 'memories', 'documents', 'messages', 'facts', 'edges', 'threads'];
+const RECORD_LISTS = ['results', 'memories', 'documents', 'messages', 'facts', 'edges', 'nodes', 'threads'];
 /** Files up to this size go in one import (the server takes 64 MB); larger ones in parts of PART_RECORDS. */
 const WHOLE_BYTES = 32 * 1024 * 1024;
 const PART_RECORDS = 10_000;
@@ -77,35 +79,36 @@ async function runImport(file: string, values: Record<string, string | boolean |
     for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += status[k];
     incomplete ||= !status.complete;
     process.stdout.write(`${label}${progress(status)}: import ${status.import_id}\n`);
+    if (status.error) process.stdout.write(`  failed: ${status.error}\n`);
     for (const e of status.errors) process.stdout.write(`  record ${e.index}: ${e.detail}\n`);
     if (status.skipped > status.errors.length) process.stdout.write(`  and ${status.skipped - status.errors.length} more skipped\n`);
   }
   if (pieces.length > 1) process.stdout.write(`in all: ${progress(sum)}\n`);
-  if (incomplete) process.stdout.write('not complete: run the same command again to resume\n');
+  // A failed import's records are left pending: the same command (the same keys) resumes it.
+  if (incomplete) throw new Error('the import did not complete: run the same command again to resume it');
 }
 
-/** One import, its status printed to stderr each time it moves while the request runs. */
+/**
+ * One import: sent (the server answers at once and stores it in the background), then its status
+ * read until its job is done or has failed, printed to stderr each time it moves.
+ */
 async function sendPart(base: string, key: string, idempotencyKey: string, body: unknown, label: string): Promise<ImportStatus> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
-  let last = '';
-  const poll = setInterval(() => {
-    fetch(new URL(`${IMPORT}/${idempotencyKey}`, base), { headers })
-      .then(async (res) => {
-        if (!res.ok) return;
-        const line = `${label}${progress((await res.json()) as ImportStatus)}`;
-        if (line !== last) process.stderr.write(`${line}\n`);
-        last = line;
-      })
-      .catch(() => {});
-  }, POLL_MS);
-  try {
-    const res = await fetch(new URL(IMPORT, base), { method: 'POST', headers, body: JSON.stringify(body) });
+  const ask = async (res: Response) => {
     const answer = (await res.json().catch(() => null)) as (ImportStatus & { detail?: string }) | null;
     if (!res.ok) throw new Error(`the server answered ${res.status}: ${answer?.detail ?? res.statusText}`);
     return answer!;
-  } finally {
-    clearInterval(poll);
+  };
+  let status = await ask(await fetch(new URL(IMPORT, base), { method: 'POST', headers, body: JSON.stringify(body) }));
+  let last = '';
+  while (status.state === 'queued' || status.state === 'running') {
+    const line = `${label}${progress(status)}`;
+    if (line !== last) process.stderr.write(`${line}\n`);
+    last = line;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    status = await ask(await fetch(new URL(`${IMPORT}/${status.import_id}`, base), { headers }));
   }
+  return status;
 }
 
 export const importCommand: Command = {

@@ -140,8 +140,12 @@ export const importStatus = z
   .object({
     import_id: z.string(),
     idempotency_key: z.string().nullable(),
-    complete: z.boolean().describe('false while it runs, or when it stopped (a crash, a dropped connection): send it again with the same key to resume'),
-    total: z.number().int().describe('Items in the body'),
+    state: z
+      .enum(['queued', 'running', 'done', 'failed'])
+      .describe('queued or running: its job is storing it; done; failed: its job gave up (error says why), send the same request with the same key to resume'),
+    complete: z.boolean().describe('true once every record is imported, skipped or already imported (state done)'),
+    error: z.string().nullable().describe('Why the import failed, or why its last try failed while it is retried; null otherwise'),
+    total: z.number().int().describe('Records read from the body'),
     imported: z.number().int(),
     skipped: z.number().int(),
     already_imported: z.number().int().describe("Records of another store's file that an earlier import stored: not stored again"),

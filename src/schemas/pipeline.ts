@@ -9,5 +9,8 @@ export const pipelineJobCounts = z
     stuck_extractions: count.describe('Extraction jobs queued or processing with no progress for over 15 minutes'),
     failed_files: count.describe('Ingested files that failed after their last try'),
     stuck_files: count.describe('Ingested files queued or processing with no progress for over 15 minutes'),
+    failed_proxy_stores: count.describe(
+      "Chat proxy turns that could not be stored for remember in the last 7 days (the embedder down; a stream's answer could not say so)",
+    ),
   })
   .openapi('PipelineJobs');

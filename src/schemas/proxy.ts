@@ -22,6 +22,9 @@ export const proxyMessage = z
 export type ProxyMessage = z.infer<typeof proxyMessage>;
 
 /** orgmem's own fields of every proxy request (docs/proxy.md, "Fields"), beside the API's. */
+/** A thread budget in tokens (docs/proxy.md, "Long threads"). */
+const threadTokens = z.number().int().min(256).max(10_000_000);
+
 export const memoryFields = {
   collection: collectionName.optional().describe('Recall from (and store into) this collection only; default: recall from every collection the key may read'),
   container_tag: z
@@ -40,16 +43,20 @@ export const memoryFields = {
     .describe('Memories recalled for the message, 0 to 50, besides the stable profile and pinned ones (0: no memory at all)'),
   memory_tokens: tokenBudget.default(1000).describe('Most tokens of the memory system message, counted with o200k_base (128 to 32000)'),
   store: z.boolean().default(true).describe('Queue the latest user message for remember (fact extraction). A read-only key must send false'),
-  max_thread_tokens: z
-    .number()
-    .int()
-    .min(256)
-    .max(10_000_000)
+  max_thread_tokens: threadTokens
     .optional()
     .describe(
-      'Trim the conversation to this many tokens (o200k_base) by dropping its oldest turns whole, keeping the system prompt and the latest turn; default: no trimming',
+      "Trim the conversation to this many tokens (o200k_base) by dropping its oldest turns whole, keeping the system prompt and the latest turn; default: the tenant's (PUT /v1/memory/proxy/config), else no trimming",
     ),
 };
+
+export const proxyConfig = z
+  .object({
+    max_thread_tokens: threadTokens
+      .nullable()
+      .describe("The thread budget of a proxy request that sets none (a request's own max_thread_tokens overrides it); null: threads forwarded whole"),
+  })
+  .openapi('ProxyConfig');
 
 const proxyFields = {
   messages: z.array(proxyMessage).min(1).max(1000).describe('The conversation, as for OpenAI (1 to 1000 messages)'),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * Files of the other stores' shapes, as their public API references describe them, with made-up
  * contents: each has good records, one malformed and one partial, as real dumps do.
@@ -267,7 +268,7 @@ export const pamStore = () => ({
       custom_type: null,
       status: 'active',
       content: 'Writes Rust and TypeScript daily',
-      content_hash: 'sha256:0000000000000000000000000000000000000000000000000000000000000000',
+      content_hash: pamHash('Writes Rust and TypeScript daily'),
       tags: ['programming'],
       confidence: { initial: 0.9, current: 0.85, decay_model: 'time_linear', last_reinforced: null },
       temporal: { created_at: '2024-02-02T08:00:00Z', updated_at: '2024-12-01T00:00:00Z', valid_from: '2020-01-01T00:00:00Z', valid_until: null },
@@ -285,6 +286,53 @@ export const pamStore = () => ({
     },
     // partial: its temporal block is missing
     { id: 'm-3', type: 'goal', content: 'Run a marathon', provenance: { platform: 'gemini' } },
+    // changed after it was hashed: its integrity check fails
+    {
+      id: 'm-4',
+      type: 'preference',
+      content: 'Prefers window seats',
+      content_hash: pamHash('Prefers aisle seats'),
+      temporal: { created_at: '2024-06-01T00:00:00Z' },
+    },
   ],
-  relations: [{ id: 'r-1', from: 'm-1', to: 'm-2', type: 'related_to' }],
+  relations: [
+    { id: 'r-1', from: 'm-1', to: 'm-2', type: 'related_to', confidence: 0.7, created_at: '2024-03-01T00:00:00Z' },
+    // names a memory the file does not hold
+    { id: 'r-2', from: 'm-2', to: 'm-99', type: 'supports' },
+  ],
+});
+
+/** PAM's content hash as its specification words it: the text trimmed, lowercased, NFC, runs of spaces made one, SHA-256. */
+function pamHash(text: string): string {
+  const normal = text.trim().toLowerCase().normalize('NFC').replace(/ +/g, ' ');
+  return `sha256:${createHash('sha256').update(normal).digest('hex')}`;
+}
+
+/** A Zep user's graph as its API lists it: nodes (entities with summaries) and an edge between two. */
+export const zepGraph = () => ({
+  user_id: 'user-kendra',
+  nodes: [
+    {
+      uuid: 'n1',
+      name: 'Kendra',
+      labels: ['Entity', 'Person'],
+      summary: 'Kendra runs about 10k a week and prefers Puma shoes.',
+      attributes: { city: 'Austin' },
+      created_at: '2024-08-01T10:00:10Z',
+    },
+    { uuid: 'n2', name: 'Puma', labels: ['Entity', 'Organization'], summary: '', created_at: '2024-09-15T00:00:00Z' },
+    // malformed: no name
+    { uuid: 'n3', labels: ['Entity'], summary: 'An orphan', created_at: '2024-09-15T00:00:00Z' },
+  ],
+  edges: [
+    {
+      uuid: 'e9',
+      name: 'PREFERS',
+      fact: 'Kendra prefers Puma shoes',
+      source_node_uuid: 'n1',
+      target_node_uuid: 'n2',
+      created_at: '2024-09-15T00:00:10Z',
+      valid_at: '2024-09-15T00:00:00Z',
+    },
+  ],
 });

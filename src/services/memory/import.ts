@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { App, AuthedCtx } from '../../core/context.ts';
-import { AppError, conflict, invalidInput, notFound } from '../../core/errors.ts';
+import { invalidInput, notFound } from '../../core/errors.ts';
 import { iso, isUuid, newId } from '../../core/ids.ts';
 import { collectionName, instant, metadataObject } from '../../schemas/fields.ts';
 import { memoryCreate, timesInOrder } from '../../schemas/memory.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import type { Grants } from '../access/grants.ts';
+import { defineJob } from '../../ports/jobs/jobs.ts';
+import { actingJob, type Grants } from '../access/grants.ts';
 import { detectFormat, formatNamed, IMPORT_FORMAT_NAMES, ORGMEM_FORMAT } from './import-formats/index.ts';
-import { insertMemories, type NewMemory } from './memories.ts';
+import type { NewMemory } from './memories.ts';
 
 /** One memory of an import: a create body plus where it goes and its flags (as exported). */
 const importItem = memoryCreate
@@ -28,10 +29,10 @@ const importCollection = z.object({
 });
 
 export const DEFAULT_IMPORT_COLLECTION = 'default';
-const BATCH = 100;
-const MAX_REPORTED = 100;
+/** The first errors an import records: its status lists these, and counts the rest. */
+export const MAX_REPORTED = 100;
 
-type ImportError = { index: number; detail: string };
+export type ImportError = { index: number; detail: string };
 
 const issueText = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ');
 
@@ -128,6 +129,8 @@ interface ImportRow {
   id: string;
   idempotency_key: string | null;
   body_hash: string;
+  state: ImportState;
+  error: string | null;
   total: number;
   processed: number;
   imported: number;
@@ -140,12 +143,16 @@ interface ImportRow {
   updated_at: Date;
 }
 
+export type ImportState = 'queued' | 'running' | 'done' | 'failed';
+
 /** An import as its answer and its status show it. */
 function importView(row: ImportRow) {
   return {
     import_id: row.id,
     idempotency_key: row.idempotency_key,
+    state: row.state,
     complete: row.completed_at !== null,
+    error: row.error,
     total: row.total,
     imported: row.imported,
     skipped: row.skipped,
@@ -171,57 +178,82 @@ const bodyHash = (input: ImportInput) =>
     )
     .digest('hex');
 
-const COLUMNS =
-  'id, idempotency_key, body_hash, total, processed, imported, skipped, already_imported, collections, errors, completed_at, created_at, updated_at';
+export const IMPORT_COLUMNS =
+  'id, idempotency_key, body_hash, state, error, total, processed, imported, skipped, already_imported, collections, errors, completed_at, created_at, updated_at';
 
 /** The tenant's import with this id or idempotency key (404 otherwise). */
 export async function getImport(ctx: AuthedCtx, ref: string) {
   const [row] = await ctx.app.db.query<ImportRow>(
-    `select ${COLUMNS} from imports where tenant_id = $1 and (idempotency_key = $2 or id = $3::uuid) order by coalesce(idempotency_key = $2, false) desc limit 1`,
+    `select ${IMPORT_COLUMNS} from imports where tenant_id = $1 and (idempotency_key = $2 or id = $3::uuid) order by coalesce(idempotency_key = $2, false) desc limit 1`,
     [ctx.tenant.id, ref, isUuid(ref) ? ref : null],
   );
   if (!row) throw notFound(`Import ${ref} not found`);
   return importView(row);
 }
 
+/** Tries of an import's job: a step that fails (the embedder down) is tried again from where it stopped, backing off. */
+export const IMPORT_TRIES = 5;
+
 /**
- * The import's row: a new one, or the one of the same idempotency key (the same body, or a 422).
- * Its first `processed` valid items were handled by the tries before.
+ * An import's job: it stores the import's staged records as the key that sent it
+ * (docs/import.md); each step checks that key's grants as they are then.
  */
-async function importRow(ctx: AuthedCtx, input: ImportInput, total: number, skipped: ImportError[], skippedCount: number): Promise<ImportRow> {
-  const hash = bodyHash(input);
-  const key = input.idempotency_key ?? null;
-  const [created] = await ctx.app.db.query<ImportRow>(
-    `insert into imports (tenant_id, id, idempotency_key, body_hash, total, skipped, errors) values ($1, $2, $3, $4, $5, $6, $7::jsonb)
-     on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing returning ${COLUMNS}`,
-    [ctx.tenant.id, newId(), key, hash, total, skippedCount, skipped],
-  );
-  const [row] = created
-    ? [created]
-    : await ctx.app.db.query<ImportRow>(`select ${COLUMNS} from imports where tenant_id = $1 and idempotency_key = $2`, [ctx.tenant.id, key]);
-  if (row!.body_hash !== hash) {
-    throw invalidInput([{ path: 'idempotency_key', message: 'This Idempotency-Key was used with another body: send a new key for a new import' }]);
+export const importJob = actingJob(defineJob('import', z.object({ tenant_id: z.uuid(), import_id: z.uuid() }), { maxAttempts: IMPORT_TRIES }), {
+  subject: async (app, { tenant_id, import_id }) => {
+    const [row] = await app.db.query<{ agent_id: string }>(
+      `select agent_id from imports where tenant_id = $1 and id = $2 and agent_id is not null and state in ('queued', 'running')`,
+      [tenant_id, import_id],
+    );
+    // An import writes many collections: each step resolves the grants of its own (import-run.ts), so none is named here.
+    return row && { actor: { agent_id: row.agent_id }, collection: '' };
+  },
+  grant: { collections: () => [], permission: 'write', partial: true },
+});
+
+/** A staged record: where it goes, the key that stores it once, and the memory to create. */
+interface Staged {
+  index: number;
+  collection: string;
+  item: NewMemory;
+  sourceKey?: string;
+}
+
+/** Stages records in one statement per STAGE_ROWS (a file of 100,000 records is 100 statements). */
+const STAGE_ROWS = 1000;
+
+async function stage(q: Queryable, tenantId: string, importId: string, records: Staged[]): Promise<void> {
+  for (let from = 0; from < records.length; from += STAGE_ROWS) {
+    const rows = records.slice(from, from + STAGE_ROWS).map((r, i) => ({
+      position: from + i,
+      source_index: r.index,
+      collection: r.collection,
+      source_key: r.sourceKey ?? null,
+      item: r.item,
+    }));
+    // A retry of a failed import stages again what its first request staged: the same body gives the same records.
+    await q.query(
+      `insert into import_records (tenant_id, import_id, position, source_index, collection, source_key, item)
+       select $1, $2, r.position, r.source_index, r.collection, r.source_key, r.item
+         from jsonb_to_recordset($3::jsonb) as r(position int, source_index int, collection text, source_key text, item jsonb)
+       on conflict (tenant_id, import_id, position) do nothing`,
+      [tenantId, importId, rows],
+    );
   }
-  return row!;
 }
 
 /**
- * Imports memories (new ids, texts re-embedded) in steps of 100, each its own transaction, so no
- * transaction waits on the embedder. Every item is validated on its own: a bad item, an item of a
- * collection the key may not write (`grants`, resolved from `importTargets`), or a step that
- * cannot be stored is skipped and counted, and the rest goes on. A listed collection the key may
- * not write is not created.
+ * Starts an import (docs/import.md): every record is read and validated now, so a file that is no
+ * known format is a 422 and nothing is stored; a bad record, or one of a collection the key may
+ * not write (`grants`, resolved from `importTargets`), is skipped and counted at once. The valid
+ * records are staged with the import's row and its job in one transaction, and the answer is the
+ * import as it starts: its job stores the records in steps (import-run.ts). A listed collection is
+ * created now (one the key may not write is not).
  *
- * Each step commits with the import's row (docs/contract.md, "Retries and idempotency"): with an
- * idempotency key, the same body sent again answers the import as recorded once it is complete,
- * or resumes after the last step committed (a crash, a dropped connection), so nothing is stored
- * twice. Two requests running the same import at once: the second to commit a step is refused
- * (409) and its step rolled back.
- *
- * A record from another store's file is stored once whatever the key: one whose `import_source`
- * a memory of the tenant already has is counted as `already_imported` (docs/import.md).
+ * With an idempotency key (docs/contract.md, "Retries and idempotency"), the same body answers the
+ * import of the first request as it stands, storing nothing twice: one that failed (its job out of
+ * tries) is queued again and goes on at its first record not stored. Another body is a 422.
  */
-export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: Grants) {
+export async function startImport(ctx: AuthedCtx, input: ImportInput, grants: Grants) {
   const errors: ImportError[] = [];
   let skippedCount = 0;
   const skip = (index: number, detail: string) => {
@@ -229,7 +261,7 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     if (errors.length < MAX_REPORTED) errors.push({ index, detail });
   };
   const read = readImport(input);
-  const valid: Array<{ index: number; collection: string; item: NewMemory; sourceKey?: string }> = [];
+  const valid: Staged[] = [];
   for (const entry of read.entries) {
     if ('error' in entry) {
       skip(entry.index, entry.error);
@@ -245,102 +277,46 @@ export async function importAccount(ctx: AuthedCtx, input: ImportInput, grants: 
     if (!grants.allows(target)) skip(entry.index, `this API key may not write collection "${target}"`);
     else valid.push({ index: entry.index, collection: target, item, sourceKey: entry.sourceKey });
   }
-  const row = await importRow(ctx, input, read.entries.length, errors, skippedCount);
-  if (row.completed_at) return importView(row);
-
-  // Listed collections are created with their description and metadata (existing ones are
-  // left as they are). With into_collection everything lands in that one collection.
-  const listed: string[] = [];
-  if (!input.into_collection) {
-    for (const raw of read.collections) {
-      const c = importCollection.safeParse(raw);
-      if (!c.success || !grants.allows(c.data.name)) continue;
-      await ctx.app.db.query(
-        'insert into collections (tenant_id, name, description, metadata) values ($1, $2, $3, $4::jsonb) on conflict (tenant_id, name) do nothing',
-        [ctx.tenant.id, c.data.name, c.data.description ?? null, c.data.metadata ?? {}],
-      );
-      listed.push(c.data.name);
-    }
-  }
-
-  // A step's counts move only from what this request last read: another request that moved them meanwhile wins.
-  let processed = row.processed;
-  const advance = async (q: Queryable, step: number, fields: { imported: number; already: number; errors: ImportError[]; collections: string[] }) => {
-    const moved = await q.query(
-      `update imports set processed = processed + $4, imported = imported + $5, already_imported = already_imported + $8,
-              skipped = skipped + $4 - $5 - $8,
-              errors = (errors || $6::jsonb), collections = (select coalesce(jsonb_agg(distinct c order by c), '[]'::jsonb) from jsonb_array_elements_text(collections || $7::jsonb) c),
-              updated_at = now()
-        where tenant_id = $1 and id = $2 and processed = $3 and completed_at is null returning id`,
-      [ctx.tenant.id, row.id, processed, step, fields.imported, fields.errors, fields.collections, fields.already],
-    );
-    if (!moved.length) throw conflict(`Import ${row.id} is being run by another request: GET /v1/memory/admin/import/${row.id} tells how far it got`);
-  };
-  // Room left in the recorded errors (the first 100 of the import's whole life).
-  let room = Math.max(0, MAX_REPORTED - row.errors.length);
-
-  while (processed < valid.length) {
-    const batch = valid.slice(processed, processed + BATCH);
-    try {
-      // Records stored before (by an earlier import of the same file) are neither embedded nor stored again.
-      const before = await storedSources(ctx.app.db, ctx, batch);
-      const fresh = batch.filter((b) => !b.sourceKey || !before.has(b.sourceKey));
-      const vectors = fresh.length ? await ctx.app.embedder.embed(fresh.map((b) => b.item.text)) : [];
-      await ctx.app.db.transaction(async (tx) => {
-        // Two imports of the same file at once: the second waits here, then finds the first's memories.
-        if (ctx.app.db.kind === 'postgres' && fresh.some((b) => b.sourceKey))
-          await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`import:${ctx.tenant.id}`]);
-        const now = await storedSources(tx, ctx, fresh);
-        const store = fresh.flatMap((b, i) => (b.sourceKey && now.has(b.sourceKey) ? [] : [{ ...b, embedding: vectors[i]! }]));
-        const names = [...new Set(store.map((b) => b.collection))];
-        // First, so that a second request running this import waits here and is refused, before it inserts anything.
-        await advance(tx, batch.length, { imported: store.length, already: batch.length - store.length, errors: [], collections: names });
-        for (const name of names) {
-          const group = store.filter((b) => b.collection === name);
-          await insertMemories(
-            tx,
-            ctx,
-            name,
-            group.map((g) => g.item),
-            group.map((g) => g.embedding),
-          );
-        }
+  const listed = input.into_collection
+    ? []
+    : read.collections.flatMap((raw) => {
+        const c = importCollection.safeParse(raw);
+        return c.success && grants.allows(c.data.name) ? [c.data] : [];
       });
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'CONFLICT') throw err;
-      ctx.app.log.error({ err, requestId: ctx.requestId }, 'import batch failed');
-      // With a key the step stays pending: the same request resumes at it, so its items are
-      // stored by a retry rather than reported skipped for good. Without one nothing can resume.
-      if (row.idempotency_key !== null) {
-        throw new AppError(
-          'SERVICE_UNAVAILABLE',
-          `Import ${row.id} stopped at its item ${batch[0]!.index}: storing a step failed (request ${ctx.requestId}); ${processed} items before it are handled. Send the same request with the same Idempotency-Key to resume there`,
-        );
-      }
-      const failed = batch.slice(0, room).map((b) => ({ index: b.index, detail: `could not be stored (request ${ctx.requestId})` }));
-      room -= failed.length;
-      await advance(ctx.app.db, batch.length, { imported: 0, already: 0, errors: failed, collections: [] });
-    }
-    processed += batch.length;
-  }
-  const [done] = await ctx.app.db.query<ImportRow>(
-    `update imports set completed_at = now(), updated_at = now(),
-            collections = (select coalesce(jsonb_agg(distinct c order by c), '[]'::jsonb) from jsonb_array_elements_text(collections || $3::jsonb) c)
-      where tenant_id = $1 and id = $2 returning ${COLUMNS}`,
-    [ctx.tenant.id, row.id, listed],
-  );
-  return importView(done!);
-}
 
-/** The source keys of `batch` that a memory of the tenant already holds (`metadata.import_source`). */
-async function storedSources(q: Queryable, ctx: AuthedCtx, batch: Array<{ sourceKey?: string }>): Promise<Set<string>> {
-  const keys = batch.flatMap((b) => (b.sourceKey ? [b.sourceKey] : []));
-  if (!keys.length) return new Set();
-  const rows = await q.query<{ key: string }>(
-    `select metadata->>'import_source' as key from memories where tenant_id = $1 and metadata ? 'import_source' and metadata->>'import_source' = any($2::text[])`,
-    [ctx.tenant.id, keys],
-  );
-  return new Set(rows.map((r) => r.key));
+  const hash = bodyHash(input);
+  const key = input.idempotency_key ?? null;
+  return ctx.app.db.transaction(async (tx) => {
+    const [created] = await tx.query<ImportRow>(
+      `insert into imports (tenant_id, id, idempotency_key, body_hash, total, skipped, errors, state, agent_id, listed)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, 'queued', $8, $9::jsonb)
+       on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing returning ${IMPORT_COLUMNS}`,
+      [ctx.tenant.id, newId(), key, hash, read.entries.length, skippedCount, errors, ctx.agent.id, listed.map((c) => c.name)],
+    );
+    let row = created;
+    if (!row) {
+      [row] = await tx.query<ImportRow>(`select ${IMPORT_COLUMNS} from imports where tenant_id = $1 and idempotency_key = $2 for update`, [ctx.tenant.id, key]);
+      if (row!.body_hash !== hash) {
+        throw invalidInput([{ path: 'idempotency_key', message: 'This Idempotency-Key was used with another body: send a new key for a new import' }]);
+      }
+      // Queued or running: its job goes on; done: as recorded. A failed one is queued again, as this key now sends it.
+      if (row!.state !== 'failed') return importView(row!);
+      [row] = await tx.query<ImportRow>(
+        `update imports set state = 'queued', error = null, agent_id = $3, updated_at = now() where tenant_id = $1 and id = $2 returning ${IMPORT_COLUMNS}`,
+        [ctx.tenant.id, row!.id, ctx.agent.id],
+      );
+    }
+    // Listed collections are created with their description and metadata (existing ones are left as they are).
+    for (const c of listed) {
+      await tx.query(
+        'insert into collections (tenant_id, name, description, metadata) values ($1, $2, $3, $4::jsonb) on conflict (tenant_id, name) do nothing',
+        [ctx.tenant.id, c.name, c.description ?? null, c.metadata ?? {}],
+      );
+    }
+    await stage(tx, ctx.tenant.id, row!.id, valid);
+    await ctx.app.jobs.enqueue(tx, importJob, { tenant_id: ctx.tenant.id, import_id: row!.id }, { key: `import:${row!.id}` });
+    return importView(row!);
+  });
 }
 
 /** How long an import's record, and so its Idempotency-Key, is kept after its last step (docs/contract.md, "Retries and idempotency"). */

@@ -5,6 +5,7 @@ import { LlmUnavailableError, type CompletionRequest } from '../../ports/llm/llm
 import { sseEvents } from '../../ports/llm/upstream.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
 import { chatCompletion, type ProxyMessage, type ProxyRequest } from '../../schemas/proxy.ts';
+import { threadBudget } from './settings.ts';
 import { trimThread, type TurnRules } from './trim.ts';
 import { latestUserText } from '../context/context.ts';
 import { resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
@@ -29,7 +30,7 @@ export async function chatCompletions(ctx: AuthedCtx, input: ProxyRequest) {
 
   const said = latestUserText(request.messages);
   const recalled = await recallFor(ctx, said, memory);
-  const trimmed = trimThread(request.messages, max_thread_tokens, chatTurns);
+  const trimmed = trimThread(request.messages, await threadBudget(ctx, max_thread_tokens), chatTurns);
   const messages = recalled.context ? [{ role: 'system', content: recalled.context }, ...trimmed.messages] : trimmed.messages;
   const storeIt = store && request.messages.at(-1)?.role === 'user' && !!said;
   const storeNow = async (reply: string | null | undefined) => (storeIt ? storeTurn(ctx, memory, exchangeText(said, reply)) : notStored);

@@ -6,8 +6,9 @@ import { anthropicAnswer, type AnthropicMessage, type MessagesRequest } from '..
 import { isOverSpendCap } from '../llm/spend-cap.ts';
 import { recordUsage } from '../llm/usage.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
+import { threadBudget } from './settings.ts';
 import { tokensOf, trimThread, type TurnRules } from './trim.ts';
-import { callUpstream, gatewayError, memvaultHeaders, memvaultOf, recallFor, storeTurn, type Recall } from './turn.ts';
+import { callUpstream, exchangeText, gatewayError, memvaultHeaders, memvaultOf, recallFor, storeTurn, type Recall } from './turn.ts';
 
 /*
  * Anthropic's Messages API with memory (docs/proxy.md, "Anthropic Messages"), for Claude Code
@@ -98,12 +99,13 @@ export async function messages(ctx: AuthedCtx, input: MessagesRequest) {
   // A side request (a compaction above all) goes as it came, untrimmed.
   const trimmed = side
     ? { messages: request.messages, dropped: 0 }
-    : trimThread(request.messages, max_thread_tokens, anthropicTurns, tokensOf(request.system ?? ''));
+    : trimThread(request.messages, await threadBudget(ctx, max_thread_tokens), anthropicTurns, tokensOf(request.system ?? ''));
   const sent = trimmed.dropped ? { ...request, messages: trimmed.messages } : request;
   const body = recalled.context ? { ...sent, messages: withMemory(sent.messages, recalled.context) } : sent;
   // As for chat completions: only a conversation ending with words of the user stores them (a tool loop stores nothing again).
   const storeIt = !side && store && userText(request.messages.at(-1)) !== '';
-  const storeNow = () => (storeIt ? storeTurn(ctx, memory, said) : Promise.resolve(notStored));
+  // With the model's reply, as chat completions store it (turn.ts, exchangeText): its text blocks, not its thinking or tool calls.
+  const storeNow = (reply: string | null) => (storeIt ? storeTurn(ctx, memory, exchangeText(said, reply)) : Promise.resolve(notStored));
   const started = performance.now();
   const record = (model: string, usage: Usage | undefined) =>
     recordUsage(
@@ -124,18 +126,22 @@ export async function messages(ctx: AuthedCtx, input: MessagesRequest) {
   const res = await callUpstream(ctx, upstream, '/v1/messages', body, WHAT, abort.signal);
   if (request.stream) {
     const events = sseEvents(res);
-    const stored = await storeNow();
+    // Stored when the stream is over (X-Memvault-Stored says it is to be), with the reply only when it came whole.
     return new EventStream(
-      memvaultHeaders(memvaultOf(recalled, stored, trimmed.dropped)),
-      relay(ctx, events, abort.signal, streamRules(request.model, record)),
+      memvaultHeaders(memvaultOf(recalled, { stored: storeIt, error: null }, trimmed.dropped)),
+      relay(ctx, events, abort.signal, streamRules(request.model, record, storeNow)),
       () => abort.abort(),
     );
   }
   const answer = anthropicAnswer.safeParse(await upstreamJson(res).catch((err: UpstreamError) => Promise.reject(gatewayError(err, WHAT))));
   if (!answer.success) throw new AppError('BAD_GATEWAY', `${WHAT} did not answer with a message (${answer.error.issues[0]!.path.join('.')})`);
   await record(answer.data.model ?? request.model, answer.data.usage as Usage | undefined);
-  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow(), trimmed.dropped) };
+  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow(replyText(answer.data.content)), trimmed.dropped) };
 }
+
+/** The words of a reply: its text blocks (thinking, tool calls and the rest are not said to the user). */
+const replyText = (content: Array<{ type?: unknown; text?: unknown }>) =>
+  content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n');
 
 interface Usage {
   input_tokens?: number;
@@ -146,23 +152,36 @@ interface Usage {
 
 /**
  * Every event relayed as it came, its name and data unchanged (message_start, content_block_*,
- * ping, message_delta, message_stop, error); the usage read from message_start and message_delta.
+ * ping, message_delta, message_stop, error); the usage read from message_start and message_delta,
+ * the reply from the text deltas. The turn is stored once the stream is over, however it ended: with
+ * the reply when it came whole (to message_stop), alone when it broke off or the client left.
  */
-function streamRules(model: string, record: (model: string, usage: Usage | undefined) => Promise<void>): RelayRules {
+function streamRules(
+  model: string,
+  record: (model: string, usage: Usage | undefined) => Promise<void>,
+  store: (reply: string | null) => Promise<unknown>,
+): RelayRules {
   let usage: Usage = {};
+  let text = '';
+  let complete = false;
   return {
     frame(event) {
-      const data = eventJson<{ type?: string; message?: { model?: string; usage?: Usage }; usage?: Usage }>(event);
+      const data = eventJson<{ type?: string; message?: { model?: string; usage?: Usage }; usage?: Usage; delta?: { type?: string; text?: unknown } }>(event);
       if (data.type === 'message_start') {
         model = data.message?.model ?? model;
         usage = { ...data.message?.usage };
       }
       if (data.type === 'message_delta') usage = { ...usage, ...data.usage };
+      if (data.type === 'content_block_delta' && data.delta?.type === 'text_delta' && typeof data.delta.text === 'string') text += data.delta.text;
+      complete = data.type === 'message_stop';
       const out = sseFrame(event.data, event.event ?? data.type);
-      return { out, done: data.type === 'message_stop', stop: data.type === 'error' };
+      return { out, done: complete, stop: data.type === 'error' };
     },
     failure: (message) => sseFrame(JSON.stringify({ type: 'error', error: { type: 'api_error', message } }), 'error'),
-    finish: () => record(model, usage),
+    async finish() {
+      await store(complete ? text : null);
+      await record(model, usage);
+    },
   };
 }
 

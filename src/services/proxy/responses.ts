@@ -5,8 +5,9 @@ import { sseEvents, upstreamJson, UpstreamError } from '../../ports/llm/upstream
 import { responseObject, type ResponsesRequest } from '../../schemas/proxy-responses.ts';
 import { tenantLlm } from './chat-completions.ts';
 import { eventJson, relay, type RelayRules } from './relay.ts';
+import { threadBudget } from './settings.ts';
 import { tokensOf, trimThread, type TurnRules } from './trim.ts';
-import { callUpstream, gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
+import { callUpstream, exchangeText, gatewayError, memvaultHeaders, memvaultOf, recallFor, roughTokens, storeTurn } from './turn.ts';
 
 /*
  * OpenAI's Responses API with memory (docs/proxy.md, "OpenAI Responses"), for Codex and any
@@ -77,7 +78,7 @@ export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
   const trimmed =
     typeof request.input === 'string'
       ? { messages: null, dropped: 0 }
-      : trimThread(request.input as Item[], max_thread_tokens, responsesTurns, tokensOf(request.instructions ?? ''));
+      : trimThread(request.input as Item[], await threadBudget(ctx, max_thread_tokens), responsesTurns, tokensOf(request.instructions ?? ''));
   const sent = trimmed.messages ?? request.input;
   const items = typeof sent === 'string' ? [{ role: 'user', content: sent }] : sent;
   const body = {
@@ -88,7 +89,8 @@ export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
     input: recalled.context ? [{ role: 'developer', content: recalled.context }, ...items] : sent,
   };
   const storeIt = store && said !== '';
-  const storeNow = () => (storeIt ? storeTurn(ctx, memory, said) : Promise.resolve({ stored: false, error: null }));
+  // With the model's reply, as chat completions store it (turn.ts, exchangeText).
+  const storeNow = (reply: string | null) => (storeIt ? storeTurn(ctx, memory, exchangeText(said, reply)) : Promise.resolve({ stored: false, error: null }));
   const started = performance.now();
   const record = (model: string, usage: { input_tokens?: number; output_tokens?: number } | null | undefined, text = '') =>
     llm.recordStreamed({
@@ -102,11 +104,11 @@ export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
   const res = await callUpstream(ctx, llm.upstream, '/responses', body, WHAT, abort.signal);
   if (request.stream) {
     const events = sseEvents(res);
-    const stored = await storeNow();
     let responseId: string | null = null;
     let model = body.model;
     let usage: { input_tokens?: number; output_tokens?: number } | null = null;
     let text = '';
+    let complete = false;
     const rules: RelayRules = {
       frame(event) {
         const data = eventJson<{ type?: string; response?: { id?: string; model?: string; usage?: typeof usage }; delta?: unknown }>(event);
@@ -114,19 +116,36 @@ export async function responses(ctx: AuthedCtx, input: ResponsesRequest) {
         if (data.response?.model) model = data.response.model;
         if (data.response?.usage) usage = data.response.usage;
         if (data.type === 'response.output_text.delta' && typeof data.delta === 'string') text += data.delta;
+        complete = data.type === 'response.completed';
         return { out: sseFrame(event.data, event.event ?? data.type), done: TERMINAL.has(data.type ?? ''), stop: data.type === 'error' };
       },
       failure: (message) => sseFrame(JSON.stringify({ type: 'error', code: 'server_error', message, param: null }), 'error'),
+      // The turn is stored once the stream is over, however it ended: with the reply only when the response completed.
       async finish() {
+        await storeNow(complete ? text : null);
         await record(model, usage, text);
         if (responseId) await linkResponse(ctx, responseId, thread.threadId, said);
       },
     };
-    return new EventStream(memvaultHeaders(memvaultOf(recalled, stored, trimmed.dropped)), relay(ctx, events, abort.signal, rules), () => abort.abort());
+    return new EventStream(
+      memvaultHeaders(memvaultOf(recalled, { stored: storeIt, error: null }, trimmed.dropped)),
+      relay(ctx, events, abort.signal, rules),
+      () => abort.abort(),
+    );
   }
   const answer = responseObject.safeParse(await upstreamJson(res).catch((err: UpstreamError) => Promise.reject(gatewayError(err, WHAT))));
   if (!answer.success) throw new AppError('BAD_GATEWAY', `${WHAT} did not answer with a response (${answer.error.issues[0]!.path.join('.')})`);
   await record((answer.data.model as string | undefined) ?? body.model, answer.data.usage);
   await linkResponse(ctx, answer.data.id, thread.threadId, said);
-  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow(), trimmed.dropped) };
+  return { ...answer.data, memvault: memvaultOf(recalled, await storeNow(outputText(answer.data.output)), trimmed.dropped) };
+}
+
+/** The words of a response: the output_text parts of its message items (reasoning and function calls are not said to the user). */
+function outputText(output: unknown): string {
+  const items = Array.isArray(output) ? (output as Item[]) : [];
+  return items
+    .filter((i) => i.type === 'message')
+    .flatMap((i) => (Array.isArray(i.content) ? (i.content as Item[]) : []))
+    .flatMap((p) => (p.type === 'output_text' && typeof p.text === 'string' ? [p.text] : []))
+    .join('\n');
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { AuthedCtx } from '../../core/context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
+import { newId } from '../../core/ids.ts';
 import { AppError } from '../../core/errors.ts';
 import { postUpstream, UpstreamError, type Upstream } from '../../ports/llm/upstream.ts';
 import { contextFields } from '../../schemas/context.ts';
@@ -69,15 +70,41 @@ export async function recallFor(ctx: AuthedCtx, said: string, opts: MemoryOption
  */
 export const exchangeText = (said: string, reply: string | null | undefined) => (reply?.trim() ? `User: ${said}\n\nAssistant: ${reply.trim()}` : said);
 
-/** Queues the user's turn for remember; a failure is reported, not thrown (the model has answered or is answering). */
+/**
+ * Queues the user's turn for remember; a failure is reported, not thrown (the model has answered or
+ * is answering), and recorded where the tenant's failed background work is counted (pipeline
+ * health): at the end of a stream, the answer's headers are long sent and cannot say so.
+ */
 export async function storeTurn(ctx: AuthedCtx, opts: MemoryOptions, said: string): Promise<{ stored: boolean; error: string | null }> {
+  const collection = storeCollection(opts);
   try {
-    await rememberQueued(ctx, storeCollection(opts), { content: said.slice(0, MAX_TEXT), importance: 0.5, container_tag: opts.container_tag });
+    await rememberQueued(ctx, collection, { content: said.slice(0, MAX_TEXT), importance: 0.5, container_tag: opts.container_tag });
     return { stored: true, error: null };
   } catch (err) {
     ctx.app.log.warn({ err, requestId: ctx.requestId }, 'proxy store failed');
-    return { stored: false, error: `storing the message failed (request ${ctx.requestId})` };
+    const error = `storing the message failed (request ${ctx.requestId})`;
+    await ctx.app.db
+      .query('insert into proxy_store_failures (tenant_id, id, collection, request_id, error) values ($1, $2, $3, $4, $5)', [
+        ctx.tenant.id,
+        newId(),
+        collection,
+        ctx.requestId,
+        error,
+      ])
+      .catch((recordErr: unknown) => ctx.app.log.error({ err: recordErr, requestId: ctx.requestId }, 'a failed proxy store could not be recorded'));
+    return { stored: false, error };
   }
+}
+
+/** How long a failed proxy store stays counted in pipeline health. */
+export const PROXY_FAILURE_KEPT_DAYS = 7;
+
+/** Drops the failed proxy stores of `data` (a data database) older than PROXY_FAILURE_KEPT_DAYS: the hourly writes sweep. */
+export async function dropOldProxyFailures(data: App): Promise<number> {
+  const rows = await data.db.query(`delete from proxy_store_failures where created_at < now() - make_interval(days => $1) returning id`, [
+    PROXY_FAILURE_KEPT_DAYS,
+  ]);
+  return rows.length;
 }
 
 /** memvault for an answer: what was recalled, whether the turn was stored, the turns trimmed away, and what failed of orgmem's part. */

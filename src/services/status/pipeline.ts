@@ -7,11 +7,18 @@ import type { App } from '../../core/context.ts';
 const STUCK_MINUTES = 15;
 
 /**
- * Failed and stuck extraction jobs and ingested files of a tenant, of one collection when given.
+ * Failed and stuck extraction jobs and ingested files of a tenant, of one collection when given,
+ * and the chat proxy's turns that could not be stored (the last week's).
  * Only unfinished rows are read (the partial indexes of sql/013).
  */
 export async function pipelineJobs(app: App, tenantId: string, collection: string | null = null) {
-  const [row] = await app.db.query<{ failed_extractions: number; stuck_extractions: number; failed_files: number; stuck_files: number }>(
+  const [row] = await app.db.query<{
+    failed_extractions: number;
+    stuck_extractions: number;
+    failed_files: number;
+    stuck_files: number;
+    failed_proxy_stores: number;
+  }>(
     `with jobs as (
        select state, updated_at from extraction_jobs
         where tenant_id = $1 and state <> 'done' and ($2::text is null or collection = $2)
@@ -22,7 +29,8 @@ export async function pipelineJobs(app: App, tenantId: string, collection: strin
      select (select count(*) from jobs where state = 'failed')::int as failed_extractions,
             (select count(*) from jobs where state <> 'failed' and updated_at < now() - make_interval(mins => $3::int))::int as stuck_extractions,
             (select count(*) from files where state = 'failed')::int as failed_files,
-            (select count(*) from files where state <> 'failed' and updated_at < now() - make_interval(mins => $3::int))::int as stuck_files`,
+            (select count(*) from files where state <> 'failed' and updated_at < now() - make_interval(mins => $3::int))::int as stuck_files,
+            (select count(*) from proxy_store_failures where tenant_id = $1 and ($2::text is null or collection = $2))::int as failed_proxy_stores`,
     [tenantId, collection, STUCK_MINUTES],
   );
   return row!;

@@ -17,10 +17,12 @@ export const DATA_TABLES = [
   'ingest_files',
   'presigned_uploads',
   'imports',
+  'import_records',
   'connections',
   'connection_runs',
   'connection_records',
   'proxy_threads',
+  'proxy_store_failures',
 ] as const;
 
 /** The database cannot hold a tenant's data; the message says why. */

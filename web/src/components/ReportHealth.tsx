@@ -21,6 +21,7 @@ const JOBS: Array<[keyof ReportHealthData['jobs'], string]> = [
   ['failed_extractions', 'Failed remember extractions'],
   ['stuck_extractions', 'Stuck remember extractions'],
   ['failed_files', 'Failed files'],
+  ['failed_proxy_stores', 'Chat proxy turns not stored'],
   ['stuck_files', 'Stuck files'],
 ];
 

@@ -74,6 +74,7 @@ export function Usage() {
               ['Failed extractions', s.jobs.failed_extractions.toLocaleString()],
               ['Stuck extractions', s.jobs.stuck_extractions.toLocaleString()],
               ['Failed files', s.jobs.failed_files.toLocaleString()],
+              ['Chat proxy turns not stored', s.jobs.failed_proxy_stores.toLocaleString()],
               ['Stuck files', s.jobs.stuck_files.toLocaleString()],
             ]}
           />

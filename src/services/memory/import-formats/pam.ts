@@ -25,26 +25,54 @@ const orgmemFields = z.object({
   pinned: z.boolean().optional(),
 });
 
-const pamMemory = z.object({
-  id: sourceId,
-  type: z.string().min(1),
-  custom_type: z.string().nullish(),
-  content: z.string(),
-  content_hash: z.string().nullish(),
-  status: z.string().nullish(),
-  summary: z.string().nullish(),
-  tags: z.array(z.string()).nullish(),
-  confidence: z.object({ initial: z.number().nullish(), current: z.number().nullish() }).passthrough().nullish(),
-  temporal: z.object({
-    created_at: sourceTime,
-    updated_at: sourceTime.nullish(),
-    valid_from: sourceTime.nullish(),
-    valid_until: sourceTime.nullish(),
-    superseded_by: z.string().nullish(),
-  }),
-  provenance: z.record(z.string(), z.unknown()).nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-});
+const pamMemory = z
+  .object({
+    id: sourceId,
+    type: z.string().min(1),
+    custom_type: z.string().nullish(),
+    content: z.string(),
+    content_hash: z.string().nullish(),
+    status: z.string().nullish(),
+    summary: z.string().nullish(),
+    tags: z.array(z.string()).nullish(),
+    confidence: z.object({ initial: z.number().nullish(), current: z.number().nullish() }).passthrough().nullish(),
+    temporal: z.object({
+      created_at: sourceTime,
+      updated_at: sourceTime.nullish(),
+      valid_from: sourceTime.nullish(),
+      valid_until: sourceTime.nullish(),
+      superseded_by: z.string().nullish(),
+    }),
+    provenance: z.record(z.string(), z.unknown()).nullish(),
+    metadata: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .superRefine((m, ctx) => {
+    // The memory's own integrity: a hash PAM's way (sha256:...) that its content no longer gives means the content was changed.
+    if (m.content_hash?.startsWith('sha256:') && m.content_hash !== pamContentHash(m.content))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['content_hash'],
+        message: "does not match the content (PAM's normalised SHA-256): the memory was changed after it was hashed",
+      });
+  });
+
+/** A relation between two memories of the file. */
+const pamRelation = z.object({ from: sourceId, to: sourceId, type: z.string().min(1).max(64) });
+
+/**
+ * The file's relations, by the memory they start from: each `{type, to}` with `to` the import
+ * key of the other memory (its `metadata.import_source`), so the link survives the new ids. A
+ * relation that is malformed or names a memory not in the file is left out.
+ */
+function relationsFrom(relations: unknown, ids: Set<string>, ownerId: string): Map<string, Array<{ type: string; to: string }>> {
+  const byFrom = new Map<string, Array<{ type: string; to: string }>>();
+  for (const raw of Array.isArray(relations) ? relations : []) {
+    const r = pamRelation.safeParse(raw).data;
+    if (!r || !ids.has(r.from) || !ids.has(r.to)) continue;
+    byFrom.set(r.from, [...(byFrom.get(r.from) ?? []), { type: r.type, to: `pam:${ownerId}/${r.to}` }]);
+  }
+  return byFrom;
+}
 
 const owner = z.object({ id: z.string().min(1) }).passthrough();
 
@@ -60,6 +88,8 @@ export const pam: ImportFormat = {
     const ownerParsed = owner.safeParse(data.owner);
     if (!ownerParsed.success) return issuesAt('owner', ownerParsed.error);
     const ownerId = ownerParsed.data.id;
+    const ids = new Set(data.memories.flatMap((m: unknown) => (isObject(m) ? (sourceId.safeParse(m.id).data ?? []) : [])));
+    const relations = relationsFrom(data.relations, ids, ownerId);
     return data.memories.map((raw: unknown, i: number) =>
       readRecord(`memories.${i}`, raw, pamMemory, (m) => {
         const { orgmem: extra, ...metadata } = m.metadata ?? {};
@@ -73,6 +103,7 @@ export const pam: ImportFormat = {
             importance: ours.importance,
             metadata: {
               ...metadata,
+              ...(relations.has(m.id) && { relations: relations.get(m.id) }),
               source_fields: kept({
                 id: m.id,
                 type: m.type,

@@ -25,9 +25,8 @@ export const machineCpuSeconds = () => {
  * machine): what the statements of one run cost there, apart from other databases' work.
  */
 export async function backendCpuSeconds(sql: Sql): Promise<Map<number, number>> {
-  const rows = await sql<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`;
   const out = new Map<number, number>();
-  for (const { pid } of rows) {
+  for (const pid of await backendPids(sql)) {
     try {
       out.set(pid, processCpuSeconds(pid));
     } catch {
@@ -40,3 +39,7 @@ export async function backendCpuSeconds(sql: Sql): Promise<Map<number, number>> 
 /** The backends' CPU seconds between two readings (a backend started in between counts from zero). */
 export const backendCpuSince = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
+
+/** The PostgreSQL backends connected to `sql`'s database. */
+export const backendPids = async (sql: Sql) =>
+  (await sql<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`).map((r) => r.pid);

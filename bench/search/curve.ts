@@ -11,8 +11,8 @@
  * each in turn (so at 100k, 900 of them hold 100 memories; 100 memories a bulk call, 4 calls in
  * flight, each call to one tenant's collection "main";
  * the tenants' keys are kept in bench/results/curve-<db>.state.json). At each size:
- * - the load's rate since the previous size, and its CPU per memory (the server's, and this
- *   database's PostgreSQL backends');
+ * - the load's rate since the previous size (of a resumed step, the part this run loaded) and
+ *   its CPU per memory (the server's, and this database's PostgreSQL backends');
  * - hybrid, vector and text search on the large tenant at concurrency 1 and 8 (`search_ms` and
  *   HTTP p50/p95), filtered hybrid (container_tag 0.1%, category + metadata) at concurrency 1,
  *   and hybrid at concurrency 1 in small tenants (a different tenant each query);

@@ -50,7 +50,7 @@ const INSERT_ROWS = 250;
  * (postgres.js reads a nested JS array, a memory's images, as a second dimension, and PGlite
  * writes a vector[] element unquoted).
  */
-const INSERT_SQL = `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
+export const INSERT_SQL = `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
                                   container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
   select $1, $2, nullif($3, '')::uuid, $4, r.id::uuid, r.text, r.importance::float8, r.category, r.source, r.metadata::jsonb,
          r.container_tag, r.embedding::vector, r.valid_to::timestamptz, r.pinned::boolean, r.archived::boolean, r.images::jsonb,
@@ -61,6 +61,20 @@ const INSERT_SQL = `insert into memories (tenant_id, collection, created_by_id, 
   returning ${MEMORY_COLUMNS}`;
 
 async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<MemoryRow[]> {
+  const { ids, params } = insertParams(ctx, collection, items, embeddings);
+  const rows = await q.query<MemoryRow>(INSERT_SQL, params);
+  // In the input's order, whatever order the statement returned them in.
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)!);
+}
+
+/** INSERT_SQL's parameters for these rows, with the new memories' ids in the items' order. */
+export function insertParams(
+  ctx: Pick<AuthedCtx, 'tenant' | 'agent'>,
+  collection: string,
+  items: NewMemory[],
+  embeddings: number[][],
+): { ids: string[]; params: unknown[] } {
   const columns: Array<Array<string | null>> = Array.from({ length: 14 }, () => []);
   const ids = items.map((m, i) => {
     const id = newId();
@@ -83,10 +97,7 @@ async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, item
     row.forEach((v, c) => columns[c]!.push(v));
     return id;
   });
-  const rows = await q.query<MemoryRow>(INSERT_SQL, [ctx.tenant.id, collection, ctx.agent.id, ctx.agent.label, ...columns]);
-  // In the input's order, whatever order the statement returned them in.
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => byId.get(id)!);
+  return { ids, params: [ctx.tenant.id, collection, ctx.agent.id, ctx.agent.label, ...columns] };
 }
 
 export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {

@@ -134,6 +134,31 @@ describe('bulk', () => {
     expect(third.body.text).toBe('bulk item 3');
   });
 
+  it('stores each item with its own fields, whatever characters they hold', async () => {
+    // The rows go to the database as one array a column: text an array literal would read
+    // otherwise (commas, quotes, braces, backslashes, the word NULL) must come back as sent.
+    const tricky = ['a, b', 'say "hi"', '{braces}', 'back\\slash', 'NULL', ' padded ', 'ünïcödé 😀', "it's"];
+    const items = tricky.map((text, i) => ({
+      text,
+      importance: i / 10,
+      category: i % 2 ? 'fact' : 'preference',
+      source: `src-${i}`,
+      metadata: i % 3 ? { n: i, s: text, list: [i, { deep: 'NULL' }] } : {},
+      container_tag: i % 2 ? `user-${i}` : null,
+      ...(i % 2 ? { observed_at: `2024-0${i}-01T10:00:00+02:00`, valid_to: '2031-01-01T00:00:00.000Z' } : { valid_from: '2025-05-05T00:00:00.000Z' }),
+    }));
+    const res = await t.api('POST', `${C}/bulkfields/memories/bulk`, items);
+    expect(res.status).toBe(201);
+    for (const [i, item] of items.entries()) {
+      const got = (await t.api('GET', `${C}/bulkfields/memories/${res.body.ids[i]}`)).body;
+      const { observed_at, valid_to, valid_from, ...fields } = item as typeof item & { observed_at?: string; valid_to?: string; valid_from?: string };
+      expect(got).toMatchObject({ ...fields, images: [], pinned: false, archived: false, valid_to: valid_to ?? null });
+      if (observed_at) expect(got.observed_at).toBe(new Date(observed_at).toISOString());
+      expect(got.valid_from).toBe((valid_from ?? observed_at) ? new Date((valid_from ?? observed_at)!).toISOString() : got.created_at);
+    }
+    expect((await t.api('GET', `${C}/bulkfields`)).body.memory_count).toBe(items.length);
+  });
+
   it('refuses 101 items', async () => {
     const items = Array.from({ length: 101 }, (_, i) => ({ text: `x${i}` }));
     const res = await t.api('POST', `${C}/bulk101/memories/bulk`, items);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Sql } from 'postgres';
 
 /**
  * A process's CPU seconds so far, all its threads, from /proc (Linux): on a shared machine, CPU
@@ -18,3 +19,27 @@ export const machineCpuSeconds = () => {
   const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number) as number[];
   return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
 };
+
+/**
+ * The CPU seconds so far of each PostgreSQL backend connected to `sql`'s database (a server on this
+ * machine): what the statements of one run cost there, apart from other databases' work.
+ */
+export async function backendCpuSeconds(sql: Sql): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const pid of await backendPids(sql)) {
+    try {
+      out.set(pid, processCpuSeconds(pid));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** The backends' CPU seconds between two readings (a backend started in between counts from zero). */
+export const backendCpuSince = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
+
+/** The PostgreSQL backends connected to `sql`'s database. */
+export const backendPids = async (sql: Sql) =>
+  (await sql<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`).map((r) => r.pid);

@@ -61,19 +61,21 @@ export async function startOrgmem(env: Record<string, string>, port: number, opt
   return {
     url,
     pid: child.pid!,
+    // Stopping a server that has exited already (stopped before) resolves at once.
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
   };
 }
 
-/** Creates a tenant through the CLI (the operator's way) and returns its API key. */
-export function createTenantKey(env: Record<string, string>, name: string, tier = 'enterprise'): string {
+/** Creates a tenant through the CLI (the operator's way) and returns its API key; `admin`: an operator tenant. */
+export function createTenantKey(env: Record<string, string>, name: string, tier = 'enterprise', admin = false): string {
   const out = execFileSync(
     process.execPath,
-    ['bin/orgmem.js', 'admin', 'create-tenant', '--name', name, '--email', `${name}-${Date.now()}@bench.local`, '--tier', tier],
+    ['bin/orgmem.js', 'admin', 'create-tenant', '--name', name, '--email', `${name}-${Date.now()}@bench.local`, '--tier', tier, ...(admin ? ['--admin'] : [])],
     { cwd: ROOT, env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ...env }, encoding: 'utf8' },
   );
   const key = /API key \(shown only now\): (\S+)/.exec(out)?.[1];

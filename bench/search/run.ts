@@ -14,7 +14,9 @@
  * `--no-auto-analyze` loads with ORGMEM_AUTO_ANALYZE=0 (what the row was before the job);
  * `--after-load-only` stops after that row. The load reports its CPU time per memory: the
  * server's, and the rest of the machine's (PostgreSQL's backends and this client).
- * `--without-vector-index` drops the HNSW index before loading and stops after the load.
+ * `--without-vector-index` drops the HNSW index before loading and stops after the load;
+ * `--binary-vector-index` puts one on the binary-quantized vector in its place (the same
+ * parameters, Hamming distance) and stops after the load too.
  *
  * Engine numbers use ORGMEM_EMBEDDER=hash (no model cost); bench/search/embedder-cost.ts
  * measures the bundled model's query cost separately. Results: bench/results/search-<n>.json.
@@ -22,7 +24,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { machineCpuSeconds, processCpuSeconds } from '../lib/cpu.ts';
+import { backendCpuSeconds, backendCpuSince, machineCpuSeconds, processCpuSeconds } from '../lib/cpu.ts';
 import { api, createDatabase, createTenantKey, dropDatabase, startOrgmem } from '../lib/server.ts';
 import { pool, round, summary } from '../lib/stats.ts';
 import { memories, queries } from './corpus.ts';
@@ -46,6 +48,9 @@ const { values: args } = parseArgs({
     'no-auto-analyze': { type: 'boolean', default: false },
     // Diagnostic: load without the HNSW index (dropped before the load; stops after it), to see what the rest of an insert costs.
     'without-vector-index': { type: 'boolean', default: false },
+    // Diagnostic: load with the HNSW index on the binary-quantized vector (Hamming) in place of the
+    // full one (stops after the load: search does not use that index), for what that index costs a row.
+    'binary-vector-index': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.n);
@@ -75,11 +80,19 @@ let server = await startOrgmem(env, Number(args.port), { worker: !args['skip-loa
 try {
   if (!args['skip-load']) {
     key = createTenantKey(env, 'bench');
-    if (args['without-vector-index']) await sql`drop index memories_embedding`;
+    if (args['without-vector-index'] || args['binary-vector-index']) await sql`drop index memories_embedding`;
+    if (args['binary-vector-index']) {
+      const [{ dims }] = await sql<
+        [{ dims: number }]
+      >`select atttypmod as dims from pg_attribute where attrelid = 'memories'::regclass and attname = 'embedding'`;
+      await sql.unsafe(
+        `create index memories_embedding_bit on memories using hnsw ((binary_quantize(embedding)::bit(${dims})) bit_hamming_ops) with (m = 12, ef_construction = 32)`,
+      );
+    }
     writeFileSync(`/tmp/${dbName}.key`, key);
     results.insert = await load(key);
     mkdirSync('bench/results', { recursive: true });
-    if (args['without-vector-index']) {
+    if (args['without-vector-index'] || args['binary-vector-index']) {
       await server.stop();
       await sql.end();
       await dropDatabase(args.base!, dbName);
@@ -158,7 +171,7 @@ async function load(apiKey: string) {
   const total = N + SMALL.length * SMALL_SIZE;
   log(`loading ${total} memories in ${batches.length} bulk calls`);
   const started = performance.now();
-  const cpu = { server: processCpuSeconds(server.pid), machine: machineCpuSeconds() };
+  const cpu = { server: processCpuSeconds(server.pid), machine: machineCpuSeconds(), backends: await backendCpuSeconds(sql) };
   let done = 0;
   let lastReport = started;
   await pool(batches, Number(args['load-concurrency']), async (b) => {
@@ -173,7 +186,12 @@ async function load(apiKey: string) {
   const seconds = (performance.now() - started) / 1000;
   const perSecond = Math.round(total / seconds);
   const serverMs = ((processCpuSeconds(server.pid) - cpu.server) * 1000) / total;
-  const cpuMs = { server: round(serverMs, 3), rest_of_machine: round(((machineCpuSeconds() - cpu.machine) * 1000) / total - serverMs, 3) };
+  const cpuMs = {
+    server: round(serverMs, 3),
+    // This database's backends alone: on a machine others load, the rest of the machine is theirs too.
+    postgres: round((backendCpuSince(cpu.backends, await backendCpuSeconds(sql)) * 1000) / total, 3),
+    rest_of_machine: round(((machineCpuSeconds() - cpu.machine) * 1000) / total - serverMs, 3),
+  };
   log(`inserted ${total} in ${round(seconds)} s: ${perSecond}/s; CPU ms per memory ${JSON.stringify(cpuMs)}`);
   return {
     memories: total,

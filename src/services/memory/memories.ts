@@ -36,45 +36,68 @@ export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: s
 }
 
 /**
- * Rows per insert statement: 18 parameters each, far below the 65,534 parameters a statement may
- * bind (a 10 MB text file is about 5,000 chunks). Larger statements are slower on PGlite
- * (bench/README.md, "Ingestion soak").
+ * Rows per insert statement. The statement's text and its 18 parameters are the same whatever the
+ * count (one array a column), so this only bounds one statement's size: a 10 MB text file is
+ * about 5,000 chunks, and larger statements are slower on PGlite (bench/README.md, "Ingestion soak").
  */
 const INSERT_ROWS = 250;
 
+/**
+ * The batch's rows as one array a column, unnested: one statement whose text is the same for any
+ * number of rows, so PostgreSQL parses it once a connection and plans it without a value list of
+ * 18 parameters a row (bench/README.md, "Bulk insert: where the time goes"). Every array is sent
+ * as text[] and each element cast in the statement: both drivers send a text array the same way
+ * (postgres.js reads a nested JS array, a memory's images, as a second dimension, and PGlite
+ * writes a vector[] element unquoted).
+ */
+export const INSERT_SQL = `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
+                                  container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
+  select $1, $2, nullif($3, '')::uuid, $4, r.id::uuid, r.text, r.importance::float8, r.category, r.source, r.metadata::jsonb,
+         r.container_tag, r.embedding::vector, r.valid_to::timestamptz, r.pinned::boolean, r.archived::boolean, r.images::jsonb,
+         coalesce(r.observed_at::timestamptz, now()), coalesce(r.valid_from::timestamptz, r.observed_at::timestamptz, now())
+    from unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+                $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+           as r(id, text, importance, category, source, metadata, container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
+  returning ${MEMORY_COLUMNS}`;
+
 async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<MemoryRow[]> {
-  const cols = 18;
-  const values: unknown[] = [];
-  const tuples = items.map((m, i) => {
-    values.push(
-      ctx.tenant.id,
-      newId(),
-      collection,
+  const { ids, params } = insertParams(ctx, collection, items, embeddings);
+  const rows = await q.query<MemoryRow>(INSERT_SQL, params);
+  // In the input's order, whatever order the statement returned them in.
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)!);
+}
+
+/** INSERT_SQL's parameters for these rows, with the new memories' ids in the items' order. */
+export function insertParams(
+  ctx: Pick<AuthedCtx, 'tenant' | 'agent'>,
+  collection: string,
+  items: NewMemory[],
+  embeddings: number[][],
+): { ids: string[]; params: unknown[] } {
+  const columns: Array<Array<string | null>> = Array.from({ length: 14 }, () => []);
+  const ids = items.map((m, i) => {
+    const id = newId();
+    const row = [
+      id,
       m.text,
-      m.importance,
+      String(m.importance),
       m.category,
       m.source,
-      m.metadata,
-      m.container_tag,
-      ctx.agent.id,
-      ctx.agent.label,
+      JSON.stringify(m.metadata),
+      m.container_tag ?? null,
       toVectorLiteral(embeddings[i]!),
       m.valid_to ?? null,
-      m.pinned ?? false,
-      m.archived ?? false,
-      m.images ?? [],
+      String(m.pinned ?? false),
+      String(m.archived ?? false),
+      JSON.stringify(m.images ?? []),
       m.observed_at ?? null,
       m.valid_from ?? null,
-    );
-    const p = (k: number) => `$${i * cols + k}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, nullif(${p(10)}, '')::uuid, ${p(11)}, ${p(12)}::vector, ${p(13)}::timestamptz, ${p(14)}, ${p(15)}, ${p(16)}::jsonb, coalesce(${p(17)}::timestamptz, now()), coalesce(${p(18)}::timestamptz, ${p(17)}::timestamptz, now()))`;
+    ];
+    row.forEach((v, c) => columns[c]!.push(v));
+    return id;
   });
-  return q.query<MemoryRow>(
-    `insert into memories (tenant_id, id, collection, text, importance, category, source, metadata, container_tag,
-                           created_by_id, created_by_label, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
-     values ${tuples.join(', ')} returning ${MEMORY_COLUMNS}`,
-    values,
-  );
+  return { ids, params: [ctx.tenant.id, collection, ctx.agent.id, ctx.agent.label, ...columns] };
 }
 
 export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {

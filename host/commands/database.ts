@@ -78,7 +78,7 @@ ${HELP}`,
       if (values['dry-run']) return;
       const started = performance.now();
       await applyStorage(db, plan, (p, elapsed) => {
-        const share = p.tuples_total > 0 ? ` ${Math.round((100 * p.tuples_done) / p.tuples_total)}% (${p.tuples_done}/${p.tuples_total} rows)` : '';
+        const share = p.total > 0 ? ` ${Math.round((100 * p.done) / p.total)}% (${p.done}/${p.total} ${p.unit})` : '';
         say(`  ${p.phase}${share}, ${minutes(Math.round(elapsed))} so far`);
       });
       say(`Done in ${minutes(Math.round((performance.now() - started) / 1000))}: the embeddings are stored as ${plan.to}.`);

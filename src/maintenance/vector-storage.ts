@@ -8,6 +8,9 @@ const NEXT = `${VECTOR_INDEX}_next`;
 /** Rows copied to time the steps on this server before estimating them for the whole table. */
 const SAMPLE = 3000;
 
+/** The column's new type, kept in the row as sql/007 keeps it (a new type takes its own default storage). */
+const retype = (to: Storage, dim: number) => `alter column embedding type ${columnType(to)}(${dim}), alter column embedding set storage plain`;
+
 export interface StoragePlan {
   /** What the database holds now: null when the vector index is missing. */
   from: Storage | null;
@@ -72,7 +75,7 @@ export async function planStorage(db: Db, to: Storage): Promise<StoragePlan> {
         return (performance.now() - started) / 1000;
       };
       if (rewrite) {
-        estimate.rewrite_s = ((await timed(`alter table vector_storage_sample alter column embedding type ${columnType(to)}(${dim})`)) * n) / s;
+        estimate.rewrite_s = ((await timed(`alter table vector_storage_sample ${retype(to, dim)}`)) * n) / s;
       }
       const built = await timed(`create index on vector_storage_sample ${indexBody(to, dim)}`);
       estimate.build_s = (built * n * Math.log(Math.max(n, 2))) / (s * Math.log(Math.max(s, 2)));
@@ -81,11 +84,15 @@ export async function planStorage(db: Db, to: Storage): Promise<StoragePlan> {
   return { from, to, dim, memories: n, rewrite, build, estimate: { rewrite_s: Math.round(estimate.rewrite_s), build_s: Math.round(estimate.build_s) } };
 }
 
-/** What the build reports while it runs (PostgreSQL's pg_stat_progress_create_index). */
+/**
+ * What the build reports while it runs (PostgreSQL's pg_stat_progress_create_index): the rows
+ * done when it counts them, else the table's blocks read (an HNSW build reports those).
+ */
 export interface BuildProgress {
   phase: string;
-  tuples_done: number;
-  tuples_total: number;
+  done: number;
+  total: number;
+  unit: 'rows' | 'blocks';
 }
 
 /**
@@ -102,7 +109,7 @@ export async function applyStorage(db: Db, plan: StoragePlan, progress: (p: Buil
   if (plan.rewrite) {
     await db.transaction(async (tx) => {
       await tx.exec(`drop index if exists ${VECTOR_INDEX};
-        alter table memories alter column embedding type ${columnType(plan.to)}(${plan.dim})`);
+        alter table memories ${retype(plan.to, plan.dim)}`);
     });
   }
   if (!plan.build) return;
@@ -111,7 +118,9 @@ export async function applyStorage(db: Db, plan: StoragePlan, progress: (p: Buil
     db.kind === 'postgres'
       ? setInterval(() => {
           db.query<BuildProgress>(
-            `select p.phase, p.tuples_done::float8 as tuples_done, p.tuples_total::float8 as tuples_total
+            `select p.phase, case when p.tuples_total > 0 then 'rows' else 'blocks' end as unit,
+                    (case when p.tuples_total > 0 then p.tuples_done else p.blocks_done end)::float8 as done,
+                    (case when p.tuples_total > 0 then p.tuples_total else p.blocks_total end)::float8 as total
                from pg_stat_progress_create_index p where p.relid = 'memories'::regclass`,
           ).then(
             ([p]) => p && progress(p, (performance.now() - started) / 1000),

@@ -13,10 +13,10 @@
  * float32 vectors, so the recall of halfvec includes what the 16-bit floats lose. Many memories
  * share the very same vector under the hash embedder, so a neighbour counts as found when its
  * exact distance is no farther than the exact tenth (hnsw-recall.ts). Inserts: copies of stored
- * rows with noise, one connection, rolled back. Results: bench/results/vector-storage-<db>.json.
+ * rows with noise, one connection, rolled back (wall and backend CPU time). Results: bench/results/vector-storage-<db>.json.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import type { VectorStorage } from '../../src/core/config.ts';
@@ -80,8 +80,11 @@ await sql.unsafe(`create table vector_storage_fresh as select tenant_id, collect
   from memories m where collection = 'main' limit ${fresh}`);
 
 const results: Record<string, unknown> = { database: args.db, at: new Date().toISOString(), queries: vectors.length, k: K, storages: [] as unknown[] };
-results.without_index = { inserts: await inserts() };
-log(`without a vector index: ${JSON.stringify(results.without_index)}`);
+// The rest of an insert, when the database was loaded without a vector index (run.ts --without-vector-index drops one).
+if (!(await sql`select 1 from pg_class where relname = 'memories_embedding'`).length) {
+  results.without_index = { inserts: await inserts() };
+  log(`without a vector index: ${JSON.stringify(results.without_index)}`);
+}
 for (const storage of args.storages!.split(',') as VectorStorage[]) {
   log(`applying ${storage} (load ${loadavg()})`);
   const started = performance.now();
@@ -101,6 +104,9 @@ for (const storage of args.storages!.split(',') as VectorStorage[]) {
     (row.recall as unknown[]).push(r);
     log(`${storage}${isBinary(storage) ? ` x${factor}${factor === RERANK_FACTOR ? ' (the service)' : ''}` : ''}: ${JSON.stringify(r)}`);
   }
+  // The column alone, index off: what the stored precision loses before the graph does.
+  if (storage !== 'vector') row.exact_on_column = await recall(storage, 1, true);
+  log(`${storage}, exact on the column: ${JSON.stringify(row.exact_on_column ?? null)}`);
   row.inserts = await inserts();
   log(`${storage}: ${JSON.stringify(row.bytes)} ${JSON.stringify(row.inserts)}`);
   (results.storages as unknown[]).push(row);
@@ -124,18 +130,21 @@ async function bytes() {
   };
 }
 
-async function recall(storage: VectorStorage, factor: number) {
-  const candidates = isBinary(storage) ? K * factor : K;
+async function recall(storage: VectorStorage, factor: number, exact = false) {
+  const candidates = isBinary(storage) && !exact ? K * factor : K;
   const ef = Math.max(100, candidates);
-  const statement = graphSearch(storage, dim, { columns: 'm.id', q: '$1::vector', where: `m.tenant_id = $2 and m.collection = 'main'`, k: K, candidates });
+  const where = `m.tenant_id = $2 and m.collection = 'main'`;
+  const statement = exact
+    ? `select m.id, m.embedding <=> $1::vector as distance from memories m where ${where} order by 2 limit ${K}`
+    : graphSearch(storage, dim, { columns: 'm.id', q: '$1::vector', where, k: K, candidates });
+  const settings = exact
+    ? 'set local enable_indexscan = off; set local enable_bitmapscan = off'
+    : `set local hnsw.iterative_scan = relaxed_order; set local hnsw.ef_search = ${ef}`;
   let found = 0;
   const ms: number[] = [];
   for (const [i, v] of vectors.entries()) {
     const t0 = performance.now();
-    const rows = await run<{ id: string; distance: number }>(`set local hnsw.iterative_scan = relaxed_order; set local hnsw.ef_search = ${ef}`, statement, [
-      v,
-      tenant,
-    ]);
+    const rows = await run<{ id: string; distance: number }>(settings, statement, [v, tenant]);
     ms.push(performance.now() - t0);
     // relaxed_order may return neighbours slightly out of order: the service sorts them (candidates.ts).
     found += rows
@@ -154,17 +163,35 @@ async function recall(storage: VectorStorage, factor: number) {
   };
 }
 
-/** Microseconds per row to insert the fresh rows in one statement, rolled back. */
+/**
+ * Microseconds per row to insert the fresh rows in one statement, rolled back: the wall time and
+ * the CPU time of the PostgreSQL backend that ran it (from /proc: the server runs on this
+ * machine), which the other work on a loaded machine disturbs much less.
+ */
 async function inserts() {
+  const cpu = (pid: number) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  let pid = 0;
+  let cpuSeconds = 0;
   const started = performance.now();
   await sql
     .begin(async (tx) => {
+      [{ pid }] = (await tx`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
+      const before = cpu(pid);
       await tx.unsafe(`insert into memories (tenant_id, id, collection, text, embedding)
         select tenant_id, gen_random_uuid(), collection, text, embedding from vector_storage_fresh`);
+      cpuSeconds = cpu(pid) - before;
       throw new Error('rollback');
     })
     .catch((err: Error) => {
       if (err.message !== 'rollback') throw err;
     });
-  return { rows: fresh, us_per_row: Math.round(((performance.now() - started) * 1000) / fresh), load: loadavg() };
+  return {
+    rows: fresh,
+    us_per_row: Math.round(((performance.now() - started) * 1000) / fresh),
+    backend_cpu_us_per_row: Math.round((cpuSeconds * 1e6) / fresh),
+    load: loadavg(),
+  };
 }

@@ -80,7 +80,7 @@ await sql.unsafe(`create table vector_storage_fresh as select tenant_id, collect
   from memories m where collection = 'main' limit ${fresh}`);
 
 const results: Record<string, unknown> = { database: args.db, at: new Date().toISOString(), queries: vectors.length, k: K, storages: [] as unknown[] };
-// The rest of an insert, when the database was loaded without a vector index (run.ts --without-vector-index drops one).
+// The rest of an insert, on a database whose vector index was dropped before the run (dropped during the load, it loads faster).
 if (!(await sql`select 1 from pg_class where relname = 'memories_embedding'`).length) {
   results.without_index = { inserts: await inserts() };
   log(`without a vector index: ${JSON.stringify(results.without_index)}`);

@@ -56,12 +56,12 @@ export async function planStorage(db: Db, to: Storage): Promise<StoragePlan> {
   if (build && n > 0) {
     await db.transaction(async (tx) => {
       await tx.exec(`create temporary table vector_storage_sample (like memories including defaults including generated including indexes) on commit drop`);
-      // The copy's own HNSW index (named after the table's) goes: the steps below build theirs.
-      const [hnsw] = await tx.query<{ name: string }>(
+      // The copy's own HNSW indexes (a dead build's too) go: the steps below build theirs.
+      const graphs = await tx.query<{ name: string }>(
         `select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
           where i.indrelid = 'vector_storage_sample'::regclass and am.amname = 'hnsw'`,
       );
-      if (hnsw) await tx.exec(`drop index ${hnsw.name}`);
+      for (const g of graphs) await tx.exec(`drop index ${g.name}`);
       const columns = (
         await tx.query<{ name: string }>(
           `select quote_ident(attname) as name from pg_attribute where attrelid = 'memories'::regclass and attnum > 0 and not attisdropped and attgenerated = ''`,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { admin } from './commands/admin.ts';
 import { HELP, UsageError, type Command, type Values } from './commands/command.ts';
-import { migrateCommand, reembedCommand } from './commands/database.ts';
+import { migrateCommand, reembedCommand, vectorStorageCommand } from './commands/database.ts';
 import { hook } from './commands/hook.ts';
 import { importCommand } from './commands/import.ts';
 import { inboundSmtp } from './commands/inbound-smtp.ts';
@@ -25,6 +25,7 @@ Commands:
   hook              recall and capture hooks for Claude Code and Codex
   migrate           apply database migrations and exit
   reembed           re-embed every memory after changing the embedder
+  vector-storage    store and index the embeddings as ORGMEM_VECTOR_STORAGE says
   admin             operator commands: create-tenant, create-key
   import            import a file (orgmem, mem0, supermemory, Letta, Zep, PAM) into a running server
 
@@ -35,7 +36,18 @@ Run \`orgmem <command> --help\` for a command's options.
 
 ${DATA}`,
   options: { version: { type: 'boolean', short: 'v' } },
-  subcommands: { serve, worker, 'inbound-smtp': inboundSmtp, mcp, hook, migrate: migrateCommand, reembed: reembedCommand, admin, import: importCommand },
+  subcommands: {
+    serve,
+    worker,
+    'inbound-smtp': inboundSmtp,
+    mcp,
+    hook,
+    migrate: migrateCommand,
+    reembed: reembedCommand,
+    'vector-storage': vectorStorageCommand,
+    admin,
+    import: importCommand,
+  },
 };
 
 function parse(command: Command, args: string[]): { values: Values; positionals: string[] } {

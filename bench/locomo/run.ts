@@ -29,6 +29,8 @@ const { values: args, positionals } = parseArgs({
     observed: { type: 'boolean', default: false },
     // The search limit; recall is reported for the k up to it (a page of 10 fuses 40 candidates per side, 50 fuses 100).
     limit: { type: 'string', default: '50' },
+    // Only these modes, comma-separated (e.g. "vector,hybrid" to compare vector storages: text mode does not read embeddings).
+    modes: { type: 'string', default: 'hybrid,vector,text' },
   },
 });
 const file = positionals[0];
@@ -48,7 +50,7 @@ interface Sample {
 
 const LIMIT = Number(args.limit);
 const KS = [5, 10, 25, 50].filter((k) => k <= LIMIT);
-const MODES = ['hybrid', 'vector', 'text'] as const;
+const MODES = args.modes!.split(',') as Array<'hybrid' | 'vector' | 'text'>;
 const CATEGORIES = [1, 2, 3, 4];
 const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 

@@ -40,3 +40,50 @@ ${HELP}`,
     }
   },
 };
+
+export const vectorStorageCommand: Command = {
+  usage: `Usage: orgmem vector-storage [--dry-run]
+
+Stores and indexes the embeddings as ORGMEM_VECTOR_STORAGE says (vector, halfvec, binary-halfvec
+or binary-vector; docs/vectors.md). Says first what it will do and how long it should take (the
+steps timed on a sample of the table, scaled to its size), then does it, reporting the index
+build's progress. The index is built concurrently while the old one serves searches, then
+swapped in. A change of the column's type (vector <-> halfvec) rewrites the table first: reads
+and writes wait for that step, and until the new index is ready searches rank exactly (slower).
+
+Options:
+      --dry-run     only say what would be done and how long it should take
+${HELP}`,
+  options: { 'dry-run': { type: 'boolean' } },
+  async run(values) {
+    const [{ loadConfig }, { openPglite }, { openPostgres }, { planStorage, applyStorage }] = await Promise.all([
+      import('../../src/core/config.ts'),
+      import('../../src/ports/db/pglite.ts'),
+      import('../../src/ports/db/postgres.ts'),
+      import('../../src/maintenance/vector-storage.ts'),
+    ]);
+    const config = loadConfig();
+    const db = config.databaseUrl ? openPostgres(config.databaseUrl, 2) : await openPglite(config.dataDir);
+    const say = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+    try {
+      const plan = await planStorage(db, config.search.vectorStorage);
+      if (!plan.build) {
+        say(`The embeddings are already stored as ${plan.to}: nothing to do.`);
+        return;
+      }
+      const minutes = (s: number) => (s < 90 ? `${s} s` : `${Math.round(s / 60)} min`);
+      say(`${plan.memories} memories, stored as ${plan.from ?? 'embeddings without a vector index'}, to become ${plan.to}:`);
+      if (plan.rewrite) say(`  rewrite the table with the new column type: about ${minutes(plan.estimate.rewrite_s)} (reads and writes wait)`);
+      say(`  build the index concurrently, then swap it in: about ${minutes(plan.estimate.build_s)} (searches go on)`);
+      if (values['dry-run']) return;
+      const started = performance.now();
+      await applyStorage(db, plan, (p, elapsed) => {
+        const share = p.total > 0 ? ` ${Math.round((100 * p.done) / p.total)}% (${p.done}/${p.total} ${p.unit})` : '';
+        say(`  ${p.phase}${share}, ${minutes(Math.round(elapsed))} so far`);
+      });
+      say(`Done in ${minutes(Math.round((performance.now() - started) / 1000))}: the embeddings are stored as ${plan.to}.`);
+    } finally {
+      await db.close();
+    }
+  },
+};

@@ -55,6 +55,13 @@ export const DEFAULT_LLM_PRICES: Record<string, LlmPrice> = {
  */
 export const MAX_EMAIL_BYTES = 25 * 1024 * 1024;
 
+/**
+ * How memories' embeddings are stored and indexed: the column's type, and the HNSW graph over it
+ * or over binary codes of it with an exact re-rank on the column (docs/vectors.md).
+ */
+export const VECTOR_STORAGES = ['vector', 'halfvec', 'binary-halfvec', 'binary-vector'] as const;
+export type VectorStorage = (typeof VECTOR_STORAGES)[number];
+
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const env = z.object({
@@ -95,6 +102,7 @@ const env = z.object({
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).optional(),
+  ORGMEM_VECTOR_STORAGE: z.enum(VECTOR_STORAGES).default('vector'),
   ORGMEM_AUTO_ANALYZE: bool.default(true),
   ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
@@ -394,6 +402,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       textRankCap: e.ORGMEM_SEARCH_TEXT_CAP,
       /** Up to this many memories in scope after filters, search reads them through the filter indexes (exact vector ranking, words checked per row); unset: a measured cost model decides (services/search/exact-cost.ts). */
       exactScanMax: e.ORGMEM_SEARCH_EXACT_MAX,
+      /** How embeddings are stored and indexed (src/ports/db/vector-storage.ts); `orgmem vector-storage` applies it. */
+      vectorStorage: e.ORGMEM_VECTOR_STORAGE,
     },
   };
 }

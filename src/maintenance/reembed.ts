@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../ports/db/db.ts';
 import { toVectorLiteral } from '../ports/db/db.ts';
 import type { Embedder } from '../ports/embedder/embedder.ts';
+import { currentStorage } from './vector-storage.ts';
 
 const BATCH = 256;
 
@@ -19,9 +20,10 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
   await db.transaction(async (tx) => {
     // The index is rebuilt as the migrations defined it (its parameters live there only).
     const [index] = await tx.query<{ def: string }>(`select pg_get_indexdef('memories_embedding'::regclass) as def`);
+    const { column } = await currentStorage(tx);
     await tx.exec(`drop index if exists memories_embedding;
                    alter table memories drop column embedding;
-                   alter table memories add column embedding vector(${to})`);
+                   alter table memories add column embedding ${column}(${to})`);
     let lastTenant = '00000000-0000-0000-0000-000000000000';
     let lastId = '00000000-0000-0000-0000-000000000000';
     for (;;) {

@@ -1,5 +1,6 @@
 import type { App } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import { graphCandidates, graphSearch } from '../../ports/db/vector-storage.ts';
 import { markBroad } from './cache.ts';
 import { exactBound, readsExactly } from './exact-cost.ts';
 import { vectorSql, type SearchVector } from './feedback.ts';
@@ -93,10 +94,10 @@ async function graphNearest(app: App, scope: Scope, filters: Filters, vector: Se
   const p = (v: unknown) => `$${params.push(v)}`;
   const q = vectorSql(vector, scope, p);
   const score = opts.scoreAgainst ? `1 - (m.embedding <=> ${p(opts.scoreAgainst)}::vector)` : `1 - (m.embedding <=> ${q})`;
-  const ef = efSearch(narrows(filters), k);
+  const storage = app.config.search.vectorStorage;
+  const ef = efSearch(narrows(filters), graphCandidates(storage, k));
   const cond = narrows(filters) ? where(scope, filters, params, opts) : `${where(scope, filters, params, opts)} and ${graphSettingsFilter(`${p(ef)}::text`)}`;
-  const search = `select ${COLUMNS}, ${score} as score, m.embedding <=> ${q} as distance from memories m
-    where ${cond} order by m.embedding <=> ${q} limit ${Number(k)}`;
+  const search = graphSearch(storage, app.embedder.dimensions, { columns: `${COLUMNS}, ${score} as score`, q, where: cond, k: Number(k) });
   // relaxed_order may return neighbours slightly out of order.
   const ordered = (rows: Array<CandidateRow & { distance: number }>) => rows.sort((a, b) => a.distance - b.distance).map((row) => scored(row, row.score));
   // The approximate scan stops after hnsw.max_scan_tuples, so a filter rare near the query (or

@@ -1,0 +1,197 @@
+/**
+ * Vector storage on a loaded benchmark database (bench/search/run.ts --keep): for each storage
+ * in turn, `orgmem vector-storage` applies it (its estimate and its actual time recorded), then
+ * the table and index bytes per memory, recall@10 of the service's graph search against an exact
+ * scan, the graph search's time, and the cost of inserting rows into the graph.
+ *
+ *   node --import tsx bench/search/vector-storage.ts --db orgmem_vectors_1m [--queries 100]
+ *        [--storages vector,binary-vector,halfvec,binary-halfvec] [--factors 2,4,8] [--inserts 2000]
+ *
+ * Queries are the search benchmark's questions through the hash embedder, searched in `main`
+ * as the service's vector mode does for limit 10 (k = 20 candidates, ef_search 100 or the
+ * candidates if more; the ten best compared). The exact answer is computed once, on the loaded
+ * float32 vectors, so the recall of halfvec includes what the 16-bit floats lose. Many memories
+ * share the very same vector under the hash embedder, so a neighbour counts as found when its
+ * exact distance is no farther than the exact tenth (hnsw-recall.ts). Inserts: copies of stored
+ * rows with noise, one connection, rolled back (wall and backend CPU time). Results: bench/results/vector-storage-<db>.json.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import type { VectorStorage } from '../../src/core/config.ts';
+import { toVectorLiteral } from '../../src/ports/db/db.ts';
+import { graphSearch, isBinary, RERANK_FACTOR } from '../../src/ports/db/vector-storage.ts';
+import { hashEmbedder } from '../../src/ports/embedder/hash.ts';
+import { round } from '../lib/stats.ts';
+import { queries } from './corpus.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    base: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    queries: { type: 'string', default: '100' },
+    storages: { type: 'string', default: 'vector,binary-vector,halfvec,binary-halfvec' },
+    factors: { type: 'string', default: '2,4,8' },
+    inserts: { type: 'string', default: '2000' },
+  },
+});
+const url = new URL(args.base!);
+url.pathname = `/${args.db}`;
+const dbUrl = url.toString();
+const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+const K = 20;
+const TIES = 300;
+
+const [{ dim }] = (await sql`select atttypmod as dim from pg_attribute where attrelid = 'memories'::regclass and attname = 'embedding'`) as unknown as [
+  { dim: number },
+];
+const [{ tenant }] = (await sql`select tenant_id as tenant from memories where collection = 'main' limit 1`) as unknown as [{ tenant: string }];
+const embedder = hashEmbedder(dim);
+const vectors = (await embedder.embed(queries(Number(args.queries), 7))).map(toVectorLiteral);
+const loadavg = () => execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ').slice(0, 3).join(' ');
+
+// Plans are made per execution (postgres.js prepares statements, and a generic plan keeps
+// whatever index it chose); the settings are local to each query's transaction.
+const run = <T extends object>(settings: string, statement: string, params: unknown[]) =>
+  sql.begin(async (tx) => {
+    await tx.unsafe(`set local plan_cache_mode = force_custom_plan; ${settings}`);
+    return tx.unsafe<T[]>(statement, params as never[]);
+  });
+
+log(`exact answers for ${vectors.length} queries (load ${loadavg()})`);
+const truth: Array<{ tenth: number; within: Set<string>; overflow: boolean }> = [];
+for (const v of vectors) {
+  const rows = await run<{ id: string; d: number }>(
+    'set local enable_indexscan = off; set local enable_bitmapscan = off',
+    `select id, embedding <=> $1::vector as d from memories where tenant_id = $2 and collection = 'main' order by 2 limit ${TIES}`,
+    [v, tenant],
+  );
+  const tenth = rows[9]!.d + 1e-6;
+  truth.push({ tenth, within: new Set(rows.filter((r) => r.d <= tenth).map((r) => r.id)), overflow: rows.at(-1)!.d <= tenth });
+}
+log(`queries whose ties at the tenth exceed ${TIES}: ${truth.filter((t) => t.overflow).length}`);
+
+const fresh = Number(args.inserts);
+await sql.unsafe(`drop table if exists vector_storage_fresh`);
+await sql.unsafe(`create table vector_storage_fresh as select tenant_id, collection, text,
+    embedding::vector + (select array_agg(random() * 0.06 - 0.03) from generate_series(1, ${dim}) where m.id is not null)::vector as embedding
+  from memories m where collection = 'main' limit ${fresh}`);
+
+const results: Record<string, unknown> = { database: args.db, at: new Date().toISOString(), queries: vectors.length, k: K, storages: [] as unknown[] };
+// The rest of an insert, on a database whose vector index was dropped before the run (dropped during the load, it loads faster).
+if (!(await sql`select 1 from pg_class where relname = 'memories_embedding'`).length) {
+  results.without_index = { inserts: await inserts() };
+  log(`without a vector index: ${JSON.stringify(results.without_index)}`);
+}
+for (const storage of args.storages!.split(',') as VectorStorage[]) {
+  log(`applying ${storage} (load ${loadavg()})`);
+  const started = performance.now();
+  const out = execFileSync(process.execPath, ['bin/orgmem.js', 'vector-storage'], {
+    env: { ...process.env, DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_LOG_LEVEL: 'warn', ORGMEM_VECTOR_STORAGE: storage },
+    encoding: 'utf8',
+  });
+  const applySeconds = round((performance.now() - started) / 1000);
+  process.stdout.write(out);
+  const estimate = [...out.matchAll(/about (\d+) (s|min)/g)].reduce((s, m) => s + Number(m[1]) * (m[2] === 'min' ? 60 : 1), 0);
+  await sql`vacuum analyze memories`;
+  const row: Record<string, unknown> = { storage, apply: { estimate_s: estimate, actual_s: applySeconds, load: loadavg() }, bytes: await bytes() };
+  const factors = isBinary(storage) ? args.factors!.split(',').map(Number) : [1];
+  row.recall = [];
+  for (const factor of factors) {
+    const r = await recall(storage, factor);
+    (row.recall as unknown[]).push(r);
+    log(`${storage}${isBinary(storage) ? ` x${factor}${factor === RERANK_FACTOR ? ' (the service)' : ''}` : ''}: ${JSON.stringify(r)}`);
+  }
+  // The column alone, index off: what the stored precision loses before the graph does.
+  if (storage !== 'vector') row.exact_on_column = await recall(storage, 1, true);
+  log(`${storage}, exact on the column: ${JSON.stringify(row.exact_on_column ?? null)}`);
+  row.inserts = await inserts();
+  log(`${storage}: ${JSON.stringify(row.bytes)} ${JSON.stringify(row.inserts)}`);
+  (results.storages as unknown[]).push(row);
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`bench/results/vector-storage-${args.db}.json`, JSON.stringify(results, null, 2));
+}
+await sql.unsafe(`drop table vector_storage_fresh`);
+await sql.end();
+
+async function bytes() {
+  const [r] = await sql<Array<Record<string, number>>>`select count(*)::float8 as memories,
+      pg_table_size('memories')::float8 as table_bytes, pg_indexes_size('memories')::float8 as indexes_bytes,
+      pg_relation_size('memories_embedding')::float8 as vector_index_bytes from memories`;
+  const n = r!.memories!;
+  return {
+    memories: n,
+    table_per_memory: Math.round(r!.table_bytes! / n),
+    vector_index_per_memory: Math.round(r!.vector_index_bytes! / n),
+    other_indexes_per_memory: Math.round((r!.indexes_bytes! - r!.vector_index_bytes!) / n),
+    total_per_memory: Math.round((r!.table_bytes! + r!.indexes_bytes!) / n),
+  };
+}
+
+async function recall(storage: VectorStorage, factor: number, exact = false) {
+  const candidates = isBinary(storage) && !exact ? K * factor : K;
+  const ef = Math.max(100, candidates);
+  const where = `m.tenant_id = $2 and m.collection = 'main'`;
+  const statement = exact
+    ? `select m.id, m.embedding <=> $1::vector as distance from memories m where ${where} order by 2 limit ${K}`
+    : graphSearch(storage, dim, { columns: 'm.id', q: '$1::vector', where, k: K, candidates });
+  const settings = exact
+    ? 'set local enable_indexscan = off; set local enable_bitmapscan = off'
+    : `set local hnsw.iterative_scan = relaxed_order; set local hnsw.ef_search = ${ef}`;
+  let found = 0;
+  const ms: number[] = [];
+  for (const [i, v] of vectors.entries()) {
+    const t0 = performance.now();
+    const rows = await run<{ id: string; distance: number }>(settings, statement, [v, tenant]);
+    ms.push(performance.now() - t0);
+    // relaxed_order may return neighbours slightly out of order: the service sorts them (candidates.ts).
+    found += rows
+      .sort((a, b) => a.distance - b.distance)
+      .slice(0, 10)
+      .filter((r) => truth[i]!.within.has(r.id)).length;
+  }
+  ms.sort((a, b) => a - b);
+  return {
+    candidates,
+    ef_search: ef,
+    recall_at_10: round(found / (10 * vectors.length), 3),
+    ms_p50: round(ms[Math.floor(ms.length / 2)]!),
+    ms_p95: round(ms[Math.floor(ms.length * 0.95)]!),
+    load: loadavg(),
+  };
+}
+
+/**
+ * Microseconds per row to insert the fresh rows in one statement, rolled back: the wall time and
+ * the CPU time of the PostgreSQL backend that ran it (from /proc: the server runs on this
+ * machine), which the other work on a loaded machine disturbs much less.
+ */
+async function inserts() {
+  const cpu = (pid: number) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  let pid = 0;
+  let cpuSeconds = 0;
+  const started = performance.now();
+  await sql
+    .begin(async (tx) => {
+      [{ pid }] = (await tx`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
+      const before = cpu(pid);
+      await tx.unsafe(`insert into memories (tenant_id, id, collection, text, embedding)
+        select tenant_id, gen_random_uuid(), collection, text, embedding from vector_storage_fresh`);
+      cpuSeconds = cpu(pid) - before;
+      throw new Error('rollback');
+    })
+    .catch((err: Error) => {
+      if (err.message !== 'rollback') throw err;
+    });
+  return {
+    rows: fresh,
+    us_per_row: Math.round(((performance.now() - started) * 1000) / fresh),
+    backend_cpu_us_per_row: Math.round((cpuSeconds * 1e6) / fresh),
+    load: loadavg(),
+  };
+}

@@ -1,0 +1,139 @@
+import type { Db, Queryable } from '../ports/db/db.ts';
+import { columnType, indexBody, VECTOR_INDEX } from '../ports/db/vector-storage.ts';
+
+type Storage = Parameters<typeof indexBody>[0];
+
+/** The index being built while the old one still serves searches; renamed over it at the swap. */
+const NEXT = `${VECTOR_INDEX}_next`;
+/** Rows copied to time the steps on this server before estimating them for the whole table. */
+const SAMPLE = 3000;
+
+/** The column's new type, kept in the row as sql/007 keeps it (a new type takes its own default storage). */
+const retype = (to: Storage, dim: number) => `alter column embedding type ${columnType(to)}(${dim}), alter column embedding set storage plain`;
+
+export interface StoragePlan {
+  /** What the database holds now: null when the vector index is missing. */
+  from: Storage | null;
+  to: Storage;
+  dim: number;
+  memories: number;
+  /** The column changes type: the table is rewritten under a lock (reads and writes wait). */
+  rewrite: boolean;
+  /** The index is built (concurrently while searches go on, then swapped in). */
+  build: boolean;
+  /** Estimated seconds of each step, from the sample timed on this server. */
+  estimate: { rewrite_s: number; build_s: number };
+}
+
+/** The storage the database holds: the column's type and the vector index's operator class. */
+export async function currentStorage(db: Queryable): Promise<{ storage: Storage | null; column: 'vector' | 'halfvec'; dim: number }> {
+  const [col] = await db.query<{ type: string; dim: number }>(
+    `select t.typname as type, a.atttypmod as dim from pg_attribute a join pg_type t on t.oid = a.atttypid
+      where a.attrelid = 'memories'::regclass and a.attname = 'embedding'`,
+  );
+  const column = col!.type as 'vector' | 'halfvec';
+  const [index] = await db.query<{ def: string }>(
+    `select pg_get_indexdef(i.indexrelid) as def from pg_index i join pg_class c on c.oid = i.indexrelid
+      where c.relname = $1 and i.indisvalid`,
+    [VECTOR_INDEX],
+  );
+  const storage: Storage | null = !index ? null : index.def.includes('bit_hamming_ops') ? `binary-${column}` : column;
+  return { storage, column, dim: col!.dim };
+}
+
+/**
+ * What applying `to` does and how long it should take. The estimate times the same steps on a
+ * sample of the table in a temporary copy (same columns and indexes), then scales by the row
+ * count: linearly for the rewrite, by n log n for the HNSW build (each insertion walks a graph
+ * whose depth grows with log n).
+ */
+export async function planStorage(db: Db, to: Storage): Promise<StoragePlan> {
+  const { storage: from, column, dim } = await currentStorage(db);
+  const [{ n }] = (await db.query<{ n: number }>('select count(*)::int as n from memories')) as [{ n: number }];
+  const rewrite = column !== columnType(to);
+  const build = rewrite || from !== to;
+  const estimate = { rewrite_s: 0, build_s: 0 };
+  if (build && n > 0) {
+    await db.transaction(async (tx) => {
+      await tx.exec(`create temporary table vector_storage_sample (like memories including defaults including generated including indexes) on commit drop`);
+      // The copy's own HNSW indexes (a dead build's too) go: the steps below build theirs.
+      const graphs = await tx.query<{ name: string }>(
+        `select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
+          where i.indrelid = 'vector_storage_sample'::regclass and am.amname = 'hnsw'`,
+      );
+      for (const g of graphs) await tx.exec(`drop index ${g.name}`);
+      const columns = (
+        await tx.query<{ name: string }>(
+          `select quote_ident(attname) as name from pg_attribute where attrelid = 'memories'::regclass and attnum > 0 and not attisdropped and attgenerated = ''`,
+        )
+      ).map((c) => c.name);
+      await tx.exec(`insert into vector_storage_sample (${columns}) select ${columns} from memories limit ${SAMPLE}`);
+      const [{ s }] = (await tx.query<{ s: number }>('select count(*)::int as s from vector_storage_sample')) as [{ s: number }];
+      const timed = async (statement: string) => {
+        const started = performance.now();
+        await tx.exec(statement);
+        return (performance.now() - started) / 1000;
+      };
+      if (rewrite) {
+        estimate.rewrite_s = ((await timed(`alter table vector_storage_sample ${retype(to, dim)}`)) * n) / s;
+      }
+      const built = await timed(`create index on vector_storage_sample ${indexBody(to, dim)}`);
+      estimate.build_s = (built * n * Math.log(Math.max(n, 2))) / (s * Math.log(Math.max(s, 2)));
+    });
+  }
+  return { from, to, dim, memories: n, rewrite, build, estimate: { rewrite_s: Math.round(estimate.rewrite_s), build_s: Math.round(estimate.build_s) } };
+}
+
+/**
+ * What the build reports while it runs (PostgreSQL's pg_stat_progress_create_index): the rows
+ * done when it counts them, else the table's blocks read (an HNSW build reports those).
+ */
+export interface BuildProgress {
+  phase: string;
+  done: number;
+  total: number;
+  unit: 'rows' | 'blocks';
+}
+
+/**
+ * Applies the plan. A new column type rewrites the table first, under a lock (the old index is
+ * dropped with it: no operator class serves both types). Then the new index is built with
+ * CREATE INDEX CONCURRENTLY while the old one (or, after a rewrite, exact scans) serves
+ * searches, and swapped in under a brief lock. `progress` hears the build's phase every
+ * `everyMs`. A build that died leaves an invalid `memories_embedding_next`, which the next run
+ * drops first.
+ */
+export async function applyStorage(db: Db, plan: StoragePlan, progress: (p: BuildProgress, elapsedS: number) => void, everyMs = 10_000): Promise<void> {
+  const concurrently = db.kind === 'postgres' ? 'concurrently' : '';
+  await db.exec(`drop index ${concurrently} if exists ${NEXT}`);
+  if (plan.rewrite) {
+    await db.transaction(async (tx) => {
+      await tx.exec(`drop index if exists ${VECTOR_INDEX};
+        alter table memories ${retype(plan.to, plan.dim)}`);
+    });
+  }
+  if (!plan.build) return;
+  const started = performance.now();
+  const poll =
+    db.kind === 'postgres'
+      ? setInterval(() => {
+          db.query<BuildProgress>(
+            `select p.phase, case when p.tuples_total > 0 then 'rows' else 'blocks' end as unit,
+                    (case when p.tuples_total > 0 then p.tuples_done else p.blocks_done end)::float8 as done,
+                    (case when p.tuples_total > 0 then p.tuples_total else p.blocks_total end)::float8 as total
+               from pg_stat_progress_create_index p where p.relid = 'memories'::regclass`,
+          ).then(
+            ([p]) => p && progress(p, (performance.now() - started) / 1000),
+            () => {},
+          );
+        }, everyMs)
+      : undefined;
+  try {
+    await db.exec(`create index ${concurrently} ${NEXT} on memories ${indexBody(plan.to, plan.dim)}`);
+  } finally {
+    clearInterval(poll);
+  }
+  await db.transaction(async (tx) => {
+    await tx.exec(`drop index if exists ${VECTOR_INDEX}; alter index ${NEXT} rename to ${VECTOR_INDEX}`);
+  });
+}

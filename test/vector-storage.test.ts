@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VECTOR_STORAGES, type VectorStorage } from '../src/core/config.ts';
+import { applyStorage, currentStorage, planStorage } from '../src/maintenance/vector-storage.ts';
+import { graphSearch } from '../src/ports/db/vector-storage.ts';
+import { newTenant, type Tenant } from './support/client.ts';
+import { startServer, type TestServer } from './support/server.ts';
+
+const CORPUS = [
+  'Ana prefers oat milk flat whites every morning before standup',
+  'The billing service deploy failed because the TLS certificate had expired',
+  'Ben spends his weekends bouldering at the climbing gym downtown',
+  'The quarterly budget review meeting moved to Thursday afternoon',
+  'Chloe is allergic to peanuts, so team lunches must avoid them',
+  'The office wifi password rotates on the first day of every month',
+];
+const QUESTIONS: Array<[string, number]> = [
+  ['what kind of coffee does Ana drink', 0],
+  ['who goes climbing at the gym on weekends', 2],
+  ['Chloe peanuts allergic lunches', 4],
+];
+
+// Each storage on a database that starts as every database does (vector): applied by the
+// maintenance step `orgmem vector-storage` runs, then searched through the graph and exactly.
+describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s', (storage: VectorStorage) => {
+  let server: TestServer;
+  let t: Tenant;
+  const search = (query: string) => t.api('POST', '/v1/memory/collections/notes/search', { query, mode: 'vector', limit: 3, min_score: 0 });
+
+  beforeAll(async () => {
+    server = await startServer({ ORGMEM_VECTOR_STORAGE: storage });
+    t = await newTenant(server.url, server.adminKey);
+    expect(
+      (
+        await t.api(
+          'POST',
+          '/v1/memory/collections/notes/memories/bulk',
+          CORPUS.slice(0, 3).map((text) => ({ text })),
+        )
+      ).status,
+    ).toBe(201);
+  });
+  afterAll(() => server?.close());
+
+  it('is planned from what the database holds, applied, and then reported as held', async () => {
+    expect((await currentStorage(server.app.db)).storage).toBe('vector');
+    const plan = await planStorage(server.app.db, storage);
+    expect(plan).toMatchObject({ from: 'vector', to: storage, memories: 3, rewrite: storage.endsWith('halfvec'), build: true });
+    expect(plan.estimate.build_s).toBeGreaterThanOrEqual(0);
+    await applyStorage(server.app.db, plan, () => {});
+    expect(await currentStorage(server.app.db)).toMatchObject({ storage, column: storage.endsWith('halfvec') ? 'halfvec' : 'vector' });
+    expect((await planStorage(server.app.db, storage)).build).toBe(false);
+  });
+
+  it('stores new memories and updates in the new column', async () => {
+    expect(
+      (
+        await t.api(
+          'POST',
+          '/v1/memory/collections/notes/memories/bulk',
+          CORPUS.slice(3).map((text) => ({ text })),
+        )
+      ).status,
+    ).toBe(201);
+    const created = await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'temporary note about parking' });
+    expect(created.status).toBe(201);
+    const patched = await t.api('PATCH', `/v1/memory/collections/notes/memories/${created.body.id}`, { text: 'The parking garage closes at ten' });
+    expect(patched.status).toBe(200);
+    const res = await search('when does the parking garage close');
+    expect(res.body.results[0].text).toBe('The parking garage closes at ten');
+  });
+
+  it('ranks the relevant memory first, exactly and through the graph', async () => {
+    const texts = async () => Promise.all(QUESTIONS.map(async ([q]) => (await search(q)).body.results[0].text));
+    const expected = QUESTIONS.map(([, i]) => CORPUS[i]);
+    expect(await texts()).toEqual(expected);
+    // The same searches through the graph: a scope of any size goes to the index (search.md, the cost model).
+    server.app.config.search.exactScanMax = 0;
+    try {
+      expect(await texts()).toEqual(expected);
+    } finally {
+      server.app.config.search.exactScanMax = undefined;
+    }
+  });
+
+  it('orders a graph search by the index it built', async () => {
+    const statement = graphSearch(storage, server.app.embedder.dimensions, { columns: 'm.id', q: '$1::vector', where: 'true', k: 3 });
+    const vector = `[${(await server.app.embedder.embed(['coffee']))[0]!.join(',')}]`;
+    const plan = await server.app.db.transaction(async (tx) => {
+      await tx.query(`select set_config('enable_seqscan', 'off', true)`);
+      return tx.query<Record<string, unknown>>(`explain ${statement}`, [vector]);
+    });
+    expect(plan.map((r) => Object.values(r)[0]).join('\n')).toContain('Index Scan using memories_embedding');
+  });
+});

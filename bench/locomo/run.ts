@@ -3,9 +3,15 @@
  * (`[session date] speaker: text`, metadata {dia_id}; with --observed `speaker: text` and the
  * session date as its observed_at, docs/time.md), one collection per conversation; every
  * question of categories 1 to 4 is searched with limit 50, and recall@k of its evidence dia_ids
- * is reported per category and overall, for each mode, with the bundled embedder.
+ * is reported per category and overall, for each mode, with the bundled embedder (or the hash
+ * embedder, --embedder hash), with session-level recall@10 (one of the evidence's sessions
+ * among the first 10 results' sessions).
  *
  *   node --import tsx bench/locomo/run.ts /path/to/locomo10.json [--observed] [--db orgmem_bench_locomo] [--keep] [--skip-load]
+ *       [--modes hybrid,vector,text] [--conversations 0-9] [--embedder local|hash] [--limit 50] [--captions]
+ *
+ * Loading takes minutes with the bundled embedder: --keep then --skip-load searches the same
+ * database again (--conversations 0-4 is the half constants are tuned on, 5-9 the other).
  *
  * The data file is read where it lies; nothing of it is copied into the project.
  */
@@ -29,8 +35,12 @@ const { values: args, positionals } = parseArgs({
     observed: { type: 'boolean', default: false },
     // The search limit; recall is reported for the k up to it (a page of 10 fuses 40 candidates per side, 50 fuses 100).
     limit: { type: 'string', default: '50' },
-    // Only these modes, comma-separated (e.g. "vector,hybrid" to compare vector storages: text mode does not read embeddings).
+    // The modes searched, comma-separated (iterating on hybrid needs only hybrid; "vector,hybrid" compares vector storages: text mode does not read embeddings).
     modes: { type: 'string', default: 'hybrid,vector,text' },
+    // The conversations whose questions are searched, as "first-last" (0-based): "0-4" is the tuning half, "5-9" the report half.
+    conversations: { type: 'string', default: '0-9' },
+    // The embedder: the bundled USE-lite ("local") or the hash embedder ("hash").
+    embedder: { type: 'string', default: 'local' },
   },
 });
 const file = positionals[0];
@@ -51,12 +61,13 @@ interface Sample {
 const LIMIT = Number(args.limit);
 const KS = [5, 10, 25, 50].filter((k) => k <= LIMIT);
 const MODES = args.modes!.split(',') as Array<'hybrid' | 'vector' | 'text'>;
+const [FIRST, LAST] = args.conversations!.split('-').map(Number) as [number, number];
 const CATEGORIES = [1, 2, 3, 4];
 const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 const samples = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
 const dbUrl = await createDatabase(args.base!, args.db!, !args['skip-load']);
-const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'local', ORGMEM_DB_POOL: '6', ORGMEM_RATE_LIMIT: 'false' };
+const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: args.embedder!, ORGMEM_DB_POOL: '6', ORGMEM_RATE_LIMIT: 'false' };
 const keyFile = `/tmp/${args.db}.key`;
 const key = args['skip-load'] ? readFileSync(keyFile, 'utf8') : createTenantKey(env, 'locomo');
 writeFileSync(keyFile, key);
@@ -73,30 +84,39 @@ function sessionInstant(date: string): string {
   return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
 }
 
-/** Dialogue turns of one conversation as memories, in session order. */
+/**
+ * Dialogue turns of one conversation as memories, in session order. Each carries the
+ * conversation as its `thread` and its place in it as `seq`: the provenance a neighbour signal
+ * would link turns by (bench/README.md, "Second hop: what was tried"; search does not read it).
+ */
 function turns(s: Sample) {
   const conv = s.conversation;
-  const out: Array<{ text: string; metadata: { dia_id: string }; source: string; observed_at?: string }> = [];
+  const out: Array<{ text: string; metadata: { dia_id: string; thread: string; seq: number }; source: string; observed_at?: string }> = [];
   for (let n = 1; Array.isArray(conv[`session_${n}`]) || conv[`session_${n}_date_time`]; n++) {
     const date = conv[`session_${n}_date_time`] as string;
     for (const t of (conv[`session_${n}`] as Turn[] | undefined) ?? []) {
       const caption = args.captions && t.blip_caption ? ` [shares ${t.blip_caption}]` : '';
       const said = `${t.speaker}: ${t.text}${caption}`;
+      const metadata = { dia_id: t.dia_id, thread: s.sample_id, seq: out.length + 1 };
       out.push(
         args.observed
-          ? { text: said, observed_at: sessionInstant(date), metadata: { dia_id: t.dia_id }, source: 'locomo' }
-          : { text: `[${date}] ${said}`, metadata: { dia_id: t.dia_id }, source: 'locomo' },
+          ? { text: said, observed_at: sessionInstant(date), metadata, source: 'locomo' }
+          : { text: `[${date}] ${said}`, metadata, source: 'locomo' },
       );
     }
   }
   return out;
 }
 
+/** "D3:5" -> "D3": a turn's session. */
+const sessionOf = (diaId: string) => diaId.split(':')[0]!;
+
 const collectionOf = (s: Sample) => s.sample_id.replace(/[^A-Za-z0-9._-]/g, '-');
 const report: Record<string, unknown> = {
   file,
   at: new Date().toISOString(),
-  embedder: 'local USE-lite 512-d',
+  embedder: args.embedder === 'local' ? 'local USE-lite 512-d' : args.embedder,
+  conversations: args.conversations,
   limit: LIMIT,
   min_score: 0,
   captions: args.captions,
@@ -116,18 +136,20 @@ try {
   if (!args['skip-load']) log(`stored ${stored} turns of ${samples.length} conversations in ${round((performance.now() - started) / 1000)} s`);
   report.turns = stored;
 
-  const questions = samples.flatMap((s) =>
-    s.qa
-      .filter((q) => CATEGORIES.includes(q.category))
-      .map((q) => ({ collection: collectionOf(s), question: q.question, category: q.category, evidence: normaliseEvidence(q.evidence ?? []) })),
-  );
+  const questions = samples
+    .slice(FIRST, LAST + 1)
+    .flatMap((s) =>
+      s.qa
+        .filter((q) => CATEGORIES.includes(q.category))
+        .map((q) => ({ collection: collectionOf(s), question: q.question, category: q.category, evidence: normaliseEvidence(q.evidence ?? []) })),
+    );
   const usable = questions.filter((q) => q.evidence.length > 0);
   report.questions = { categories_1_to_4: questions.length, with_evidence: usable.length };
   log(`${usable.length} questions with evidence (of ${questions.length})`);
 
   const results: Record<string, Record<string, Record<string, number>>> = {};
   for (const mode of MODES) {
-    // sums[category][k] of per-question recall
+    // sums[category][k] of per-question recall; the last entry is session-level recall@10
     const sums = new Map<string, number[]>();
     const counts = new Map<string, number>();
     const t0 = performance.now();
@@ -136,8 +158,11 @@ try {
       if (res.status !== 200) throw new Error(`search: ${res.status} ${JSON.stringify(res.body)}`);
       const got = (res.body.results as Array<{ metadata: { dia_id: string } }>).map((r) => r.metadata.dia_id);
       const recall = KS.map((k) => q.evidence.filter((e) => got.slice(0, k).includes(e)).length / q.evidence.length);
+      // Session level: one of the evidence's sessions among the sessions of the first 10 results.
+      const sessions = new Set(got.slice(0, 10).map(sessionOf));
+      recall.push(q.evidence.some((e) => sessions.has(sessionOf(e))) ? 1 : 0);
       for (const cat of [String(q.category), 'overall']) {
-        const acc = sums.get(cat) ?? KS.map(() => 0);
+        const acc = sums.get(cat) ?? [...KS, 0].map(() => 0);
         recall.forEach((r, i) => (acc[i]! += r));
         sums.set(cat, acc);
         counts.set(cat, (counts.get(cat) ?? 0) + 1);
@@ -146,7 +171,12 @@ try {
     results[mode] = Object.fromEntries(
       [...CATEGORIES.map(String), 'overall'].map((cat) => [
         cat === 'overall' ? 'overall' : `category_${cat}`,
-        { questions: counts.get(cat) ?? 0, ...Object.fromEntries(KS.map((k, i) => [`recall@${k}`, round((100 * sums.get(cat)![i]!) / counts.get(cat)!)])) },
+        {
+          questions: counts.get(cat) ?? 0,
+          ...Object.fromEntries(
+            [...KS.map((k) => `recall@${k}`), 'session_recall@10'].map((name, i) => [name, round((100 * sums.get(cat)![i]!) / counts.get(cat)!)]),
+          ),
+        },
       ]),
     );
     log(`${mode} (${round((performance.now() - t0) / 1000)} s): ${JSON.stringify(results[mode]!.overall)}`);
@@ -157,7 +187,14 @@ try {
   await server.stop();
 }
 mkdirSync('bench/results', { recursive: true });
-const out = `bench/results/locomo${args.captions ? '-captions' : ''}${args.observed ? '-observed' : ''}${LIMIT !== 50 ? `-limit${LIMIT}` : ''}.json`;
+const variant = [
+  args.captions && 'captions',
+  args.observed && 'observed',
+  LIMIT !== 50 && `limit${LIMIT}`,
+  args.embedder !== 'local' && args.embedder,
+  args.conversations !== '0-9' && `conv${args.conversations}`,
+];
+const out = `bench/results/${['locomo', ...variant.filter(Boolean)].join('-')}.json`;
 writeFileSync(out, JSON.stringify(report, null, 2));
 log(`wrote ${out}`);
 if (!args.keep) await dropDatabase(args.base!, args.db!);

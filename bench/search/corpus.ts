@@ -5,7 +5,7 @@ import { rng } from '../lib/stats.ts';
  * work and preferences, with categories, metadata and container tags (end users). Deterministic:
  * the same seed gives the same corpus, so runs compare.
  */
-const FIRST = [
+export const FIRST = [
   'Ana',
   'Ben',
   'Chloe',
@@ -37,7 +37,7 @@ const FIRST = [
   'Carlos',
   'Dana',
 ];
-const LAST = [
+export const LAST = [
   'Novak',
   'Okafor',
   'Silva',
@@ -59,7 +59,7 @@ const LAST = [
   'Yilmaz',
   'Costa',
 ];
-const CITIES = [
+export const CITIES = [
   'Lisbon',
   'Berlin',
   'Nairobi',
@@ -81,9 +81,9 @@ const CITIES = [
   'Perth',
   'Zurich',
 ];
-const DRINKS = ['oat milk flat whites', 'green tea', 'espresso', 'sparkling water', 'chai', 'decaf coffee', 'matcha', 'herbal tea'];
+export const DRINKS = ['oat milk flat whites', 'green tea', 'espresso', 'sparkling water', 'chai', 'decaf coffee', 'matcha', 'herbal tea'];
 const FOODS = ['vegetarian food', 'spicy ramen', 'gluten-free meals', 'sushi', 'Ethiopian food', 'tapas', 'vegan desserts', 'dim sum'];
-const HOBBIES = [
+export const HOBBIES = [
   'bouldering',
   'sourdough baking',
   'trail running',

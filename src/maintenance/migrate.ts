@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../ports/db/db.ts';
+import { distribute, isCitus } from './citus.ts';
 
 /** The package's `sql/`: one folder up from the bundle in `dist/`, two from this source file. */
 const SQL_DIR = ['../sql/', '../../sql/'].map((dir) => fileURLToPath(new URL(dir, import.meta.url))).find((dir) => existsSync(dir))!;
@@ -12,7 +13,8 @@ export class DimensionMismatchError extends Error {}
 /**
  * Applies the numbered files of sql/ that have not run yet, in one transaction under an
  * advisory lock so that several processes starting together migrate once. The embedding
- * dimension is fixed by the first migration and checked on every later start.
+ * dimension is fixed by the first migration and checked on every later start. On a Citus
+ * coordinator the tables are then placed on the cluster (citus.ts).
  */
 export async function migrate(db: Db, embeddingDim: number): Promise<void> {
   const files = readdirSync(SQL_DIR)
@@ -20,6 +22,10 @@ export async function migrate(db: Db, embeddingDim: number): Promise<void> {
     .sort();
   await db.transaction(async (tx) => {
     if (db.kind === 'postgres') await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    // On Citus, DDL and distribution in one transaction must reach the workers over one
+    // connection each (docs/citus.md).
+    const citus = db.kind === 'postgres' && (await isCitus(tx));
+    if (citus) await tx.query(`set local citus.multi_shard_modify_mode to 'sequential'`);
     await tx.query('create extension if not exists vector');
     await tx.query('create table if not exists schema_migrations (version int primary key, name text not null, applied_at timestamptz not null default now())');
     await tx.query('create table if not exists settings (key text primary key, value jsonb not null)');
@@ -41,5 +47,6 @@ export async function migrate(db: Db, embeddingDim: number): Promise<void> {
       await tx.exec(text);
       await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [version, file]);
     }
+    if (citus) await distribute(tx);
   });
 }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import postgres from 'postgres';
 import { pino } from 'pino';
 import { closeApp, createApp, startWorker } from '../../host/app.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import type { App } from '../../src/core/context.ts';
 import { buildServer } from '../../host/server.ts';
 import { createTenant } from '../../src/services/access/tenants.ts';
+import { freshDatabase } from './database.ts';
 
 export interface TestServer {
   url: string;
@@ -40,25 +40,17 @@ function contractLog(lines?: string[]) {
 
 /**
  * A real server on an ephemeral port with its own database: an in-memory PGlite, or, when
- * TEST_DATABASE_URL is set, a fresh PostgreSQL database created for it and dropped after.
+ * TEST_DATABASE_URL is set, a fresh PostgreSQL database created for it and dropped after (one of the
+ * cluster on a Citus coordinator).
  */
 export async function startServer(env: Record<string, string> = {}, opts: { worker?: boolean; logLines?: string[] } = {}): Promise<TestServer> {
   const base = process.env.TEST_DATABASE_URL;
   let dropDb = async () => {};
   const dbEnv: Record<string, string> = { ORGMEM_DATA_DIR: 'memory://' };
   if (base) {
-    const name = `orgmem_t_${randomBytes(6).toString('hex')}`;
-    const admin = postgres(base, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    dbEnv.DATABASE_URL = url.toString();
-    dropDb = async () => {
-      const a = postgres(base, { max: 1, onnotice: () => {} });
-      await a.unsafe(`drop database if exists ${name} with (force)`);
-      await a.end();
-    };
+    const fresh = await freshDatabase(base);
+    dbEnv.DATABASE_URL = fresh.url;
+    dropDb = fresh.drop;
   }
   // Every test reaches the server from 127.0.0.1: the beacon's budget per address (the fuzzer sends
   // it hundreds) would make whichever test comes last fail; test/rate-limit.test.ts sets its own.

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { pino } from 'pino';
 import { closeApp, createApp } from '../../host/app.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { createTenant } from '../../src/services/access/tenants.ts';
+import { freshDatabase } from './database.ts';
 import { spawnServe } from './serve.ts';
 
 /**
@@ -20,14 +20,8 @@ export async function spawnedServer(env: Record<string, string>, opts: { worker?
   const base = process.env.TEST_DATABASE_URL;
   const name = `orgmem_t_${randomBytes(6).toString('hex')}`;
   const dataEnv: Record<string, string> = { ORGMEM_DATA_DIR: join(dir, 'data') };
-  if (base) {
-    const admin = postgres(base, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    dataEnv.DATABASE_URL = url.toString();
-  }
+  const fresh = base ? await freshDatabase(base) : undefined;
+  if (fresh) dataEnv.DATABASE_URL = fresh.url;
   const fullEnv = {
     PATH: process.env.PATH ?? '',
     HOME: dir,
@@ -73,11 +67,7 @@ export async function spawnedServer(env: Record<string, string>, opts: { worker?
     },
     async close(): Promise<void> {
       await running?.stop();
-      if (base) {
-        const a = postgres(base, { max: 1, onnotice: () => {} });
-        await a.unsafe(`drop database if exists ${name} with (force)`);
-        await a.end();
-      }
+      await fresh?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

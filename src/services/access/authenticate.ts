@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Agent, App, AuthedCtx } from '../../core/context.ts';
 import { unauthorized } from '../../core/errors.ts';
+import { isUnreachable } from '../../ports/db/db.ts';
 import type { KeyRole, Tenant } from '../../schemas/access.ts';
 import { hashKey, type KeyRow } from './keys.ts';
 import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
@@ -30,14 +31,18 @@ const TOKEN_BY_HASH = (audience: string) => `select ${COLUMNS.replace('k.key_has
 const isAccessToken = (presented: string) => presented.startsWith('mvat_');
 
 /**
- * The key lookup, the last_used_at refresh (at most once a minute) and, with `limited`, the
- * rate-limit hit of the key's window, as one statement: authentication costs one round trip.
- * `source` selects the key row, by the key's hash or by an access token's.
+ * The key lookup, the last_used_at refresh (at most once a minute, unless `touch` is false) and,
+ * with `limited`, the rate-limit hit of the key's window, as one statement: authentication costs
+ * one round trip. `source` selects the key row, by the key's hash or by an access token's.
  */
-const authSql = (limited: boolean, source: string) => `with k as (${source}),
+const authSql = (limited: boolean, source: string, touch: boolean) => `with k as (${source})${
+  touch
+    ? `,
   used as (update api_keys a set last_used_at = now() from k
             where a.tenant_id = k.id and a.id = k.key_id and k.revoked_at is null
-              and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute'))
+              and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute'))`
+    : ''
+}
   ${limited ? `, hit as (${hitSql(`'key:' || k.key_id`, '$2', 'from k where k.revoked_at is null', '$3::int')})` : ''}
   select k.*${limited ? ', hit.count as rl_count, hit.reset_at as rl_reset from k left join hit on true' : ' from k'}`;
 
@@ -46,20 +51,29 @@ async function lookupKey(app: App, presented: string, calls: number, audience: s
   // An access token is only ever accepted where its audience is this request's resource.
   const token = isAccessToken(presented);
   if (token && audience === undefined) return undefined;
-  const run = (limited: boolean) => {
+  const run = (limited: boolean, touch = true) => {
     const params: unknown[] = limited ? [hash, app.config.rateLimit.windowSeconds, calls] : [hash];
     const source = token ? TOKEN_BY_HASH(`$${params.push(audience)}`) : KEY_BY_HASH;
-    return app.platform.query<AuthRow>(authSql(limited, source), params);
+    return app.platform.query<AuthRow>(authSql(limited, source, touch), params);
   };
-  if (!app.config.rateLimit.enabled) return (await run(false))[0];
   try {
-    return (await run(true))[0];
+    if (!app.config.rateLimit.enabled) return (await run(false))[0];
+    try {
+      return (await run(true))[0];
+    } catch (err) {
+      if (isUnreachable(err)) throw err;
+      // Without the counter the lookup works: the limiter's store failed, so fail open. If the
+      // plain lookup fails as well, the database itself is down and that error is the answer.
+      const row = (await run(false))[0];
+      limiterFailed(app, err);
+      return row;
+    }
   } catch (err) {
-    // Without the counter the lookup works: the limiter's store failed, so fail open. If the
-    // plain lookup fails as well, the database itself is down and that error is the answer.
-    const row = (await run(false))[0];
-    limiterFailed(app, err);
-    return row;
+    // On Citus the keys are a reference table, copied to every node, and a write to it needs
+    // every node: with one worker down the refresh of last_used_at cannot be made, but the key
+    // can still be read, and the tenants on the other nodes served (docs/citus.md).
+    if (!isUnreachable(err)) throw err;
+    return (await run(app.config.rateLimit.enabled, false))[0];
   }
 }
 

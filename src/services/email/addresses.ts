@@ -39,7 +39,7 @@ export async function getDropAddress(ctx: AuthedCtx): Promise<DropAddress> {
 export async function rotateDropAddress(ctx: AuthedCtx): Promise<DropAddress> {
   const [row] = await ctx.app.platform.query<{ token: string; collection: string }>(
     `insert into email_addresses (tenant_id, token) values ($1, $2)
-     on conflict (tenant_id) do update set token = excluded.token, rotated_at = now()
+     on conflict (tenant_id) do update set token = excluded.token, rotated_at = excluded.created_at
      returning token, collection`,
     [ctx.tenant.id, newDropToken()],
   );

@@ -16,7 +16,7 @@ export async function putWebhook(ctx: AuthedCtx, url: string): Promise<{ url: st
   const secret = `whsec_${randomBytes(32).toString('base64url')}`;
   await ctx.app.platform.query(
     `insert into webhooks (tenant_id, url, secret_sealed) values ($1, $2, $3)
-     on conflict (tenant_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed, created_at = now(),
+     on conflict (tenant_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed, created_at = excluded.created_at,
        last_delivered_at = null, last_error = null, last_error_at = null`,
     [ctx.tenant.id, url, ctx.app.secrets.encrypt(secret)],
   );

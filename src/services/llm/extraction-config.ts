@@ -83,7 +83,7 @@ export async function putExtractionConfig(ctx: AuthedCtx, input: ExtractionConfi
   await ctx.app.platform.query(
     `insert into extraction_configs (tenant_id, provider, base_url, model, api_key_sealed) values ($1, $2, $3, $4, $5)
      on conflict (tenant_id) do update set provider = excluded.provider, base_url = excluded.base_url, model = excluded.model,
-       api_key_sealed = excluded.api_key_sealed, updated_at = now()`,
+       api_key_sealed = excluded.api_key_sealed, updated_at = excluded.updated_at`,
     [ctx.tenant.id, input.provider, endpoint.baseUrl, endpoint.model, endpoint.apiKey ? ctx.app.secrets.encrypt(endpoint.apiKey) : null],
   );
   return getExtractionConfig(ctx);

@@ -24,7 +24,7 @@ export async function putSpendCap(ctx: AuthedCtx, monthlyUsd: number | null) {
   else {
     await ctx.app.platform.query(
       `insert into spend_caps (tenant_id, monthly_usd) values ($1, $2)
-       on conflict (tenant_id) do update set monthly_usd = excluded.monthly_usd, updated_at = now()`,
+       on conflict (tenant_id) do update set monthly_usd = excluded.monthly_usd, updated_at = excluded.updated_at`,
       [ctx.tenant.id, monthlyUsd],
     );
   }

@@ -18,7 +18,7 @@ interface CollectionRow {
 }
 
 const SELECT = `select name, description, metadata, memory_count::int as memory_count, created_at, updated_at,
-                       exists (select 1 from collection_grants g where g.tenant_id = c.tenant_id and g.collection = c.name) as restricted
+                       exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name) as restricted
                   from collections c`;
 
 const view = (r: CollectionRow) => ({
@@ -50,7 +50,7 @@ export async function touchCollection(q: Queryable, tenantId: string, name: stri
   await q.query(
     `insert into collections (tenant_id, name, memory_count, version) values ($1, $2, greatest($3::int, 0), 1)
      on conflict (tenant_id, name) do update
-       set memory_count = collections.memory_count + $3::int, version = collections.version + 1, updated_at = now()`,
+       set memory_count = collections.memory_count + $3::int, version = collections.version + 1, updated_at = excluded.updated_at`,
     [tenantId, name, countDelta],
   );
 }

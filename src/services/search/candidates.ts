@@ -4,7 +4,7 @@ import { graphCandidates, graphSearch } from '../../ports/db/vector-storage.ts';
 import { markBroad } from './cache.ts';
 import { exactBound, readsExactly } from './exact-cost.ts';
 import { vectorSql, type SearchVector } from './feedback.ts';
-import { GRAPH_SETTINGS, graphSettingsFilter } from './plan-settings.ts';
+import { graphSettings, graphSettingsFilter } from './plan-settings.ts';
 import { scanExact } from './scan.ts';
 import { narrows, where, type Filters, type Scope } from './scope.ts';
 
@@ -86,7 +86,7 @@ export async function vectorCandidates(
  * (plan-settings.ts). Under a filter the planner may sort the filter's rows instead, since it
  * cannot estimate a jsonb containment (it took 20k rows for 100 and spent 35 ms where the graph
  * took 9), so `enable_sort` is off, which only a setting made before planning can do:
- * GRAPH_SETTINGS and the search go in one flight, in a transaction that scopes them (three round
+ * graphSettings and the search go in one flight, in a transaction that scopes them (three round
  * trips: BEGIN, both statements, COMMIT).
  */
 async function graphNearest(app: App, scope: Scope, filters: Filters, vector: SearchVector, k: number, opts: VectorOptions): Promise<CandidateRow[]> {
@@ -109,9 +109,9 @@ async function graphNearest(app: App, scope: Scope, filters: Filters, vector: Se
     return (await loadRows(app.db, scope, [(await scanExact(app.db, scope, filters, { ...opts, vector, k })).nearest]))[0]!;
   }
   return app.db.transaction(async (tx) => {
-    const [, rows] = await Promise.all([tx.query(GRAPH_SETTINGS, [ef]), tx.query<CandidateRow & { distance: number }>(search, params)]);
+    const [, rows] = await Promise.all([tx.exec(graphSettings(ef)), tx.query<CandidateRow & { distance: number }>(search, params)]);
     if (rows.length < k) {
-      const [, scan] = await Promise.all([tx.query(`select set_config('enable_sort', 'on', true)`), scanExact(tx, scope, filters, { ...opts, vector, k })]);
+      const [, scan] = await Promise.all([tx.exec('set local enable_sort = on'), scanExact(tx, scope, filters, { ...opts, vector, k })]);
       return (await loadRows(tx, scope, [scan.nearest]))[0]!;
     }
     return ordered(rows);

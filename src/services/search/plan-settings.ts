@@ -18,9 +18,11 @@ export const graphSettingsFilter = (ef: string) =>
 
 /**
  * The settings of a filtered HNSW graph search, for its transaction. `enable_sort` is read while planning,
- * so it cannot sit in the statement it governs: the caller sends this statement and the search
+ * so it cannot sit in the statement it governs: the caller sends these statements and the search
  * in one flight (pipelined, no round trip between them), inside the transaction that scopes them.
- * Parameter $1: hnsw.ef_search.
+ * SET LOCAL rather than set_config: on Citus only a SET LOCAL reaches the worker that plans the
+ * shard's query (orgmem migrate sets citus.propagate_set_commands; docs/citus.md).
+ * `ef` is hnsw.ef_search, a number.
  */
-export const GRAPH_SETTINGS = `select set_config('enable_sort', 'off', true),
-  set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`;
+export const graphSettings = (ef: string) =>
+  `set local enable_sort = off; set local hnsw.iterative_scan = relaxed_order; set local hnsw.ef_search = ${Math.trunc(Number(ef))}`;

@@ -75,7 +75,7 @@ export async function putStorageConfig(ctx: AuthedCtx, input: StorageConfigInput
      values ($1, $2, $3, $4, $5, $6, $7)
      on conflict (tenant_id) do update set backend = excluded.backend, endpoint_url = excluded.endpoint_url, bucket = excluded.bucket,
        region = excluded.region, access_key_sealed = excluded.access_key_sealed, secret_key_sealed = excluded.secret_key_sealed,
-       updated_at = now()`,
+       updated_at = excluded.updated_at`,
     [
       ctx.tenant.id,
       input.backend,

@@ -78,7 +78,7 @@ export async function putDatabaseConfig(ctx: AuthedCtx, connectionString: string
   }
   await ctx.app.platform.query(
     `insert into database_configs (tenant_id, connection_string_sealed) values ($1, $2)
-     on conflict (tenant_id) do update set connection_string_sealed = excluded.connection_string_sealed, updated_at = now()`,
+     on conflict (tenant_id) do update set connection_string_sealed = excluded.connection_string_sealed, updated_at = excluded.updated_at`,
     [ctx.tenant.id, ctx.app.secrets.encrypt(connectionString)],
   );
   return { ...(await getDatabaseConfig(ctx)), note: SWITCHED };

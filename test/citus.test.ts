@@ -1,0 +1,213 @@
+import { execFileSync } from 'node:child_process';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable, Tx } from '../src/ports/db/db.ts';
+import { CITUS_LOCAL_SCHEMAS, CITUS_TABLES } from '../src/maintenance/citus.ts';
+import { newTenant, type Tenant } from './support/client.ts';
+import { isCitusServer } from './support/database.ts';
+import { startServer, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
+
+// .ci/run sets TEST_CITUS=1 with TEST_DATABASE_URL on the cluster's coordinator
+// (scripts/citus-cluster.sh); anywhere else this file is skipped, as its name says.
+const CITUS = process.env.TEST_CITUS === '1';
+/** The port of an instance with Citus that no database uses yet (scripts/citus-cluster.sh spare); .ci/run sets it. */
+const SPARE = process.env.TEST_CITUS_SPARE_PORT;
+
+type Statement = { sql: string; params: unknown[] };
+
+/** Keeps every statement the app's database port runs, transactions included, in `into`. */
+function record(db: Queryable & { transaction?: unknown }, into: Statement[]) {
+  const keep = <Q extends Queryable>(q: Q): Q => {
+    const { query, exec } = q;
+    q.query = (async (sql: string, params: unknown[] = []) => {
+      into.push({ sql, params });
+      return query.call(q, sql, params);
+    }) as Q['query'];
+    q.exec = async (sql: string) => {
+      into.push({ sql, params: [] });
+      return exec.call(q, sql);
+    };
+    return q;
+  };
+  keep(db);
+  const d = db as unknown as { transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> };
+  const transaction = d.transaction.bind(d);
+  d.transaction = (fn) => transaction((tx) => fn(keep({ ...tx })));
+}
+
+describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST_DATABASE_URL on the coordinator)', () => {
+  let server: TestServer;
+  let t: Tenant;
+  let sql: postgres.Sql;
+  const ran: Statement[] = [];
+
+  beforeAll(async () => {
+    const base = process.env.TEST_DATABASE_URL;
+    if (!base || !(await isCitusServer(base))) throw new Error('TEST_CITUS=1 needs TEST_DATABASE_URL on a Citus coordinator (scripts/citus-cluster.sh)');
+    // Every search walks the graph, as it does past a few thousand memories.
+    server = await startServer({ ORGMEM_SEARCH_EXACT_MAX: '0' });
+    t = await newTenant(server.url, server.adminKey);
+    const texts = Array.from({ length: 60 }, (_, i) => ({
+      text: `note ${i} about ${['coffee', 'deploys', 'climbing', 'budgets'][i % 4]} number ${i}`,
+      category: i % 2 ? 'fact' : 'episode',
+    }));
+    expect((await t.api('POST', '/v1/memory/collections/notes/memories/bulk', texts)).status).toBe(201);
+    sql = postgres((server.app.config as { databaseUrl: string }).databaseUrl, { max: 1, onnotice: () => {} });
+    // Copies make the collection large enough for the planner to walk the graph rather than sort.
+    const columns = (
+      await sql<{ name: string }[]>`select column_name as name from information_schema.columns
+                                     where table_name = 'memories' and is_generated = 'NEVER' and column_name <> 'id'`
+    )
+      .map((c) => c.name)
+      .join(', ');
+    await sql.unsafe(`insert into memories (id, ${columns}) select gen_random_uuid(), ${columns} from memories, generate_series(1, 50) where tenant_id = $1`, [
+      t.id,
+    ]);
+    await sql`analyze memories`;
+    record(server.app.db, ran);
+  });
+
+  afterAll(async () => {
+    await sql?.end();
+    await server?.close();
+  });
+
+  it('places every table: distributed on tenant_id and co-located, a reference table, or local for a stated reason', async () => {
+    const tables = await sql<{ schema: string; name: string }[]>`
+      select n.nspname as schema, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where c.relkind in ('r', 'p') and not c.relispartition and n.nspname not in ('pg_catalog', 'information_schema', 'citus', 'columnar', 'columnar_internal')`;
+    const citus = new Map(
+      (
+        await sql<{ name: string; kind: string; column: string; colocation: number }[]>`
+        select table_name::text as name, citus_table_type as kind, distribution_column as column, colocation_id as colocation from citus_tables`
+      ).map((r) => [r.name, r]),
+    );
+    const colocations = new Set<number>();
+    for (const { schema, name } of tables) {
+      if (schema !== 'public') {
+        expect(CITUS_LOCAL_SCHEMAS[schema], `schema ${schema} has no placement`).toEqual(expect.any(String));
+        expect(citus.has(`${schema}.${name}`), `${schema}.${name} stays local`).toBe(false);
+        continue;
+      }
+      const placement = CITUS_TABLES[name];
+      expect(placement, `table ${name} has no placement in src/maintenance/citus.ts`).toBeDefined();
+      const found = citus.get(name);
+      if (placement!.kind === 'local') {
+        expect(placement!.reason.length).toBeGreaterThan(10);
+        expect(found, `${name} stays on the coordinator`).toBeUndefined();
+      } else if (placement!.kind === 'reference') {
+        expect(found?.kind, name).toBe('reference');
+      } else {
+        expect(found?.kind, name).toBe('distributed');
+        expect(found?.column, name).toBe('tenant_id');
+        colocations.add(found!.colocation);
+      }
+    }
+    expect(colocations.size).toBe(1);
+    // Every listed table exists: the list holds no table the schema lost.
+    expect(Object.keys(CITUS_TABLES).sort()).toEqual(
+      tables
+        .filter((r) => r.schema === 'public')
+        .map((r) => r.name)
+        .sort(),
+    );
+  });
+
+  // The search statement the app ran, EXPLAINed (ANALYZE: the worker plans and runs it) in the
+  // transaction the app ran it in, after the settings statements it sent before it.
+  async function explainSearch(body: Record<string, unknown>) {
+    ran.length = 0;
+    const res = await t.api('POST', '/v1/memory/collections/notes/search', { min_score: 0, ...body });
+    expect(res.status).toBe(200);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    const at = ran.findIndex((s) => /order by m\.embedding <=>/.test(s.sql));
+    expect(at, 'the search walked the HNSW graph').toBeGreaterThanOrEqual(0);
+    const settings = ran.slice(0, at).filter((s) => /^set local/i.test(s.sql.trim()));
+    return sql.begin(async (tx) => {
+      for (const s of settings) await tx.unsafe(s.sql).simple();
+      const [plan] = await tx.unsafe(`explain (analyze, verbose, format json) ${ran[at]!.sql}`, ran[at]!.params as never[]);
+      // The setting the worker running the shard's query sees, in the same transaction.
+      const [seen] = await tx.unsafe<{ ef: string }[]>(`select current_setting('hnsw.ef_search') as ef from memories where tenant_id = $1 limit 1`, [t.id]);
+      if (process.env.SHOW_PLAN) console.log(JSON.stringify(plan, null, 1));
+      return { plan: JSON.stringify(plan), ef: seen!.ef, settings };
+    });
+  }
+
+  it('an unfiltered search is one task on one worker, walking the HNSW index with its ef_search there', async () => {
+    const { plan } = await explainSearch({ query: 'coffee', mode: 'vector', limit: 5 });
+    expect(plan).toMatch(/"Task Count":1,/);
+    expect(plan.match(/"Node":"host=[^"]+"/g)).toHaveLength(1);
+    expect(plan).toMatch(/"Index Name":"memories_embedding_\d+"/);
+    // The settings are part of the shard's statement: the worker evaluates them.
+    expect(plan).toMatch(/set_config\('hnsw\.ef_search'/);
+  });
+
+  it('a filtered search sends its SET LOCAL settings to the worker and walks the HNSW index there', async () => {
+    const { plan, ef, settings } = await explainSearch({ query: 'coffee', mode: 'vector', category: 'fact', limit: 50 });
+    expect(settings.length).toBeGreaterThan(0);
+    expect(plan).toMatch(/"Task Count":1,/);
+    expect(plan.match(/"Node":"host=[^"]+"/g)).toHaveLength(1);
+    expect(plan).toMatch(/"Index Name":"memories_embedding_\d+"/);
+    // The search's value, not the worker's own: the search's SET LOCAL reached the worker.
+    const [own] = await sql<{ ef: string }[]>`select current_setting('hnsw.ef_search') as ef from memories where tenant_id = ${t.id} limit 1`;
+    expect(ef).not.toBe(own!.ef);
+    expect(ef).toBe(/hnsw\.ef_search = (\d+)/.exec(settings.map((s) => s.sql).join(';'))![1]);
+  });
+
+  // The spare instance (scripts/citus-cluster.sh spare) joins this test's database alone, so
+  // stopping it touches no other test's.
+  it.skipIf(!SPARE)(
+    'a tenant isolated and moved to a node of its own answers 503 while that node is down, others are served, and all recover',
+    async () => {
+      const other = await newTenant(server.url, server.adminKey);
+      expect((await other.api('POST', '/v1/memory/collections/notes/memories', { text: 'the isolated tenant keeps this' })).status).toBe(201);
+      const spare = Number(SPARE);
+      const spareUrl = new URL(process.env.TEST_DATABASE_URL!);
+      spareUrl.port = String(spare);
+      spareUrl.pathname = `/${new URL((server.app.config as { databaseUrl: string }).databaseUrl).pathname.slice(1)}`;
+      const node = postgres(spareUrl.toString().replace(spareUrl.pathname, '/postgres'), { max: 1, onnotice: () => {} });
+      await node.unsafe(`create database ${spareUrl.pathname.slice(1)}`);
+      await node.end();
+      const onSpare = postgres(spareUrl.toString(), { max: 1, onnotice: () => {} });
+      await onSpare.unsafe('set client_min_messages = warning; create extension citus; create extension vector');
+      await onSpare.end();
+      await sql`select citus_add_node('127.0.0.1', ${spare})`;
+      const [isolated] = await sql<
+        { shard: string }[]
+      >`select isolate_tenant_to_new_shard('collections', ${other.id}::uuid, 'CASCADE', 'block_writes') as shard`;
+      const shard = isolated!.shard;
+      const [from] = await sql<{ nodename: string; nodeport: number }[]>`select nodename, nodeport from citus_shards where shardid = ${shard}`;
+      await sql`select citus_move_shard_placement(${shard}, ${from!.nodename}, ${from!.nodeport}, '127.0.0.1', ${spare}, 'block_writes')`;
+      const list = (who: Tenant) => who.api('GET', '/v1/memory/collections/notes/memories');
+      expect((await list(other)).body.map((m: { text: string }) => m.text)).toEqual(['the isolated tenant keeps this']);
+      const cluster = `citus${spare}`;
+      execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', '15', cluster, 'stop', '-m', 'fast']);
+      try {
+        const down = await list(other);
+        expect(down.status).toBe(503);
+        expect(down.body.detail).toMatch(/A database cannot be reached now/);
+        expect((await other.api('POST', '/v1/memory/collections/notes/memories', { text: 'not while its node is down' })).status).toBe(503);
+        expect((await list(t)).status).toBe(200);
+        expect((await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'written while another node is down' })).status).toBe(201);
+      } finally {
+        execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', '15', cluster, 'start']);
+      }
+      const back = await until('the isolated tenant served again', async () => {
+        const res = await list(other);
+        return res.status === 200 ? res : undefined;
+      });
+      expect(back.body.map((m: { text: string }) => m.text)).toEqual(['the isolated tenant keeps this']);
+      // Its node back, the tenant leaves it before the test's database goes (on a new session:
+      // this one's connection to the node died with it).
+      const after = postgres((server.app.config as { databaseUrl: string }).databaseUrl, { max: 1, onnotice: () => {} });
+      await after`select citus_move_shard_placement(${shard}, '127.0.0.1', ${spare}, ${from!.nodename}, ${from!.nodeport}, 'block_writes')`;
+      await after`select citus_remove_node('127.0.0.1', ${spare})`;
+      await after.end();
+      const drop = postgres(spareUrl.toString().replace(spareUrl.pathname, '/postgres'), { max: 1, onnotice: () => {} });
+      await drop.unsafe(`drop database if exists ${spareUrl.pathname.slice(1)} with (force)`);
+      await drop.end();
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+
+const admin = (url: string) => postgres(url, { max: 1, onnotice: () => {} });
+
+/** Whether TEST_DATABASE_URL is a Citus coordinator (the citus extension is in its database). */
+export async function isCitusServer(base: string): Promise<boolean> {
+  const sql = admin(base);
+  try {
+    return (await sql`select 1 from pg_extension where extname = 'citus'`).length > 0;
+  } finally {
+    await sql.end();
+  }
+}
+
+let citus: Promise<boolean> | undefined;
+// Any constant: the same in every test process.
+const CLUSTER_SETUP_LOCK = 4_626_101;
+
+/**
+ * A fresh database on the server of TEST_DATABASE_URL for one test server, and the way to drop
+ * it. On a Citus coordinator it is made a database of the cluster, as docs/citus.md tells an
+ * operator: Citus keeps its metadata per database, so the database is made on every worker of the
+ * base database with the citus and vector extensions, and the coordinator and workers are added.
+ */
+export async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `orgmem_t_${randomBytes(6).toString('hex')}`;
+  const at = (server: string, db: string) => {
+    const url = new URL(server);
+    url.pathname = `/${db}`;
+    return url.toString();
+  };
+  const servers = [base];
+  citus ??= isCitusServer(base);
+  const coordinator = new URL(base);
+  let workers: { nodename: string; nodeport: number }[] = [];
+  if (await citus) {
+    const sql = admin(base);
+    workers = await sql`select nodename, nodeport from pg_dist_node where groupid <> 0 order by nodeport`;
+    await sql.end();
+    for (const w of workers) {
+      const url = new URL(base);
+      url.hostname = w.nodename;
+      url.port = String(w.nodeport);
+      servers.push(url.toString());
+    }
+  }
+  for (const server of servers) {
+    const sql = admin(server);
+    await sql.unsafe(`create database ${name}`);
+    await sql.end();
+    if (!(await citus)) continue;
+    const db = admin(at(server, name));
+    await db.unsafe(`set client_min_messages = warning; create extension citus; create extension vector`);
+    await db.end();
+  }
+  if (await citus) {
+    // Adding a node copies the roles' settings to it, a catalog every database of the node
+    // shares: two test files adding nodes at once fail with "tuple concurrently updated", so
+    // they take turns (a lock in the base database, which every test file connects to).
+    const lock = admin(base);
+    await lock`select pg_advisory_lock(${CLUSTER_SETUP_LOCK})`;
+    try {
+      const db = admin(at(base, name));
+      await db`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`;
+      for (const w of workers) await db`select citus_add_node(${w.nodename}, ${w.nodeport})`;
+      await db.end();
+    } finally {
+      await lock.end();
+    }
+  }
+  return {
+    url: at(base, name),
+    async drop() {
+      for (const server of servers) {
+        const sql = admin(server);
+        await sql.unsafe(`drop database if exists ${name} with (force)`);
+        await sql.end();
+      }
+    },
+  };
+}

@@ -48,8 +48,11 @@ export const CITUS_TABLES: Record<string, Placement> = {
   connection_runs: distributed,
   connection_records: distributed,
   imports: distributed,
+  import_records: distributed,
   presigned_uploads: distributed,
   proxy_threads: distributed,
+  proxy_settings: distributed,
+  proxy_store_failures: distributed,
   remember_keys: distributed,
 
   schema_migrations: local('the migrations applied: read and written by orgmem migrate on the coordinator'),

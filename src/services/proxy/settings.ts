@@ -18,7 +18,7 @@ export async function getProxySettings(ctx: AuthedCtx): Promise<ProxySettings> {
 export async function putProxySettings(ctx: AuthedCtx, settings: ProxySettings): Promise<ProxySettings> {
   await ctx.app.platform.query(
     `insert into proxy_settings (tenant_id, max_thread_tokens) values ($1, $2)
-     on conflict (tenant_id) do update set max_thread_tokens = excluded.max_thread_tokens, updated_at = now()`,
+     on conflict (tenant_id) do update set max_thread_tokens = excluded.max_thread_tokens, updated_at = excluded.updated_at`,
     [ctx.tenant.id, settings.max_thread_tokens],
   );
   return getProxySettings(ctx);

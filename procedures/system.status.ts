@@ -4,7 +4,7 @@ import { statusReport } from '../src/services/status/checks.ts';
 
 const health = z
   .enum(['operational', 'degraded', 'down'])
-  .describe('down: the database fails; degraded: the database answers but the job queue or the file store fails; operational: all pass');
+  .describe('down: the database fails; degraded: the database answers but the job queue, the file store or a Citus node fails; operational: all pass');
 const database = z.object({ ok: z.boolean(), latency_ms: z.number().describe('One round trip') });
 const queue = z.object({
   ok: z.boolean().describe('false when the oldest due job has waited over 60 s, or work has made no progress for 15 minutes'),
@@ -31,6 +31,14 @@ export default defineProcedure({
       database,
       queue,
       blobs: blobs.extend({ checked_at: z.string().describe('When the last check probed it') }).nullable(),
+      nodes: z
+        .object({
+          ok: z.boolean().describe('Every node answered'),
+          total: z.number().int().describe('The primary nodes in the metadata, the coordinator included'),
+          reachable: z.number().int().describe('Those that answered a select 1 within 3 s'),
+        })
+        .nullable()
+        .describe('On a Citus coordinator, its nodes probed now (a node not answering makes the status degraded); null elsewhere'),
     }),
     uptime_24h: z.number().nullable().describe('Percentage of self-checks in the last 24 h that passed (status operational); null before the first check'),
     recent_checks: z

@@ -114,6 +114,23 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     );
   });
 
+  it('the status answer counts the nodes, all reachable, and the operator metrics list each, up', async () => {
+    const expected = await sql<{ host: string; port: number }[]>`select nodename as host, nodeport as port from pg_dist_node where noderole = 'primary'`;
+    expect(expected.length).toBeGreaterThanOrEqual(3);
+    const status = await t.api('GET', '/v1/status');
+    expect(status.status).toBe(200);
+    expect(status.body.components.nodes).toEqual({ ok: true, total: expected.length, reachable: expected.length });
+    const admin = { Authorization: `Bearer ${server.adminKey}` };
+    const metrics = await fetch(`${server.url}/v1/memory/admin/metrics`, { headers: admin }).then((r) => r.json());
+    const listed = metrics.citus_nodes as Array<{ host: string; port: number; role: string; active: boolean; reachable: boolean }>;
+    expect(listed.map((n) => `${n.host}:${n.port}`).sort()).toEqual(expected.map((n) => `${n.host}:${n.port}`).sort());
+    expect(listed.filter((n) => n.role === 'coordinator')).toHaveLength(1);
+    expect(listed.every((n) => n.active && n.reachable)).toBe(true);
+    const text = await fetch(`${server.url}/v1/memory/admin/metrics/prometheus`, { headers: admin }).then((r) => r.text());
+    for (const n of expected)
+      expect(text).toMatch(new RegExp(`^orgmem_citus_node_up\\{host="${n.host}",port="${n.port}",role="\\w+",active="true"\\} 1$`, 'm'));
+  });
+
   // The search statement the app ran, EXPLAINed (ANALYZE: the worker plans and runs it) in the
   // transaction the app ran it in, after the settings statements it sent before it.
   async function explainSearch(body: Record<string, unknown>) {

@@ -67,7 +67,9 @@ describe('operator metrics', () => {
 
     const res = await metrics();
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['counters', 'routes', 'stages', 'window_started_at']);
+    expect(Object.keys(res.body).sort()).toEqual(['citus_nodes', 'counters', 'routes', 'stages', 'window_started_at']);
+    // Not a Citus coordinator: no nodes (test/citus.test.ts lists them on one).
+    expect(res.body.citus_nodes).toEqual([]);
     expect(route(res.body, 'POST /v1/memory/collections/{collection}/memories')).toMatchObject({ count: 2, status_4xx: 1, status_5xx: 0 });
     expect(route(res.body, 'GET /v1/memory/collections/{collection}/memories/{id}')).toMatchObject({ count: 2, status_4xx: 1, status_5xx: 0 });
     expect(route(res.body, 'GET /v1/memory/collections')).toMatchObject({ count: 1, status_4xx: 0 });
@@ -127,6 +129,8 @@ describe('operator metrics', () => {
     expect(types.get('orgmem_request_duration_seconds')).toBe('histogram');
     expect(types.get('orgmem_stage_duration_seconds')).toBe('histogram');
     expect(types.get('orgmem_search_cache_hits_total')).toBe('counter');
+    // Not a Citus coordinator: no node gauge.
+    expect(types.has('orgmem_citus_node_up')).toBe(false);
     const value = (name: string, labels: Record<string, string> = {}) =>
       samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
     // Cumulative: the JSON window's reset does not touch it.

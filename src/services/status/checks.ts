@@ -1,5 +1,6 @@
 import type { App } from '../../core/context.ts';
 import { iso, newId } from '../../core/ids.ts';
+import { citusNodes } from './nodes.ts';
 import { queueStalled } from './pipeline.ts';
 
 /*
@@ -21,6 +22,11 @@ import { queueStalled } from './pipeline.ts';
  * passed (`ok`) when it is operational; the 24 h uptime is the share of checks that passed.
  * A component's error is recorded (and logged) but never shown publicly: it may name hosts,
  * paths or buckets.
+ *
+ * On a Citus coordinator, the answer of GET /v1/status also counts the cluster's nodes and those
+ * that answered a probe (nodes.ts); one not answering makes the status `degraded` (the tenants
+ * whose shards it holds get 503). Which node it is (host and port) is the operator's metrics'
+ * business, not the public's. Elsewhere `nodes` is null.
  */
 
 /** The oldest due job may wait this long before the queue counts as not draining. */
@@ -177,7 +183,8 @@ function publicCheck(r: CheckRow) {
  * recent) found it, the 24 h uptime and the last checks, newest first.
  */
 export async function statusReport(app: App) {
-  const now = await runChecks(app, false);
+  const [now, cluster] = await Promise.all([runChecks(app, false), citusNodes(app.platform).catch(() => null)]);
+  const nodes = cluster?.length ? { ok: cluster.every((n) => n.reachable), total: cluster.length, reachable: cluster.filter((n) => n.reachable).length } : null;
   const [day] = await app.platform
     .query<{ n: number; ok: number }>(
       `select count(*)::int as n, count(*) filter (where ok)::int as ok from status_checks where checked_at > now() - interval '24 hours'`,
@@ -193,13 +200,14 @@ export async function statusReport(app: App) {
   const lastBlobs = recent.find((r) => r.blobs_ok !== null && new Date(r.checked_at).getTime() > Date.now() - BLOBS_FRESH_MINUTES * 60_000);
   const blobs = lastBlobs ? { ok: lastBlobs.blobs_ok!, latency_ms: round(lastBlobs.blobs_latency_ms ?? 0), checked_at: iso(lastBlobs.checked_at)! } : null;
   return {
-    status: overall(now.database, [now.queue, blobs && { ...blobs, error: null }]),
+    status: overall(now.database, [now.queue, blobs && { ...blobs, error: null }, nodes && { ok: nodes.ok, latency_ms: 0, error: null }]),
     checked_at: new Date().toISOString(),
     database_latency_ms: round(now.database.latency_ms),
     components: {
       database: { ok: now.database.ok, latency_ms: round(now.database.latency_ms) },
       queue: { ok: now.queue.ok, latency_ms: round(now.queue.latency_ms), lag_ms: now.queue.lag_ms === null ? null : round(now.queue.lag_ms) },
       blobs,
+      nodes,
     },
     uptime_24h: day && day.n > 0 ? Math.round((day.ok / day.n) * 10_000) / 100 : null,
     recent_checks: recent.map(publicCheck),

@@ -6,6 +6,7 @@ import { CITUS_LOCAL_SCHEMAS, CITUS_TABLES } from '../src/maintenance/citus.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { isCitusServer } from './support/database.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { postForm } from './support/transports.ts';
 import { until } from './support/until.ts';
 
 // .ci/run sets TEST_CITUS=1 with TEST_DATABASE_URL on the cluster's coordinator
@@ -36,11 +37,44 @@ function record(db: Queryable & { transaction?: unknown }, into: Statement[]) {
   d.transaction = (fn) => transaction((tx) => fn(keep({ ...tx })));
 }
 
+/**
+ * While `single.on`, every statement of the app runs with Citus refusing a query over more than
+ * one shard (citus.multi_task_query_log_level = error, set in the statement's transaction; a
+ * statement outside one gets a transaction of its own): a call that succeeds then ran only
+ * single-shard statements, each on one node.
+ */
+function refuseMultiShard(db: Queryable & { transaction?: unknown }, single: { on: boolean }) {
+  const refuse = `set local citus.multi_task_query_log_level = 'error'`;
+  const d = db as unknown as { transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> };
+  const { query, exec } = db;
+  const transaction = d.transaction.bind(d);
+  db.query = (async (sql: string, params: unknown[] = []) =>
+    single.on
+      ? transaction(async (tx) => {
+          await tx.exec(refuse);
+          return tx.query(sql, params);
+        })
+      : query.call(db, sql, params)) as Queryable['query'];
+  db.exec = async (sql: string) =>
+    single.on
+      ? transaction(async (tx) => {
+          await tx.exec(refuse);
+          await tx.exec(sql);
+        })
+      : exec.call(db, sql);
+  d.transaction = (fn) =>
+    transaction(async (tx) => {
+      if (single.on) await tx.exec(refuse);
+      return fn(tx);
+    });
+}
+
 describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST_DATABASE_URL on the coordinator)', () => {
   let server: TestServer;
   let t: Tenant;
   let sql: postgres.Sql;
   const ran: Statement[] = [];
+  const single = { on: false };
 
   beforeAll(async () => {
     const base = process.env.TEST_DATABASE_URL;
@@ -66,6 +100,7 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     ]);
     await sql`analyze memories`;
     record(server.app.db, ran);
+    refuseMultiShard(server.app.db, single);
   });
 
   afterAll(async () => {
@@ -129,6 +164,38 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     const text = await fetch(`${server.url}/v1/memory/admin/metrics/prometheus`, { headers: admin }).then((r) => r.text());
     for (const n of expected)
       expect(text).toMatch(new RegExp(`^orgmem_citus_node_up\\{host="${n.host}",port="${n.port}",role="\\w+",active="true"\\} 1$`, 'm'));
+  });
+
+  it('a memory written alone and in bulk, a remember and a file drop of one tenant run only single-shard statements', async () => {
+    single.on = true;
+    try {
+      // The check bites: a statement over every tenant's shards is refused.
+      await expect(server.app.db.query('select count(*) from memories')).rejects.toThrow(/multi-task/);
+      await expect(server.app.db.transaction((tx) => tx.query('select count(*) from memories'))).rejects.toThrow(/multi-task/);
+      const one = await t.api('POST', '/v1/memory/collections/routed/memories', { text: 'one memory, one shard' });
+      expect(one.status).toBe(201);
+      const bulk = await t.api('POST', '/v1/memory/collections/routed/memories/bulk', [{ text: 'bulk one' }, { text: 'bulk two' }, { text: 'bulk three' }]);
+      expect(bulk.status).toBe(201);
+      const remembered = await t.api('POST', '/v1/memory/collections/routed/remember', { content: 'Ada keeps bees.' });
+      expect(remembered.status).toBe(202);
+      const file = { filename: 'note.txt', content_type: 'text/plain', data: Buffer.from('the routed file says the ferry leaves at nine').toString('base64') };
+      const dropped = await postForm(server.url, t.key, '/v1/memory/collections/routed/drop', { files: [file] });
+      expect(dropped.status).toBe(201);
+      expect(dropped.body).toMatchObject({ stored: 1, failed: 0 });
+    } finally {
+      single.on = false;
+    }
+    const texts = (await t.api('GET', '/v1/memory/collections/routed/memories?include_archived=true&limit=50')).body.map((m: { text: string }) => m.text);
+    expect(texts).toEqual(
+      expect.arrayContaining([
+        'one memory, one shard',
+        'bulk one',
+        'bulk two',
+        'bulk three',
+        'Ada keeps bees.',
+        expect.stringContaining('ferry leaves at nine'),
+      ]),
+    );
   });
 
   // The search statement the app ran, EXPLAINed (ANALYZE: the worker plans and runs it) in the

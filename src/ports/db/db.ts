@@ -39,5 +39,12 @@ export function fromVectorLiteral(s: string): number[] {
 const UNREACHABLE =
   /^(CONNECT_TIMEOUT|CONNECTION_(CLOSED|ENDED|DESTROYED)|ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|08...|57P0[123]|3D000)$/;
 
+// A Citus coordinator whose transaction lost a worker node mid-way says so without an error
+// code of the connection class (an internal error, XX000): known by its message.
+const NODE_LOST = /^failure on connection marked as essential: /;
+
 /** Whether a database error means the server cannot be reached or used now, rather than a bad statement. */
-export const isUnreachable = (err: unknown): boolean => UNREACHABLE.test(String((err as { code?: unknown } | null)?.code ?? ''));
+export const isUnreachable = (err: unknown): boolean => {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return UNREACHABLE.test(String(e?.code ?? '')) || (e?.code === 'XX000' && NODE_LOST.test(String(e.message ?? '')));
+};

@@ -57,8 +57,15 @@ EOF
   pg_isready -q -h 127.0.0.1 -p "$port"
 }
 
+# Only what is missing: a worker whose database already holds the cluster's metadata refuses
+# any CREATE EXTENSION, IF NOT EXISTS included ("operation is not allowed on this node").
 extensions() { # PORT DATABASE
-  psql_on "$1" "$2" -c 'CREATE EXTENSION IF NOT EXISTS citus' -c 'CREATE EXTENSION IF NOT EXISTS vector'
+  local ext
+  for ext in citus vector; do
+    if [ "$(psql_on "$1" "$2" -c "SELECT 1 FROM pg_extension WHERE extname = '$ext'")" != 1 ]; then
+      psql_on "$1" "$2" -c "CREATE EXTENSION $ext"
+    fi
+  done
 }
 
 # The workers of the coordinator's `postgres` database are the cluster's list of workers.

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type AnthropicCall, type Block, type FakeAnthropic } from './fakes/anthropic.ts';
-import { call, newTenant, type Tenant } from './support/client.ts';
-import { col } from './support/graph.ts';
+import { call, newTenant } from './support/client.ts';
+import { proxyReads } from './support/proxy-reads.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
@@ -25,26 +25,12 @@ afterAll(async () => {
   await fake?.close();
 });
 
+const { remember, jobs, storedTexts } = proxyReads(() => server);
+
 /** The client as Claude Code configures it: ANTHROPIC_BASE_URL is the proxy, the key an orgmem key (x-api-key). */
 const claude = (key: string, how: 'apiKey' | 'authToken' = 'apiKey') =>
   new Anthropic({ baseURL: `${server.url}/v1/proxy`, [how]: key, maxRetries: 0 } as ConstructorParameters<typeof Anthropic>[0]);
 const MODEL = 'claude-fake-model';
-const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
-const jobs = async (t: Tenant) =>
-  (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
-/** The texts the proxy stored (its remembers' raw memories, not the facts their jobs extract from them), once its turn's store has run: a stream stores at its end. */
-const storedTexts = (t: Tenant) =>
-  until(
-    'the turn stored',
-    async () => {
-      const rows = await server.app.db.query<{ text: string }>(
-        "select text from memories where tenant_id = $1 and source = 'remember' and not metadata ? 'remembered_from' order by created_at",
-        [t.id],
-      );
-      return rows.length ? rows.map((r) => r.text) : undefined;
-    },
-    5_000,
-  );
 async function sentDuring(fn: () => Promise<unknown>): Promise<AnthropicCall[]> {
   const before = fake.calls.length;
   await fn();

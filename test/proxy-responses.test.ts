@@ -3,8 +3,8 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeCall, type FakeLlm } from './fakes/openai.ts';
-import { call, newTenant, type Tenant } from './support/client.ts';
-import { col } from './support/graph.ts';
+import { call, newTenant } from './support/client.ts';
+import { proxyReads } from './support/proxy-reads.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
@@ -27,24 +27,10 @@ afterAll(async () => {
   await fake?.close();
 });
 
+const { remember, jobs, storedTexts } = proxyReads(() => server);
+
 /** Codex's custom provider: base_url http://HOST/v1/proxy/v1, wire_api "responses", the orgmem key from env_key. */
 const codex = (key: string) => new OpenAI({ baseURL: `${server.url}/v1/proxy/v1`, apiKey: key, maxRetries: 0 });
-const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
-const jobs = async (t: Tenant) =>
-  (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
-/** The texts the proxy stored (its remembers' raw memories, not the facts their jobs extract from them), once its turn's store has run: a stream stores at its end. */
-const storedTexts = (t: Tenant) =>
-  until(
-    'the turn stored',
-    async () => {
-      const rows = await server.app.db.query<{ text: string }>(
-        "select text from memories where tenant_id = $1 and source = 'remember' and not metadata ? 'remembered_from' order by created_at",
-        [t.id],
-      );
-      return rows.length ? rows.map((r) => r.text) : undefined;
-    },
-    5_000,
-  );
 async function sentDuring(fn: () => Promise<unknown>): Promise<FakeCall[]> {
   const before = fake.calls.length;
   await fn();

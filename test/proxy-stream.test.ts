@@ -8,7 +8,7 @@ import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeCall, type FakeLlm } from './fakes/openai.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { trpcClient } from './support/transports.ts';
-import { col } from './support/graph.ts';
+import { proxyReads } from './support/proxy-reads.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
@@ -42,11 +42,10 @@ afterAll(async () => {
   await embeddings?.close();
 });
 
+const { remember, jobs } = proxyReads(() => server);
+
 const openai = (key: string) => new OpenAI({ baseURL: `${server.url}/v1/proxy`, apiKey: key, maxRetries: 0 });
 const ask = (content: string) => [{ role: 'user' as const, content }];
-const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
-const jobs = async (t: Tenant) =>
-  (await server.app.db.query<{ n: number }>('select count(*)::int as n from extraction_jobs where tenant_id = $1', [t.id]))[0]!.n;
 /** The texts queued for remember (the memories the extraction jobs read). */
 const queued = (t: Tenant) =>
   server.app.db

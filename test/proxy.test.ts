@@ -6,6 +6,7 @@ import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeCall, type FakeLlm } from './fakes/openai.ts';
 import { call, newTenant, shared, type Tenant } from './support/client.ts';
 import { col } from './support/graph.ts';
+import { proxyReads } from './support/proxy-reads.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
@@ -44,6 +45,8 @@ afterAll(async () => {
   await fake?.close();
 });
 
+const { remember } = proxyReads(() => server);
+
 /** The official client as a user configures it; no retries, so each call is one request. */
 const openai = (key: string, url = server.url) => new OpenAI({ baseURL: `${url}/v1/proxy`, apiKey: key, maxRetries: 0 });
 const chat = async (key: string, params: ProxyParams, url?: string) =>
@@ -67,7 +70,6 @@ async function upstreamCalls(fn: () => Promise<unknown>): Promise<FakeCall[]> {
 const recalled = (system: string) =>
   JSON.parse(/\n<recalled_memories>(.*)<\/recalled_memories>$/.exec(system)![1]!) as Array<{ collection: string; text: string }>;
 
-const remember = async (t: Tenant, collection: string, text: string) => (await t.api('POST', `${col(collection)}/memories`, { text })).body.id as string;
 const counts = async (t: Tenant) =>
   (
     await server.app.db.query<{ memories: number; jobs: number }>(

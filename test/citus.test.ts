@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable, Tx } from '../src/ports/db/db.ts';
 import { CITUS_LOCAL_SCHEMAS, CITUS_TABLES } from '../src/maintenance/citus.ts';
+import { migrate } from '../src/maintenance/migrate.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { isCitusServer } from './support/database.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -164,6 +165,28 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     const text = await fetch(`${server.url}/v1/memory/admin/metrics/prometheus`, { headers: admin }).then((r) => r.text());
     for (const n of expected)
       expect(text).toMatch(new RegExp(`^orgmem_citus_node_up\\{host="${n.host}",port="${n.port}",role="\\w+",active="true"\\} 1$`, 'm'));
+  });
+
+  it('a migration run after the tables were distributed reaches every shard', async () => {
+    // An upgrade's path: sql/036 undone by hand and forgotten, then migrate again. Its DDL goes to
+    // the shards of a distributed table, which a worker refuses as several commands in one.
+    const year = String(new Date().getUTCFullYear());
+    const dated = async () => (await sql`select count(*)::int as n from memories where tenant_id = ${t.id} and tsv @@ to_tsquery('english', ${year})`)[0]!.n;
+    expect(await dated()).toBeGreaterThan(0);
+    await sql`alter table memories drop column tsv`;
+    await sql`alter table memories add column tsv tsvector generated always as (to_tsvector('english', text)) stored`;
+    await sql`drop function observed_words(timestamptz)`;
+    await sql`delete from schema_migrations where version = 36`;
+    expect(await dated()).toBe(0);
+    const [dim] = await sql<{ value: number }[]>`select value from settings where key = 'embedding_dim'`;
+    await migrate(server.app.db, Number(dim!.value));
+    expect(await dated()).toBeGreaterThan(0);
+    // Every shard has the new column (the tenant's shard is one of them).
+    const shards = await sql<{ success: boolean; result: string }[]>`
+      select success, result from run_command_on_shards('memories', $$select count(*) from %s where tsv @@ to_tsquery('english', '$$ || ${year} || $$')$$)`;
+    expect(shards.length).toBeGreaterThan(1);
+    expect(shards.filter((s) => !s.success)).toEqual([]);
+    expect(shards.reduce((n, s) => n + Number(s.result), 0)).toBe(await dated());
   });
 
   it('a memory written alone and in bulk, a remember and a file drop of one tenant run only single-shard statements', async () => {

@@ -297,6 +297,29 @@ describe('times on create', () => {
     expect((await t.api('GET', `${col('times')}/memories`)).body).toHaveLength(2);
   });
 
+  it('finds a memory by the day it happened, in words, in UTC', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const write = async (text: string, observed_at: string) => (await t.api('POST', `${col('days')}/memories`, { text, observed_at })).body.id;
+    const picnic = await write('Went to the picnic with the kids', '2023-05-08T13:56:00Z');
+    // 23:30 on 7 May in New York is 8 May in UTC: the day is the UTC one.
+    const late = await write('Finished the pottery class', '2023-05-07T23:30:00-04:00');
+    const other = await write('Went hiking with the kids', '2023-06-08T09:00:00Z');
+    const found = async (query: string) => {
+      const res = await t.api('POST', `${col('days')}/search`, { query, mode: 'text', min_score: 0, limit: 10 });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.results.map((r: { id: string }) => r.id);
+    };
+    // Both of 8 May first; 8 June shares the day's number and the year only.
+    const may8 = await found('8 May 2023');
+    expect(may8.slice(0, 2).sort()).toEqual([picnic, late].sort());
+    expect(may8[2]).toBe(other);
+    expect(await found('June')).toEqual([other]);
+    // Bulk writes (one statement for the batch) get them as well.
+    const bulk = await t.api('POST', `${col('days')}/memories/bulk`, [{ text: 'Planted tomatoes', observed_at: '2024-01-15T12:00:00Z' }]);
+    expect(bulk.status).toBe(201);
+    expect(await found('January')).toEqual(bulk.body.ids);
+  });
+
   it('signs a link to the file a memory came from only for a file key of the tenant', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const other = await newTenant(server.url, server.adminKey);

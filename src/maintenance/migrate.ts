@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { postgreSplitterOptions, splitQuery } from 'dbgate-query-splitter';
 import type { Db } from '../ports/db/db.ts';
 import { distribute, isCitus } from './citus.ts';
 
@@ -44,7 +45,10 @@ export async function migrate(db: Db, embeddingDim: number): Promise<void> {
       const version = Number(file.split('_')[0]);
       if (applied.has(version)) continue;
       const text = readFileSync(SQL_DIR + file, 'utf8').replaceAll('{{EMBEDDING_DIM}}', String(embeddingDim));
-      await tx.exec(text);
+      // Statement by statement: a Citus coordinator sends a distributed table's DDL to its shards
+      // as the text it was given, and a worker refuses several commands in one (an upgrade after
+      // the tables were distributed would fail).
+      for (const statement of splitQuery(text, postgreSplitterOptions)) await tx.exec(statement as string);
       await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [version, file]);
     }
     if (citus) await distribute(tx);

@@ -7,6 +7,9 @@ import { newTenant, type Tenant } from './support/client.ts';
 import { col } from './support/graph.ts';
 import { importAndWait } from './support/imports.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { toVectorLiteral } from '../src/ports/db/db.ts';
+import { vectorCandidates } from '../src/services/search/candidates.ts';
+import { NO_FILTERS } from '../src/services/search/scope.ts';
 
 /**
  * When and where from (docs/time.md): the three times on every memory, supersession closing a
@@ -318,6 +321,31 @@ describe('times on create', () => {
     const bulk = await t.api('POST', `${col('days')}/memories/bulk`, [{ text: 'Planted tomatoes', observed_at: '2024-01-15T12:00:00Z' }]);
     expect(bulk.status).toBe(201);
     expect(await found('January')).toEqual(bulk.body.ids);
+  });
+
+  it('the feedback search counts memories of the best matches’ day nearer, in the exact scan and through the graph', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const dims = server.app.embedder.dimensions;
+    // Unit vectors at a chosen cosine from the first axis, each leaning on an axis of its own.
+    const at = (cos: number, axis: number) => Array.from({ length: dims }, (_, i) => (i === 0 ? cos : i === axis ? Math.sqrt(1 - cos * cos) : 0));
+    const put = async (text: string, observed_at: string, vector: number[]) => {
+      const id = (await t.api('POST', `${col('pull')}/memories`, { text, observed_at })).body.id as string;
+      await server.app.db.query('update memories set embedding = $1::vector where tenant_id = $2 and id = $3', [toVectorLiteral(vector), t.id, id]);
+      return id;
+    };
+    const seed = await put('the best match', '2023-05-08T10:00:00Z', at(1, 1));
+    const sameDay = await put('a turn of that day', '2023-05-08T18:00:00Z', at(0.9, 2)); // distance 0.10
+    const otherDay = await put('a turn of another day', '2023-05-09T10:00:00Z', at(0.92, 3)); // distance 0.08
+    await put('far away', '2023-05-09T11:00:00Z', at(0.5, 4));
+    const query = toVectorLiteral(at(1, 1));
+    for (const memoryCount of [4, 1e9]) {
+      // 4: the scope is read exactly; a billion: the HNSW graph answers.
+      const scope = { tenantId: t.id, collections: ['pull'], memoryCount, tableRows: memoryCount };
+      const ids = async (feedbackIds?: string[]) =>
+        (await vectorCandidates(server.app, scope, NO_FILTERS, { literal: query, feedbackIds }, 3)).map((r) => r.id);
+      expect(await ids()).toEqual([seed, otherDay, sameDay]);
+      expect(await ids([seed])).toEqual([seed, sameDay, otherDay]);
+    }
   });
 
   it('signs a link to the file a memory came from only for a file key of the tenant', async () => {

@@ -3,7 +3,7 @@ import type { Queryable } from '../../ports/db/db.ts';
 import { graphCandidates, graphSearch } from '../../ports/db/vector-storage.ts';
 import { markBroad } from './cache.ts';
 import { exactBound, readsExactly } from './exact-cost.ts';
-import { vectorSql, type SearchVector } from './feedback.ts';
+import { sameDaySql, vectorSql, type SearchVector } from './feedback.ts';
 import { graphSettings, graphSettingsFilter } from './plan-settings.ts';
 import { scanExact } from './scan.ts';
 import { narrows, where, type Filters, type Scope } from './scope.ts';
@@ -97,19 +97,23 @@ async function graphNearest(app: App, scope: Scope, filters: Filters, vector: Se
   const storage = app.config.search.vectorStorage;
   const ef = efSearch(narrows(filters), graphCandidates(storage, k));
   const cond = narrows(filters) ? where(scope, filters, params, opts) : `${where(scope, filters, params, opts)} and ${graphSettingsFilter(`${p(ef)}::text`)}`;
-  const search = graphSearch(storage, app.embedder.dimensions, { columns: `${COLUMNS}, ${score} as score`, q, where: cond, k: Number(k) });
-  // relaxed_order may return neighbours slightly out of order.
-  const ordered = (rows: Array<CandidateRow & { distance: number }>) => rows.sort((a, b) => a.distance - b.distance).map((row) => scored(row, row.score));
+  const columns = `${COLUMNS}, ${score} as score, ${sameDaySql(vector, scope, p)}::float8 as pull`;
+  const search = graphSearch(storage, app.embedder.dimensions, { columns, q, where: cond, k: Number(k) });
+  // relaxed_order may return neighbours slightly out of order. The graph gives the nearest k;
+  // among them the feedback search counts the best matches' days nearer (feedback.ts), as the
+  // exact scan does over all memories in scope.
+  type Row = CandidateRow & { distance: number; pull: number };
+  const ordered = (rows: Row[]) => rows.sort((a, b) => a.distance - a.pull - (b.distance - b.pull)).map((row) => scored(row, row.score));
   // The approximate scan stops after hnsw.max_scan_tuples, so a filter rare near the query (or
   // a scope whose memories are mostly archived or superseded) can leave it short although
   // matches exist: then every match is ranked exactly.
   if (!narrows(filters)) {
-    const rows = await app.db.query<CandidateRow & { distance: number }>(search, params);
+    const rows = await app.db.query<Row>(search, params);
     if (rows.length === k) return ordered(rows);
     return (await loadRows(app.db, scope, [(await scanExact(app.db, scope, filters, { ...opts, vector, k })).nearest]))[0]!;
   }
   return app.db.transaction(async (tx) => {
-    const [, rows] = await Promise.all([tx.exec(graphSettings(ef)), tx.query<CandidateRow & { distance: number }>(search, params)]);
+    const [, rows] = await Promise.all([tx.exec(graphSettings(ef)), tx.query<Row>(search, params)]);
     if (rows.length < k) {
       const [, scan] = await Promise.all([tx.exec('set local enable_sort = on'), scanExact(tx, scope, filters, { ...opts, vector, k })]);
       return (await loadRows(tx, scope, [scan.nearest]))[0]!;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Bm25Doc } from './bm25.ts';
-import { vectorSql, type SearchVector } from './feedback.ts';
+import { sameDaySql, vectorSql, type SearchVector } from './feedback.ts';
 import { where, type Filters, type Scope } from './scope.ts';
 
 export interface ScanRequest {
@@ -46,7 +46,8 @@ export async function scanExact(db: Queryable, scope: Scope, filters: Filters, r
   const columns = ['m.id'];
   const parts = [`select 'n' as side, null::uuid as id, count(*)::float8 as distance, null::float8 as score, null::text[] as lexemes from f`];
   if (req.vector) {
-    columns.push(`m.embedding <=> ${vectorSql(req.vector, scope, p)} as distance`);
+    // The feedback search counts memories of the best matches' days nearer (feedback.ts).
+    columns.push(`(m.embedding <=> ${vectorSql(req.vector, scope, p)}) - ${sameDaySql(req.vector, scope, p)} as distance`);
     columns.push(req.scoreAgainst ? `1 - (m.embedding <=> ${p(req.scoreAgainst)}::vector) as score` : 'null::float8 as score');
     parts.push(`select 'v', id, distance, score, null from (select id, distance, score from f order by distance limit ${Number(req.k)}) v`);
   }

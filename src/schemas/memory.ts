@@ -22,6 +22,8 @@ export const provenance = z
     file_url: z.string().optional().describe('file: presigned GET of the stored file (15 minutes), on single-memory GET only'),
     file_name: z.string().optional(),
     chunk: z.number().int().optional().describe('file: the chunk of its text, from 1'),
+    page: z.number().int().optional().describe("file, a PDF's: the page its text starts on, from 1"),
+    last_page: z.number().int().optional().describe("file, a PDF's: the page its text ends on, when it runs over more than one"),
     connection_id: z.string().optional(),
     record_id: z.string().optional().describe("connector: the provider's id of the record"),
     url: z.string().optional().describe("connector: the record's page at the provider"),

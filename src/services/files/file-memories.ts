@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { resolveLlm } from '../llm/tenant-llm.ts';
 import type { NewMemory } from '../memory/memories.ts';
-import { chunkText } from './chunk.ts';
+import { chunkSpans, type Chunk } from './chunk.ts';
 import { readText, type FileText, type MediaReader } from './read-text.ts';
 
 /** Characters per chunk: a few paragraphs, small enough for a focused embedding. */
@@ -42,21 +42,39 @@ export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[
 
 /**
  * A file's text as memories: one per chunk, with metadata `{file, chunk, chunks, key}` (chunk
- * counts from 1) so every chunk leads back to its file, and the file's own date as observed_at
- * when its metadata gave one (docs/time.md). The same text always gives the same list.
+ * counts from 1) so every chunk leads back to its file, plus the pages it is on for a PDF, and the
+ * file's own date as observed_at when its metadata gave one (docs/time.md). The same text always
+ * gives the same list.
  */
-export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText, 'text' | 'written'>, source: string): NewMemory[] {
-  const { text, written } = read;
-  const chunks = chunkText(text, CHUNK_CHARS);
+export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText, 'text' | 'written' | 'pages'>, source: string): NewMemory[] {
+  const { text, written, pages } = read;
+  const chunks = chunkSpans(text, CHUNK_CHARS);
   return chunks.map((chunk, i) => ({
-    text: chunk,
+    text: chunk.text,
     importance: 0.5,
     category: 'document',
     source,
-    metadata: { file: file.filename, chunk: i + 1, chunks: chunks.length, key: file.key, content_type: file.content_type },
+    metadata: {
+      file: file.filename,
+      chunk: i + 1,
+      chunks: chunks.length,
+      ...(pages ? pagesOf(pages, chunk) : {}),
+      key: file.key,
+      content_type: file.content_type,
+    },
     container_tag: null,
     ...(written ? { observed_at: written } : {}),
   }));
+}
+
+/**
+ * The pages a chunk of a paged text is on, from where each page begins in the text: `{page}`, or
+ * `{page, last_page}` when it runs over several (docs/time.md, "Provenance").
+ */
+export function pagesOf(pages: number[], chunk: Pick<Chunk, 'start' | 'end'>): { page: number; last_page?: number } {
+  const on = (at: number) => pages.reduce((page, begins, i) => (begins <= at ? i + 1 : page), 1);
+  const [page, last_page] = [on(chunk.start), on(chunk.end - 1)];
+  return last_page > page ? { page, last_page } : { page };
 }
 
 /** The first characters of a text, for per-file previews. */

@@ -16,6 +16,8 @@ export type DocumentKind = 'pdf' | 'docx' | 'office' | 'html' | 'mail-html' | 'e
 export interface ReadDocument {
   text: string;
   written: string | null;
+  /** A PDF's: where each page begins in `text` (the first page's at 0), so a chunk can name its page (docs/files.md, "Chunks"). */
+  pages?: number[];
 }
 
 /** What a document holds as raw text, over no limit (FileLimitError otherwise), and its date. HTML comes decoded, the others as bytes. */
@@ -38,6 +40,9 @@ export async function readDocument(kind: DocumentKind, input: Buffer | string, l
 export const overChars = (length: number, limits: ReadLimits) =>
   new FileLimitError(`it holds ${length} characters of text, more than the limit of ${limits.chars} (ORGMEM_PARSE_MAX_CHARS)`);
 
+/** Page breaks become paragraph breaks, which chunking splits at first. */
+export const PAGE_BREAK = '\n\n';
+
 async function readPdf(data: Buffer, limits: ReadLimits): Promise<ReadDocument> {
   const { extractText, getDocumentProxy } = await import('unpdf');
   // pdf.js takes over the buffer it is given, so it gets a copy; `isEvalSupported: false` keeps
@@ -48,8 +53,9 @@ async function readPdf(data: Buffer, limits: ReadLimits): Promise<ReadDocument> 
     if (pdf.numPages > limits.pages) throw new FileLimitError(`it has ${pdf.numPages} pages, more than the limit of ${limits.pages} (ORGMEM_PARSE_MAX_PAGES)`);
     const { text } = await extractText(pdf, { mergePages: false });
     const { info } = await pdf.getMetadata().catch(() => ({ info: undefined }));
-    // Page breaks become paragraph breaks, which chunking splits at first.
-    return { text: text.join('\n\n'), written: pdfInfoDate(info as Record<string, unknown> | undefined) };
+    const pages: number[] = [];
+    text.reduce((at, page) => (pages.push(at), at + page.length + PAGE_BREAK.length), 0);
+    return { text: text.join(PAGE_BREAK), written: pdfInfoDate(info as Record<string, unknown> | undefined), pages };
   } finally {
     await pdf.destroy();
   }

@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import path from 'node:path';
-import { decodeText, overChars, type ReadDocument } from './formats.ts';
+import { decodeText, overChars, PAGE_BREAK, type ReadDocument } from './formats.ts';
 import { imageDate } from './image-date.ts';
 import { imageDimensions } from './image-dimensions.ts';
 import { ocrImage } from './ocr.ts';
@@ -23,6 +23,8 @@ export interface FileText {
   kind: Kind;
   /** When the file's own metadata says it was written (document-date.ts) or taken (image-date.ts); null when it does not say. */
   written: string | null;
+  /** A PDF's: where each page begins in `text`, page 1 first (file-memories.ts names a chunk's pages from it). */
+  pages?: number[];
 }
 
 const NO_MEDIA = 'Audio and video need an LLM endpoint with /audio/transcriptions; configure one with PUT /v1/memory/extraction/config';
@@ -150,7 +152,7 @@ async function readBinary(
   limits: ParseLimits,
   media: MediaReader | null,
   noMediaReason: string | undefined,
-): Promise<{ text: string; written: string | null }> {
+): Promise<Pick<FileText, 'text' | 'written' | 'pages'>> {
   if (kind === 'image') return { text: await readImage(data, mime, limits, media), written: imageDate(data) };
   if (kind === 'audio' || kind === 'video') {
     if (!media) throw new UnreadableFileError(noMediaReason ?? NO_MEDIA);
@@ -168,7 +170,26 @@ async function readBinary(
     throw new UnreadableFileError(`${capitalise(LABEL[kind])} could not be read: ${reason(err)}`);
   }
   const hint = kind === 'pdf' ? ' (a scanned PDF has no text layer: upload its pages as images to read them by OCR)' : '';
-  return { text: finish(kind, limits, raw.text, hint), written: raw.written };
+  if (!raw.pages) return { text: finish(kind, limits, raw.text, hint), written: raw.written };
+  const paged = cleanPages(raw.text, raw.pages);
+  return { text: checked(kind, limits, paged.text, hint), written: raw.written, pages: paged.pages };
+}
+
+/**
+ * Each page cleaned alone and joined by page breaks: the text cleaning the whole gives (a page
+ * break is a paragraph break, which cleaning keeps as it is), with where each page begins in it.
+ * An empty page begins where the page before it ends, so no character is on it.
+ */
+function cleanPages(raw: string, starts: number[]): { text: string; pages: number[] } {
+  let text = '';
+  const pages = starts.map((start, i) => {
+    const page = clean(raw.slice(start, starts[i + 1] ?? raw.length));
+    if (page && text) text += PAGE_BREAK;
+    const begins = text.length;
+    text += page;
+    return begins;
+  });
+  return { text, pages };
 }
 
 /** The caption (when there is a media reader) then the text OCR reads in the image. */
@@ -214,7 +235,10 @@ async function readDecoded(kind: Kind, data: Buffer, text: string, limits: Parse
 
 /** The text cleaned, or UnreadableFileError when nothing is left, FileLimitError when too much is. */
 function finish(kind: Kind, limits: ParseLimits, raw: string, hint = ''): string {
-  const text = clean(raw, kind === 'json');
+  return checked(kind, limits, clean(raw, kind === 'json'), hint);
+}
+
+function checked(kind: Kind, limits: ParseLimits, text: string, hint = ''): string {
   if (!text) throw new UnreadableFileError(`No text found in ${LABEL[kind]}${hint}`);
   if (text.length > limits.chars) throw overLimit(kind, overChars(text.length, limits));
   return text;

@@ -30,13 +30,15 @@ export function MemoryProvenance({ memory }: { memory: Memory }) {
           <li>
             File{' '}
             {p.file_url ? (
-              <a href={p.file_url} target="_blank" rel="noreferrer">
+              // A browser's PDF viewer opens a link ending in #page=N at that page.
+              <a href={p.page ? `${p.file_url}#page=${p.page}` : p.file_url} target="_blank" rel="noreferrer">
                 {p.file_name ?? p.file_key}
               </a>
             ) : (
               <code>{p.file_name ?? p.file_key}</code>
             )}
             {p.chunk !== undefined && <span className="muted"> · part {p.chunk}</span>}
+            {p.page !== undefined && <span className="muted"> · {p.last_page ? `pages ${p.page}–${p.last_page}` : `page ${p.page}`}</span>}
           </li>
         )}
         {p.kind === 'remember' && p.memory_id && p.memory_id !== memory.id && (

@@ -303,6 +303,9 @@ describe('bad files and types', () => {
     );
     const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(120)]);
     expect(await failure(read(elf, 'tool', ''))).toMatch(/^Unsupported file type \(tool: application\/x-elf\); supported/);
+    // HEIC (an iPhone's photos): neither OCR nor the EXIF reader decodes it (docs/files.md).
+    const heic = Buffer.concat([Buffer.from('\0\0\0\x18ftypheic\0\0\0\0mif1heic', 'latin1'), Buffer.alloc(64)]);
+    expect(await failure(read(heic, 'IMG_0001.HEIC', 'image/heic'))).toMatch(/^Unsupported file type \(IMG_0001\.HEIC: image\/heic\); supported/);
   });
 
   it('trusts the bytes over a wrong declared type', async () => {

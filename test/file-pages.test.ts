@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, type Tenant } from './support/client.ts';
-import { pdf } from './support/documents.ts';
+import { pdf, pptx } from './support/documents.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { mcpClient, postForm, trpcClient, type JsonFile } from './support/transports.ts';
 
 /**
- * A PDF's pages in the provenance of the memories read from it (docs/time.md, "Provenance"):
- * a real four-page PDF dropped and uploaded as a folder, its hits found by search on REST, tRPC
- * and MCP. pdf() draws 40 lines a page; at about 40 characters a line a page is some 1,600
+ * A PDF's pages (and a deck's slides) in the provenance of the memories read from it (docs/time.md,
+ * "Provenance"): a real four-page PDF dropped and uploaded as a folder, its hits found by search
+ * on REST, tRPC and MCP; a real deck dropped. pdf() draws 40 lines a page; at about 40 characters a line a page is some 1,600
  * characters, so pages 1 and 2 are a chunk each and the short page 4 joins page 3 in the third.
  */
 const line = (i: number, words = 'says nothing of note at all') => `Line ${String(i).padStart(3, '0')} ${words}.`;
@@ -77,6 +77,29 @@ describe('a PDF read into memories', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const memory = await t.api('GET', `${C('folder')}/memories/${res.body.memories[0].id}`);
     expect(memory.body.provenance).toMatchObject({ kind: 'file', file_name: 'annual.pdf', page: 1, last_page: 4 });
+  });
+
+  it('a deck names the slides each hit is on, by their numbers in the deck', async () => {
+    // A deck's slides are joined by line breaks: 40 lines of 49 characters (1,999 with the breaks) fill slide 1's chunk, slide 2 has
+    // no text, and slides 3 and 4 make the second chunk.
+    const long = Array.from({ length: 40 }, (_, i) => `Slide one, line ${String(i).padStart(2, '0')}: the pier budget.`.padEnd(49, '.'));
+    const deck = await pptx([long, [], ['The ferry schedule changes in May.'], ['The crane is repainted.']]);
+    const res = await postForm(server.url, t.key, `${C('decks')}/drop`, {
+      files: [{ filename: 'plan.pptx', content_type: '', data: deck.toString('base64') }],
+    });
+    expect(res.body.files[0], JSON.stringify(res.body)).toMatchObject({ status: 'stored', chunks: 2 });
+    const found = await t.api('POST', `${C('decks')}/search`, { query: 'ferry schedule', mode: 'text', min_score: 0 });
+    expect(hitFor(found.body.results, 'ferry')).toEqual({
+      kind: 'file',
+      file_key: res.body.files[0].key,
+      file_name: 'plan.pptx',
+      chunk: 2,
+      slide: 3,
+      last_slide: 4,
+    });
+    const budget = await t.api('POST', `${C('decks')}/search`, { query: 'pier budget', mode: 'text', min_score: 0 });
+    expect(hitFor(budget.body.results, 'line 00')).toMatchObject({ chunk: 1, slide: 1 });
+    expect(hitFor(budget.body.results, 'line 00')).not.toHaveProperty('page');
   });
 
   it('a file that has no pages names none, and a page a client wrote that is not a whole number is left out', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmUnavailableError } from '../src/ports/llm/llm.ts';
 import { chunkSpans, chunkText } from '../src/services/files/chunk.ts';
 import { loadConfig } from '../src/core/config.ts';
-import { pagesOf } from '../src/services/files/file-memories.ts';
+import { partsOf } from '../src/services/files/file-memories.ts';
 import { readText, type MediaReader } from '../src/services/files/read-text.ts';
 import { FileLimitError, UnreadableFileError } from '../src/services/files/unreadable.ts';
 import { closeOcr } from '../src/services/files/ocr.ts';
@@ -62,20 +62,30 @@ describe('documents', () => {
     expect(out.text).toMatch(/^Quarterly revenue grew 14 percent\nLine 2 of the heron report\n/);
     expect(out.text).toContain('Line 40 of the heron report\n\nLine 41 of the heron report');
     expect(out.text.endsWith('Line 45 of the heron report')).toBe(true);
-    expect(out.pages).toEqual([0, out.text.indexOf('Line 41')]);
+    expect(out.parts).toEqual({ unit: 'page', starts: [0, out.text.indexOf('Line 41')] });
   });
 
   it("says where each of a PDF's pages begins, an empty page holding no character", async () => {
     const lines = [...Array.from({ length: 40 }, (_, i) => `Heron line ${i + 1}`), ...Array<string>(40).fill(''), 'The last page says goodbye'];
     const out = await read(await doc.pdf(lines), 'gap.pdf', 'application/pdf');
     const third = out.text.indexOf('The last page');
-    expect(out.pages).toEqual([0, third - 2, third]);
+    expect(out.parts).toEqual({ unit: 'page', starts: [0, third - 2, third] });
     expect(out.text.slice(third - 2, third)).toBe('\n\n');
-    expect(pagesOf(out.pages!, { start: 0, end: third - 2 })).toEqual({ page: 1 });
-    expect(pagesOf(out.pages!, { start: 0, end: out.text.length })).toEqual({ page: 1, last_page: 3 });
-    expect(pagesOf(out.pages!, { start: third, end: out.text.length })).toEqual({ page: 3 });
-    // Other formats have no pages.
-    expect((await read(Buffer.from('no pages here'), 'a.txt', 'text/plain')).pages).toBeUndefined();
+    expect(partsOf(out.parts!, { start: 0, end: third - 2 })).toEqual({ page: 1 });
+    expect(partsOf(out.parts!, { start: 0, end: out.text.length })).toEqual({ page: 1, last_page: 3 });
+    expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ page: 3 });
+    // Formats without pages or slides have none.
+    expect((await read(Buffer.from('no pages here'), 'a.txt', 'text/plain')).parts).toBeUndefined();
+    expect((await read(await doc.docx(['No pages until laid out.']), 'a.docx', '')).parts).toBeUndefined();
+  });
+
+  it("says where each of a deck's slides begins, its text as it was", async () => {
+    const out = await read(await doc.pptx([['Roadmap 2025', 'Launch the kiosk'], [], ['Budget', 'Forty thousand euros']]), 'deck.pptx', '');
+    expect(out.text).toBe('Roadmap 2025\nLaunch the kiosk\nBudget\nForty thousand euros');
+    const third = out.text.indexOf('Budget');
+    expect(out.parts).toEqual({ unit: 'slide', starts: [0, third - 1, third] });
+    expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ slide: 3 });
+    expect(partsOf(out.parts!, { start: 13, end: third + 6 })).toEqual({ slide: 1, last_slide: 3 });
   });
 
   it('reads DOCX, PPTX and RTF', async () => {

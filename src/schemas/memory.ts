@@ -24,6 +24,8 @@ export const provenance = z
     chunk: z.number().int().optional().describe('file: the chunk of its text, from 1'),
     page: z.number().int().optional().describe("file, a PDF's: the page its text starts on, from 1"),
     last_page: z.number().int().optional().describe("file, a PDF's: the page its text ends on, when it runs over more than one"),
+    slide: z.number().int().optional().describe("file, a presentation's (PPTX): the slide its text starts on, from 1"),
+    last_slide: z.number().int().optional().describe("file, a presentation's: the slide its text ends on, when it runs over more than one"),
     connection_id: z.string().optional(),
     record_id: z.string().optional().describe("connector: the provider's id of the record"),
     url: z.string().optional().describe("connector: the record's page at the provider"),

@@ -2,6 +2,7 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { resolveLlm } from '../llm/tenant-llm.ts';
 import type { NewMemory } from '../memory/memories.ts';
 import { chunkSpans, type Chunk } from './chunk.ts';
+import type { Parts } from './formats.ts';
 import { readText, type FileText, type MediaReader } from './read-text.ts';
 
 /** Characters per chunk: a few paragraphs, small enough for a focused embedding. */
@@ -42,12 +43,12 @@ export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[
 
 /**
  * A file's text as memories: one per chunk, with metadata `{file, chunk, chunks, key}` (chunk
- * counts from 1) so every chunk leads back to its file, plus the pages it is on for a PDF, and the
- * file's own date as observed_at when its metadata gave one (docs/time.md). The same text always
- * gives the same list.
+ * counts from 1) so every chunk leads back to its file, plus the pages (or slides) it is on, and
+ * the file's own date as observed_at when its metadata gave one (docs/time.md). The same text
+ * always gives the same list.
  */
-export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText, 'text' | 'written' | 'pages'>, source: string): NewMemory[] {
-  const { text, written, pages } = read;
+export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText, 'text' | 'written' | 'parts'>, source: string): NewMemory[] {
+  const { text, written, parts } = read;
   const chunks = chunkSpans(text, CHUNK_CHARS);
   return chunks.map((chunk, i) => ({
     text: chunk.text,
@@ -58,7 +59,7 @@ export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText
       file: file.filename,
       chunk: i + 1,
       chunks: chunks.length,
-      ...(pages ? pagesOf(pages, chunk) : {}),
+      ...(parts ? partsOf(parts, chunk) : {}),
       key: file.key,
       content_type: file.content_type,
     },
@@ -68,13 +69,14 @@ export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText
 }
 
 /**
- * The pages a chunk of a paged text is on, from where each page begins in the text: `{page}`, or
- * `{page, last_page}` when it runs over several (docs/time.md, "Provenance").
+ * The parts a chunk is on, from where each begins in the text, as its metadata (and so its
+ * provenance, docs/time.md) names them: `{page}`, or `{page, last_page}` when it runs over
+ * several; `slide` and `last_slide` for a presentation's.
  */
-export function pagesOf(pages: number[], chunk: Pick<Chunk, 'start' | 'end'>): { page: number; last_page?: number } {
-  const on = (at: number) => pages.reduce((page, begins, i) => (begins <= at ? i + 1 : page), 1);
-  const [page, last_page] = [on(chunk.start), on(chunk.end - 1)];
-  return last_page > page ? { page, last_page } : { page };
+export function partsOf(parts: Parts, chunk: Pick<Chunk, 'start' | 'end'>): Record<string, number> {
+  const on = (at: number) => parts.starts.reduce((part, begins, i) => (begins <= at ? i + 1 : part), 1);
+  const [first, last] = [on(chunk.start), on(chunk.end - 1)];
+  return last > first ? { [parts.unit]: first, [`last_${parts.unit}`]: last } : { [parts.unit]: first };
 }
 
 /** The first characters of a text, for per-file previews. */

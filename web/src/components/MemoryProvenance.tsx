@@ -13,6 +13,9 @@ const KIND: Record<Kind, string> = {
   import: 'Imported',
 };
 
+/** The pages (or slides) a part of a file is on: "page 3", "pages 3–4". */
+const parts = (unit: string, first: number, last: number | undefined) => (last ? `${unit}s ${first}–${last}` : `${unit} ${first}`);
+
 /** Only web addresses open: a record's url is the provider's (or a client's metadata), never a script. */
 const webAddress = (url: string) => /^https?:\/\//i.test(url);
 
@@ -38,7 +41,8 @@ export function MemoryProvenance({ memory }: { memory: Memory }) {
               <code>{p.file_name ?? p.file_key}</code>
             )}
             {p.chunk !== undefined && <span className="muted"> · part {p.chunk}</span>}
-            {p.page !== undefined && <span className="muted"> · {p.last_page ? `pages ${p.page}–${p.last_page}` : `page ${p.page}`}</span>}
+            {p.page !== undefined && <span className="muted"> · {parts('page', p.page, p.last_page)}</span>}
+            {p.slide !== undefined && <span className="muted"> · {parts('slide', p.slide, p.last_slide)}</span>}
           </li>
         )}
         {p.kind === 'remember' && p.memory_id && p.memory_id !== memory.id && (

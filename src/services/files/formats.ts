@@ -106,8 +106,14 @@ type OfficeAst = Awaited<ReturnType<(typeof import('officeparser'))['OfficeParse
  */
 function slideParts(ast: OfficeAst, text: string, maxSlides: number): Parts | undefined {
   const nodes = ast.content.slice();
-  const own = nodes.map((node) => (ast.content.splice(0, ast.content.length, node), ast.toText()));
-  ast.content.splice(0, ast.content.length, ...nodes);
+  let own: string[];
+  try {
+    own = nodes.map((node) => (ast.content.splice(0, ast.content.length, node), ast.toText()));
+  } catch {
+    return undefined; // naming the slides never fails a deck the parser read
+  } finally {
+    ast.content.splice(0, ast.content.length, ...nodes);
+  }
   const starts: number[] = [];
   let at = 0;
   for (const [i, node] of nodes.entries()) {

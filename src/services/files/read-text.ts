@@ -179,8 +179,9 @@ async function readBinary(
  * Where each part begins in the cleaned text: each part cleaned alone and joined by the reader's
  * break gives the text cleaning the whole gave (cleaning keeps a paragraph or line break as it
  * is), and the lengths give the starts; an empty part begins where the one before it ends, so no
- * character is on it. Undefined when the two texts differ (a part ending in a blank line read as
- * a slide's), so the parts are left unnamed rather than misnamed.
+ * character is on it. Undefined when the two texts differ (a slide whose own text ends in a blank
+ * line, which the whole keeps and the slide alone loses), so the parts are left unnamed rather
+ * than misnamed.
  */
 function cleanParts(raw: string, parts: Parts, cleaned: string): Parts | undefined {
   const join = PART_BREAK[parts.unit];

@@ -231,7 +231,7 @@ describe('web: when and where from', () => {
     await page.context().close();
   });
 
-  it('a PDF’s part names its pages, and its link opens the file at the first', { timeout: 120_000 }, async () => {
+  it('a PDF’s part names its pages, and its link opens the file at the first; a deck’s names its slides', { timeout: 120_000 }, async () => {
     // pdf() draws 40 lines a page: the first page (about 1,750 characters) is a part alone, the second and the short third make one.
     const pad = (i: number) => String(i).padStart(2, '0');
     const lines = [
@@ -254,6 +254,14 @@ describe('web: when and where from', () => {
     await page.goto(memoryUrl('pdfs', first));
     await source.getByText('part 1 · page 1').waitFor();
     expect(await source.getByRole('link', { name: 'timetable.pdf' }).getAttribute('href')).toMatch(/#page=1$/);
+    // A deck's part names its slides; only a PDF's link names a page.
+    const deck = await t.api('POST', `${col('pdfs')}/memories`, {
+      text: 'The ferry slides.',
+      metadata: { key: `${t.id}/pdfs/01900000-0000-7000-8000-000000000000/deck.pptx`, file: 'deck.pptx', chunk: 2, slide: 2, last_slide: 3 },
+    });
+    await page.goto(memoryUrl('pdfs', deck.body.id));
+    await source.getByText('part 2 · slides 2–3').waitFor();
+    expect(await source.getByRole('link', { name: 'deck.pptx' }).getAttribute('href')).not.toContain('#');
     await page.context().close();
   });
 

@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmUnavailableError } from '../src/ports/llm/llm.ts';
-import { chunkText } from '../src/services/files/chunk.ts';
+import { chunkSpans, chunkText } from '../src/services/files/chunk.ts';
 import { loadConfig } from '../src/core/config.ts';
+import { partsOf } from '../src/services/files/file-memories.ts';
 import { readText, type MediaReader } from '../src/services/files/read-text.ts';
 import { FileLimitError, UnreadableFileError } from '../src/services/files/unreadable.ts';
 import { closeOcr } from '../src/services/files/ocr.ts';
@@ -61,6 +62,30 @@ describe('documents', () => {
     expect(out.text).toMatch(/^Quarterly revenue grew 14 percent\nLine 2 of the heron report\n/);
     expect(out.text).toContain('Line 40 of the heron report\n\nLine 41 of the heron report');
     expect(out.text.endsWith('Line 45 of the heron report')).toBe(true);
+    expect(out.parts).toEqual({ unit: 'page', starts: [0, out.text.indexOf('Line 41')] });
+  });
+
+  it("says where each of a PDF's pages begins, an empty page holding no character", async () => {
+    const lines = [...Array.from({ length: 40 }, (_, i) => `Heron line ${i + 1}`), ...Array<string>(40).fill(''), 'The last page says goodbye'];
+    const out = await read(await doc.pdf(lines), 'gap.pdf', 'application/pdf');
+    const third = out.text.indexOf('The last page');
+    expect(out.parts).toEqual({ unit: 'page', starts: [0, third - 2, third] });
+    expect(out.text.slice(third - 2, third)).toBe('\n\n');
+    expect(partsOf(out.parts!, { start: 0, end: third - 2 })).toEqual({ page: 1 });
+    expect(partsOf(out.parts!, { start: 0, end: out.text.length })).toEqual({ page: 1, last_page: 3 });
+    expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ page: 3 });
+    // Formats without pages or slides have none.
+    expect((await read(Buffer.from('no pages here'), 'a.txt', 'text/plain')).parts).toBeUndefined();
+    expect((await read(await doc.docx(['No pages until laid out.']), 'a.docx', '')).parts).toBeUndefined();
+  });
+
+  it("says where each of a deck's slides begins, its text as it was", async () => {
+    const out = await read(await doc.pptx([['Roadmap 2025', 'Launch the kiosk'], [], ['Budget', 'Forty thousand euros']]), 'deck.pptx', '');
+    expect(out.text).toBe('Roadmap 2025\nLaunch the kiosk\nBudget\nForty thousand euros');
+    const third = out.text.indexOf('Budget');
+    expect(out.parts).toEqual({ unit: 'slide', starts: [0, third - 1, third] });
+    expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ slide: 3 });
+    expect(partsOf(out.parts!, { start: 13, end: third + 6 })).toEqual({ slide: 1, last_slide: 3 });
   });
 
   it('reads DOCX, PPTX and RTF', async () => {
@@ -288,6 +313,9 @@ describe('bad files and types', () => {
     );
     const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(120)]);
     expect(await failure(read(elf, 'tool', ''))).toMatch(/^Unsupported file type \(tool: application\/x-elf\); supported/);
+    // HEIC (an iPhone's photos): neither OCR nor the EXIF reader decodes it (docs/files.md).
+    const heic = Buffer.concat([Buffer.from('\0\0\0\x18ftypheic\0\0\0\0mif1heic', 'latin1'), Buffer.alloc(64)]);
+    expect(await failure(read(heic, 'IMG_0001.HEIC', 'image/heic'))).toMatch(/^Unsupported file type \(IMG_0001\.HEIC: image\/heic\); supported/);
   });
 
   it('trusts the bytes over a wrong declared type', async () => {
@@ -349,5 +377,26 @@ describe('chunkText', () => {
     expect(emoji).toEqual(['😀'.repeat(1000), '😀'.repeat(500)]);
     expect(chunkText(' \n\n \t ')).toEqual([]);
     expect(chunkText('Short note.')).toEqual(['Short note.']);
+  });
+
+  it('says where each chunk lies: its span holds its words and nothing else, spans in order and apart', () => {
+    for (const max of [120, 2000]) {
+      const padded = `\n  ${text}\n\n`;
+      const spans = chunkSpans(padded, max);
+      expect(spans.map((c) => c.text)).toEqual(chunkText(padded, max));
+      spans.forEach((c, i) => {
+        const source = padded.slice(c.start, c.end);
+        expect(source).toBe(source.trim());
+        expect(source.split(/\s+/)).toEqual(c.text.split(/\s+/));
+        if (i > 0) expect(c.start).toBeGreaterThan(spans[i - 1]!.end);
+      });
+    }
+    const sliced = chunkSpans(`short ${'x'.repeat(4500)} tail`, 2000);
+    expect(sliced.map((c) => [c.start, c.end])).toEqual([
+      [0, 5],
+      [6, 2006],
+      [2006, 4006],
+      [4006, 4511],
+    ]);
   });
 });

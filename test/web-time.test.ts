@@ -4,6 +4,7 @@ import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { launchBrowser, openPage, screenshot, signIn } from './support/browser.ts';
 import { newTenant, type Tenant } from './support/client.ts';
+import { pdf } from './support/documents.ts';
 import { col } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { postForm } from './support/transports.ts';
@@ -228,5 +229,96 @@ describe('web: when and where from', () => {
     expect(sent.as_of).toBe(await page.evaluate(() => new Date('2021-06-01T12:00:00').toISOString()));
     await screenshot(page, 'search-as-of-1280');
     await page.context().close();
+  });
+
+  it('a PDF’s part names its pages, and its link opens the file at the first; a deck’s names its slides', { timeout: 120_000 }, async () => {
+    // pdf() draws 40 lines a page: the first page (about 1,750 characters) is a part alone, the second and the short third make one.
+    const pad = (i: number) => String(i).padStart(2, '0');
+    const lines = [
+      ...Array.from({ length: 40 }, (_, i) => `Line ${pad(i)} of the ferry timetable at the pier.`),
+      ...Array.from({ length: 40 }, (_, i) => `Page two, line ${pad(i)}.`),
+      'Page three.',
+    ];
+    const dropped = await postForm(server.url, t.key, `${col('pdfs')}/drop`, {
+      files: [{ filename: 'timetable.pdf', content_type: 'application/pdf', data: (await pdf(lines)).toString('base64') }],
+    });
+    expect(dropped.body.files[0], JSON.stringify(dropped.body)).toMatchObject({ status: 'stored', chunks: 2 });
+    const [first, second] = dropped.body.files[0].memory_ids as [string, string];
+    const page = await openPage(browser, 1280);
+    await signIn(page, server.url, t.key);
+    const source = page.getByRole('list', { name: 'Source' });
+    await page.goto(memoryUrl('pdfs', second));
+    await source.getByRole('link', { name: 'timetable.pdf' }).waitFor();
+    expect(await source.innerText()).toContain('part 2 · pages 2–3');
+    expect(await source.getByRole('link', { name: 'timetable.pdf' }).getAttribute('href')).toMatch(/#page=2$/);
+    await page.goto(memoryUrl('pdfs', first));
+    await source.getByText('part 1 · page 1').waitFor();
+    expect(await source.getByRole('link', { name: 'timetable.pdf' }).getAttribute('href')).toMatch(/#page=1$/);
+    // A deck's part names its slides; only a PDF's link names a page.
+    const deck = await t.api('POST', `${col('pdfs')}/memories`, {
+      text: 'The ferry slides.',
+      metadata: { key: `${t.id}/pdfs/01900000-0000-7000-8000-000000000000/deck.pptx`, file: 'deck.pptx', chunk: 2, slide: 2, last_slide: 3 },
+    });
+    await page.goto(memoryUrl('pdfs', deck.body.id));
+    await source.getByText('part 2 · slides 2–3').waitFor();
+    expect(await source.getByRole('link', { name: 'deck.pptx' }).getAttribute('href')).not.toContain('#');
+    await page.context().close();
+  });
+
+  it('the health page lists the retractions, latest first, and undoes one; a reader sees the list without undo', { timeout: 120_000 }, async () => {
+    const made = await t.api('POST', `${col('fixes')}/memories/bulk`, [
+      { text: 'Lea works at the harbour office.', valid_from: '2020-01-01T00:00:00Z' },
+      { text: 'Lea owns a red kayak.' },
+      { text: 'Lea likes sailing.' },
+    ]);
+    expect(made.status).toBe(201);
+    const [office, kayak] = made.body.ids as [string, string];
+    const retract = (id: string, body: Record<string, unknown>) => t.api('POST', `${col('fixes')}/memories/${id}/retract`, body);
+    expect((await retract(office, { how: 'ended', at: '2024-05-01T00:00:00Z', reason: 'changed jobs' })).status).toBe(200);
+    expect((await retract(kayak, { how: 'wrong', reason: 'it was her brother’s' })).status).toBe(200);
+
+    const page = await openPage(browser, 1280);
+    await signIn(page, server.url, t.key);
+    await page.goto(`${server.url}/collections/fixes/health`);
+    const report = page.getByRole('region', { name: 'Retractions' });
+    const rows = report.getByRole('row');
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).toBe(3);
+    expect(await report.locator('caption').innerText()).toMatch(/^2 retracted memories;/);
+    // The latest retraction first, each with how, when it ended, why and when it was retracted.
+    const kayakRow = await rows.nth(1).innerText();
+    expect(kayakRow).toContain('Lea owns a red kayak.');
+    expect(kayakRow).toContain('It was never true');
+    expect(kayakRow).toContain('it was her brother’s');
+    const officeRow = await rows.nth(2).innerText();
+    expect(officeRow).toContain('It stopped being true');
+    expect(officeRow).toContain(`ended ${await shown(page, '2024-05-01T00:00:00Z')}`);
+    expect(officeRow).toContain('changed jobs');
+    expect(await rows.nth(2).getByRole('link').getAttribute('href')).toBe(`/collections/fixes/memories/${office}`);
+    await screenshot(page, 'retractions-1280');
+
+    // Undo takes it off the list and the memory holds again as before.
+    await report.getByRole('button', { name: 'Undo the retraction of: Lea owns a red kayak.' }).click();
+    await until('the undone retraction off the list', async () => ((await rows.count()) === 2 ? true : undefined));
+    expect(await rows.nth(1).innerText()).toContain('Lea works at the harbour office.');
+    expect(await rest('fixes', kayak)).toMatchObject({ retraction: null, valid_to: null });
+    expect((await rest('fixes', office)).retraction).toMatchObject({ how: 'ended' });
+    await page.context().close();
+
+    // A reader sees the report at phone width, without the undo column.
+    const reader = await t.newKey('fixes-reader', true);
+    const phone = await openPage(browser, 390);
+    await signIn(phone, server.url, reader.key);
+    await phone.goto(`${server.url}/collections/fixes/health`);
+    const readerReport = phone.getByRole('region', { name: 'Retractions' });
+    await readerReport.getByRole('row').nth(1).waitFor();
+    expect(await readerReport.getByRole('button').count()).toBe(0);
+    expect(await readerReport.getByRole('columnheader').allInnerTexts()).toEqual(['Memory', 'How', 'Reason', 'Retracted']);
+    await screenshot(phone, 'retractions-390');
+
+    // A collection without retractions says so.
+    await phone.goto(`${server.url}/collections/pdfs/health`);
+    await phone.getByText('No memory has been retracted.').waitFor();
+    await phone.context().close();
   });
 });

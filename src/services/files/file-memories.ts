@@ -1,7 +1,8 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { resolveLlm } from '../llm/tenant-llm.ts';
 import type { NewMemory } from '../memory/memories.ts';
-import { chunkText } from './chunk.ts';
+import { chunkSpans, type Chunk } from './chunk.ts';
+import type { Parts } from './formats.ts';
 import { readText, type FileText, type MediaReader } from './read-text.ts';
 
 /** Characters per chunk: a few paragraphs, small enough for a focused embedding. */
@@ -42,21 +43,40 @@ export async function embedAll(ctx: AuthedCtx, texts: string[]): Promise<number[
 
 /**
  * A file's text as memories: one per chunk, with metadata `{file, chunk, chunks, key}` (chunk
- * counts from 1) so every chunk leads back to its file, and the file's own date as observed_at
- * when its metadata gave one (docs/time.md). The same text always gives the same list.
+ * counts from 1) so every chunk leads back to its file, plus the pages (or slides) it is on, and
+ * the file's own date as observed_at when its metadata gave one (docs/time.md). The same text
+ * always gives the same list.
  */
-export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText, 'text' | 'written'>, source: string): NewMemory[] {
-  const { text, written } = read;
-  const chunks = chunkText(text, CHUNK_CHARS);
+export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText, 'text' | 'written' | 'parts'>, source: string): NewMemory[] {
+  const { text, written, parts } = read;
+  const chunks = chunkSpans(text, CHUNK_CHARS);
   return chunks.map((chunk, i) => ({
-    text: chunk,
+    text: chunk.text,
     importance: 0.5,
     category: 'document',
     source,
-    metadata: { file: file.filename, chunk: i + 1, chunks: chunks.length, key: file.key, content_type: file.content_type },
+    metadata: {
+      file: file.filename,
+      chunk: i + 1,
+      chunks: chunks.length,
+      ...(parts ? partsOf(parts, chunk) : {}),
+      key: file.key,
+      content_type: file.content_type,
+    },
     container_tag: null,
     ...(written ? { observed_at: written } : {}),
   }));
+}
+
+/**
+ * The parts a chunk is on, from where each begins in the text, as its metadata (and so its
+ * provenance, docs/time.md) names them: `{page}`, or `{page, last_page}` when it runs over
+ * several; `slide` and `last_slide` for a presentation's.
+ */
+export function partsOf(parts: Parts, chunk: Pick<Chunk, 'start' | 'end'>): Record<string, number> {
+  const on = (at: number) => parts.starts.reduce((part, begins, i) => (begins <= at ? i + 1 : part), 1);
+  const [first, last] = [on(chunk.start), on(chunk.end - 1)];
+  return last > first ? { [parts.unit]: first, [`last_${parts.unit}`]: last } : { [parts.unit]: first };
 }
 
 /** The first characters of a text, for per-file previews. */

@@ -16,7 +16,22 @@ export type DocumentKind = 'pdf' | 'docx' | 'office' | 'html' | 'mail-html' | 'e
 export interface ReadDocument {
   text: string;
   written: string | null;
+  /** A PDF's pages or a presentation's slides, so a chunk can name the ones it is on (docs/files.md, "A document's pages"). */
+  parts?: Parts;
 }
+
+/** Where each part (page or slide, the first one first) begins in a text; an empty part begins where the one before it ends. */
+export interface Parts {
+  unit: PartUnit;
+  starts: number[];
+}
+export type PartUnit = 'page' | 'slide';
+
+/**
+ * What each reader puts between its parts: a PDF's page breaks become paragraph breaks, which
+ * chunking splits at first; officeparser joins a deck's slides with line breaks.
+ */
+export const PART_BREAK: Record<PartUnit, string> = { page: '\n\n', slide: '\n' };
 
 /** What a document holds as raw text, over no limit (FileLimitError otherwise), and its date. HTML comes decoded, the others as bytes. */
 export async function readDocument(kind: DocumentKind, input: Buffer | string, limits: ReadLimits): Promise<ReadDocument> {
@@ -27,7 +42,7 @@ export async function readDocument(kind: DocumentKind, input: Buffer | string, l
       : kind === 'docx'
         ? { text: await readDocx(data, limits), written: officeDate(data) }
         : kind === 'office'
-          ? { text: await readOffice(data, limits), written: officeDate(data) }
+          ? { ...(await readOffice(data, limits)), written: officeDate(data) }
           : kind === 'email'
             ? await readEmail(data, limits)
             : { text: await readHtml(typeof input === 'string' ? input : input.toString('utf8'), limits, kind === 'mail-html'), written: null };
@@ -48,8 +63,9 @@ async function readPdf(data: Buffer, limits: ReadLimits): Promise<ReadDocument> 
     if (pdf.numPages > limits.pages) throw new FileLimitError(`it has ${pdf.numPages} pages, more than the limit of ${limits.pages} (ORGMEM_PARSE_MAX_PAGES)`);
     const { text } = await extractText(pdf, { mergePages: false });
     const { info } = await pdf.getMetadata().catch(() => ({ info: undefined }));
-    // Page breaks become paragraph breaks, which chunking splits at first.
-    return { text: text.join('\n\n'), written: pdfInfoDate(info as Record<string, unknown> | undefined) };
+    const starts: number[] = [];
+    text.reduce((at, page) => (starts.push(at), at + page.length + PART_BREAK.page.length), 0);
+    return { text: text.join(PART_BREAK.page), written: pdfInfoDate(info as Record<string, unknown> | undefined), parts: { unit: 'page', starts } };
   } finally {
     await pdf.destroy();
   }
@@ -62,15 +78,59 @@ async function readDocx(data: Buffer, limits: ReadLimits): Promise<string> {
 }
 
 /** PPTX, XLSX, the OpenDocument formats and RTF (officeparser finds which from the bytes). */
-async function readOffice(data: Buffer, limits: ReadLimits): Promise<string> {
+async function readOffice(data: Buffer, limits: ReadLimits): Promise<Pick<ReadDocument, 'text' | 'parts'>> {
   await checkUnzipped(data, limits);
   const { OfficeParser } = await import('officeparser');
   try {
-    return (await OfficeParser.parseOffice(data, { outputErrorToConsole: false })).toText();
+    const ast = await OfficeParser.parseOffice(data, { outputErrorToConsole: false });
+    const text = ast.toText();
+    const parts = ast.type === 'pptx' ? slideParts(ast, text, limits.pages) : undefined;
+    return parts ? { text, parts } : { text };
   } catch (err) {
     // Its messages come prefixed with its name, sometimes twice.
     throw new Error(String(err instanceof Error ? err.message : err).replace(/^(\[OfficeParser\]:\s*)+/, ''), { cause: err });
   }
+}
+
+type OfficeAst = Awaited<ReturnType<(typeof import('officeparser'))['OfficeParser']['parseOffice']>>;
+
+/**
+ * Where each slide of a deck begins in its text. A slide's own text is what the parser's toText
+ * gives for it alone: toText reads the tree's top-level list (`content`), so each slide is put
+ * there alone in turn, and the list is put back. A speaker's notes, when they come as a node of
+ * their own, belong to the slide before them. The parser leaves out a slide without text but
+ * keeps the others' numbers: a slide left out is an empty part, so the numbers stay the deck's
+ * (one past `maxSlides`, ORGMEM_PARSE_MAX_PAGES, is not believed). Undefined unless the slides'
+ * texts joined as toText joins them (the non-empty ones, PART_BREAK.slide between) are the whole
+ * text, so a parser that reads otherwise leaves the slides unnamed rather than misnamed.
+ */
+function slideParts(ast: OfficeAst, text: string, maxSlides: number): Parts | undefined {
+  const nodes = ast.content.slice();
+  let own: string[];
+  try {
+    own = nodes.map((node) => (ast.content.splice(0, ast.content.length, node), ast.toText()));
+  } catch {
+    return undefined; // naming the slides never fails a deck the parser read
+  } finally {
+    ast.content.splice(0, ast.content.length, ...nodes);
+  }
+  const starts: number[] = [];
+  let at = 0;
+  for (const [i, node] of nodes.entries()) {
+    const t = own[i]!;
+    const begins = t && at > 0 ? at + PART_BREAK.slide.length : at;
+    if (node.type !== 'note') {
+      const number = (node.metadata as { slideNumber?: unknown } | undefined)?.slideNumber;
+      if (typeof number === 'number' && Number.isInteger(number) && number > starts.length + 1) {
+        if (number > maxSlides) return undefined;
+        while (starts.length < number - 1) starts.push(at);
+      }
+      starts.push(begins);
+    }
+    if (t) at = begins + t.length;
+  }
+  const joined = own.filter(Boolean).join(PART_BREAK.slide);
+  return starts.length && joined === text ? { unit: 'slide', starts } : undefined;
 }
 
 /** An office file (a zip; RTF is not one) whose parts inflate past the limit is refused before its reader inflates them. */

@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import path from 'node:path';
-import { decodeText, overChars, type ReadDocument } from './formats.ts';
+import { decodeText, overChars, PART_BREAK, type Parts, type ReadDocument } from './formats.ts';
 import { imageDate } from './image-date.ts';
 import { imageDimensions } from './image-dimensions.ts';
 import { ocrImage } from './ocr.ts';
@@ -23,6 +23,8 @@ export interface FileText {
   kind: Kind;
   /** When the file's own metadata says it was written (document-date.ts) or taken (image-date.ts); null when it does not say. */
   written: string | null;
+  /** A PDF's pages or a presentation's slides: where each begins in `text` (file-memories.ts names a chunk's from it). */
+  parts?: Parts;
 }
 
 const NO_MEDIA = 'Audio and video need an LLM endpoint with /audio/transcriptions; configure one with PUT /v1/memory/extraction/config';
@@ -150,7 +152,7 @@ async function readBinary(
   limits: ParseLimits,
   media: MediaReader | null,
   noMediaReason: string | undefined,
-): Promise<{ text: string; written: string | null }> {
+): Promise<Pick<FileText, 'text' | 'written' | 'parts'>> {
   if (kind === 'image') return { text: await readImage(data, mime, limits, media), written: imageDate(data) };
   if (kind === 'audio' || kind === 'video') {
     if (!media) throw new UnreadableFileError(noMediaReason ?? NO_MEDIA);
@@ -168,7 +170,30 @@ async function readBinary(
     throw new UnreadableFileError(`${capitalise(LABEL[kind])} could not be read: ${reason(err)}`);
   }
   const hint = kind === 'pdf' ? ' (a scanned PDF has no text layer: upload its pages as images to read them by OCR)' : '';
-  return { text: finish(kind, limits, raw.text, hint), written: raw.written };
+  const text = finish(kind, limits, raw.text, hint);
+  const parts = raw.parts && cleanParts(raw.text, raw.parts, text);
+  return parts ? { text, written: raw.written, parts } : { text, written: raw.written };
+}
+
+/**
+ * Where each part begins in the cleaned text: each part cleaned alone and joined by the reader's
+ * break gives the text cleaning the whole gave (cleaning keeps a paragraph or line break as it
+ * is), and the lengths give the starts; an empty part begins where the one before it ends, so no
+ * character is on it. Undefined when the two texts differ (a slide whose own text ends in a blank
+ * line, which the whole keeps and the slide alone loses), so the parts are left unnamed rather
+ * than misnamed.
+ */
+function cleanParts(raw: string, parts: Parts, cleaned: string): Parts | undefined {
+  const join = PART_BREAK[parts.unit];
+  let text = '';
+  const starts = parts.starts.map((start, i) => {
+    const part = clean(raw.slice(start, parts.starts[i + 1] ?? raw.length));
+    if (part && text) text += join;
+    const begins = text.length;
+    text += part;
+    return begins;
+  });
+  return text === cleaned ? { unit: parts.unit, starts } : undefined;
 }
 
 /** The caption (when there is a media reader) then the text OCR reads in the image. */

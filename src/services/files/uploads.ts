@@ -11,8 +11,8 @@ import { storeFor } from '../storage/tenant-store.ts';
 import { isTenantKey } from '../../ports/blobs/blobs.ts';
 import { noFileStored, shownFailure, tooLarge, storeUploads, URL_SECONDS, type FileFailure } from './drop.ts';
 import { FileLimitError, UnreadableFileError } from './unreadable.ts';
-import { chunkText } from './chunk.ts';
-import { embedAll, readFile, type StoredFile } from './file-memories.ts';
+import { chunkSpans, chunkText } from './chunk.ts';
+import { embedAll, partsOf, readFile, type StoredFile } from './file-memories.ts';
 
 type Image = MemoryRow['images'][number];
 
@@ -36,8 +36,8 @@ async function storeAll(ctx: AuthedCtx, collection: string, files: FileUpload[])
 /** Reads a file for its caption and text; a file that cannot be read still attaches, without them. */
 async function readForEntry(ctx: AuthedCtx, file: StoredFile) {
   try {
-    const { text, kind, written } = await readFile(ctx, file);
-    return { text, written, caption: captionOf(kind, text), problem: null, overLimit: false };
+    const { text, kind, written, parts } = await readFile(ctx, file);
+    return { text, written, parts, caption: captionOf(kind, text), problem: null, overLimit: false };
   } catch (err) {
     if (!(err instanceof UnreadableFileError)) throw err;
     return { text: '', written: null, caption: null, problem: err.message, overLimit: err instanceof FileLimitError };
@@ -103,11 +103,13 @@ export async function uploadMemory(
  */
 export async function uploadFolder(ctx: AuthedCtx, collection: string, files: FileUpload[]) {
   const { stored, failed } = await storeUploads(ctx, collection, files);
-  const made: Array<{ file: StoredFile; text: string; caption: string | null; written: string | null }> = [];
+  const made: Array<{ file: StoredFile; text: string; caption: string | null; written: string | null; parts: Record<string, number> }> = [];
   const problems: FileFailure[] = [...failed];
   for (const file of stored) {
     const r = await readForEntry(ctx, file);
-    if (r.text) made.push({ file, text: chunkText(r.text, MEMORY_CHARS)[0]!, caption: r.caption, written: r.written });
+    const first = chunkSpans(r.text, MEMORY_CHARS)[0];
+    // A PDF's memory says which pages its text is from (a deck's which slides), as a dropped file's chunks do.
+    if (first) made.push({ file, text: first.text, caption: r.caption, written: r.written, parts: r.parts ? partsOf(r.parts, first) : {} });
     else problems.push({ index: file.index, filename: file.filename, detail: r.problem ?? 'No text found' });
   }
   const unread = stored.filter((f) => !made.some((m) => m.file === f)).map((f) => f.key);
@@ -127,7 +129,7 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
         importance: 0.5,
         category: 'document',
         source: 'upload',
-        metadata: { file: m.file.filename, key: m.file.key, content_type: m.file.content_type },
+        metadata: { file: m.file.filename, ...m.parts, key: m.file.key, content_type: m.file.content_type },
         container_tag: null,
         images: [imageEntry(m.file, 0, m.caption)],
         ...(m.written ? { observed_at: m.written } : {}),

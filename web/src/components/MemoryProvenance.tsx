@@ -13,6 +13,9 @@ const KIND: Record<Kind, string> = {
   import: 'Imported',
 };
 
+/** The pages (or slides) a part of a file is on: "page 3", "pages 3–4". */
+const parts = (unit: string, first: number, last: number | undefined) => (last ? `${unit}s ${first}–${last}` : `${unit} ${first}`);
+
 /** Only web addresses open: a record's url is the provider's (or a client's metadata), never a script. */
 const webAddress = (url: string) => /^https?:\/\//i.test(url);
 
@@ -30,13 +33,16 @@ export function MemoryProvenance({ memory }: { memory: Memory }) {
           <li>
             File{' '}
             {p.file_url ? (
-              <a href={p.file_url} target="_blank" rel="noreferrer">
+              // A browser's PDF viewer opens a link ending in #page=N at that page.
+              <a href={p.page ? `${p.file_url}#page=${p.page}` : p.file_url} target="_blank" rel="noreferrer">
                 {p.file_name ?? p.file_key}
               </a>
             ) : (
               <code>{p.file_name ?? p.file_key}</code>
             )}
             {p.chunk !== undefined && <span className="muted"> · part {p.chunk}</span>}
+            {p.page !== undefined && <span className="muted"> · {parts('page', p.page, p.last_page)}</span>}
+            {p.slide !== undefined && <span className="muted"> · {parts('slide', p.slide, p.last_slide)}</span>}
           </li>
         )}
         {p.kind === 'remember' && p.memory_id && p.memory_id !== memory.id && (

@@ -1,12 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import type { Memory } from '../../../src/schemas/memory.ts';
 import { rpc } from '../api.ts';
+import { HOW, type How } from './RetractionHow.ts';
 import { Busy, ErrorNote } from './ui.tsx';
 import { useAction } from './use-api.ts';
-
-type How = NonNullable<Memory['retraction']>['how'];
-/** The two ways a fact stops holding (docs/time.md, "Retraction"), keyed by the API's own values. */
-const HOW: Record<How, string> = { ended: 'It stopped being true', wrong: 'It was never true' };
 
 /**
  * Retracts a memory (ended at a moment, or wrong) or undoes its retraction; for writing keys only

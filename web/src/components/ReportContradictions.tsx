@@ -7,7 +7,8 @@ import { useApi } from './use-api.ts';
 /** How many pairs the page asks for (the service allows up to 1000). */
 const LIMIT = 100;
 
-function ReportMemoryLink({ m }: { m: Memory }) {
+/** A memory in a report: its text linking to its page, its category and when it was stored. */
+export function ReportMemoryLink({ m }: { m: Memory }) {
   return (
     <>
       <Link to={`/collections/${seg(m.collection)}/memories/${seg(m.id)}`}>{m.text}</Link>

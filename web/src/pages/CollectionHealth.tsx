@@ -3,8 +3,9 @@ import { CollectionNav } from '../components/CollectionNav.tsx';
 import { ReportContradictions } from '../components/ReportContradictions.tsx';
 import { ReportDigest } from '../components/ReportDigest.tsx';
 import { ReportHealth } from '../components/ReportHealth.tsx';
+import { ReportRetractions } from '../components/ReportRetractions.tsx';
 
-/** A collection's health and reports: counts, pipeline, contradictions, summary and profile; each part loads on its own. */
+/** A collection's health and reports: counts, pipeline, contradictions, retractions, summary and profile; each part loads on its own. */
 export function CollectionHealth() {
   const { name = '' } = useParams();
   return (
@@ -12,6 +13,7 @@ export function CollectionHealth() {
       <CollectionNav name={name} />
       <ReportHealth collection={name} />
       <ReportContradictions collection={name} />
+      <ReportRetractions collection={name} />
       <ReportDigest collection={name} />
     </>
   );

@@ -15,6 +15,7 @@ import { loadNeighbours, type Neighbour } from './neighbours.ts';
 import { scanExact } from './scan.ts';
 import type { Filters, Scope } from './scope.ts';
 import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';
+import { withWordForms } from './word-forms.ts';
 
 /**
  * Candidates fetched from each side before fusion: twice the limit, at least 20. Deeper lists
@@ -214,7 +215,7 @@ export async function search(ctx: AuthedCtx, input: SearchInput, target: { colle
     ? await ctx.app.metrics.time('search', async () => {
         const weights =
           input.mode === 'vector' ? new Map<string, number>() : plainLexemes ? lexemeWeights(scope.lexemes) : await queryLexemes(ctx.app.db, query);
-        return retrieve(ctx, scope, input, weights, queryVector);
+        return retrieve(ctx, scope, input, input.mode === 'hybrid' ? await withWordForms(ctx.app, weights) : weights, queryVector);
       })
     : { vectorRows: [], textRows: [] };
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;

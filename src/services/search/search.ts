@@ -215,7 +215,7 @@ export async function search(ctx: AuthedCtx, input: SearchInput, target: { colle
     ? await ctx.app.metrics.time('search', async () => {
         const weights =
           input.mode === 'vector' ? new Map<string, number>() : plainLexemes ? lexemeWeights(scope.lexemes) : await queryLexemes(ctx.app.db, query);
-        return retrieve(ctx, scope, input, input.mode === 'hybrid' ? await withWordForms(ctx.app, weights) : weights, queryVector);
+        return retrieve(ctx, scope, input, input.mode === 'hybrid' ? await withWordForms(ctx.app, scope, weights) : weights, queryVector);
       })
     : { vectorRows: [], textRows: [] };
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;

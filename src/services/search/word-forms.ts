@@ -1,4 +1,5 @@
 import type { App } from '../../core/context.ts';
+import type { Scope } from './scope.ts';
 
 /**
  * English words whose forms PostgreSQL's `english` configuration does not bring to one lexeme:
@@ -159,9 +160,13 @@ function formsOf(app: App): Promise<Map<string, string[]>> {
 /**
  * The query's lexemes plus the other forms of its irregular words at FORM_WEIGHT (a word the
  * query holds in two forms keeps its own weight). Hybrid search only: text mode stays literal.
+ * Only in scopes whose every full-text match is ranked (no more memories than the text cap,
+ * text.ts): a larger scope's text side ranks a sample of the newest matches, which a common form
+ * ("met" for "meeting", in 9% of the search bench's memories) would crowd with memories that
+ * hold nothing else of the query.
  */
-export async function withWordForms(app: App, weights: Map<string, number>): Promise<Map<string, number>> {
-  if (!weights.size) return weights;
+export async function withWordForms(app: App, scope: Pick<Scope, 'memoryCount'>, weights: Map<string, number>): Promise<Map<string, number>> {
+  if (!weights.size || scope.memoryCount > app.config.search.textRankCap) return weights;
   const forms = await formsOf(app);
   const out = new Map(weights);
   for (const [l, w] of weights) for (const other of forms.get(l) ?? []) if (!out.has(other)) out.set(other, w * FORM_WEIGHT);

@@ -45,6 +45,16 @@ describe('search over more matches than the text cap', () => {
     }
   });
 
+  it("adds no other word forms in a scope over the cap, where a common form ('went') would crowd the sample", async () => {
+    const own = await newTenant(server.url, server.adminKey);
+    expect((await own.api('POST', '/v1/memory/collections/trips/memories', { text: 'Priya Patel booked the ferry to the islands' })).status).toBe(201);
+    const later = Array.from({ length: 60 }, (_, i) => ({ text: `Someone went home early on day ${i}` }));
+    expect((await own.api('POST', '/v1/memory/collections/trips/memories/bulk', later)).status).toBe(201);
+    // min_score 1 leaves the vector side out: the text side alone, which ranks the newest 50 matches here.
+    const res = await own.api('POST', '/v1/memory/collections/trips/search', { query: 'where did Priya Patel go', mode: 'hybrid', min_score: 1 });
+    expect(res.body.results[0].text).toBe('Priya Patel booked the ferry to the islands');
+  });
+
   it('text mode ranks within the cap and never comes back with more than limit', async () => {
     const res = await t.api('POST', '/v1/memory/collections/big/search', { query: 'weekly report', mode: 'text', limit: 50 });
     expect(res.body.results).toHaveLength(50);

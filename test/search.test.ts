@@ -184,6 +184,30 @@ describe('search', () => {
     }
   });
 
+  it("hybrid search finds a query word's irregular forms ('go' finds 'went'); text mode stays literal", async () => {
+    const { url, adminKey } = shared();
+    const own = await newTenant(url, adminKey);
+    // Shorter memories sharing only the name: without the other form they rank above the answer.
+    const short = ['Mira likes green tea', 'Mira writes the weekly report', 'Mira has a cat', 'Mira drives a van', 'Mira plays chess'];
+    const answer = 'Mira went to Lisbon with her cousins last spring to see the old trams and the tiles';
+    expect(
+      (
+        await own.api(
+          'POST',
+          '/v1/memory/collections/notes/memories/bulk',
+          [...short, answer].map((text) => ({ text })),
+        )
+      ).status,
+    ).toBe(201);
+    // min_score 1 leaves the vector side out: the full-text side alone decides (docs/search.md, min_score).
+    const hybrid = await search(own, { query: 'Where did Mira go?', mode: 'hybrid', min_score: 1, limit: 3 });
+    expect(texts(hybrid)[0]).toBe(answer);
+    const text = await search(own, { query: 'Where did Mira go?', mode: 'text', limit: 3 });
+    expect(texts(text)).not.toContain(answer);
+    const past = await search(own, { query: 'Mira went to Lisbon', mode: 'hybrid', min_score: 1, limit: 1 });
+    expect(texts(past)).toEqual([answer]);
+  });
+
   it('accepts rewrite and rerank (ignored without an LLM)', async () => {
     const res = await search(t, { query: 'who goes climbing on weekends', rewrite: true, rerank: true, min_score: 0 });
     expect(res.status).toBe(200);

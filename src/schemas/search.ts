@@ -5,6 +5,9 @@ import { imageSchema, memoryTimes, provenance } from './memory.ts';
 /** Request and response shapes of search, related and forget (docs/search.md). */
 export const searchQuery = z.string().min(1).max(10_000).describe('What to look for, in natural language (1 to 10000 characters)');
 
+/** The most places before and after a result that `neighbours` may ask for (50 results bring at most 500 neighbours). */
+export const MAX_NEIGHBOURS = 5;
+
 export const searchFields = {
   query: searchQuery,
   limit: z.number().int().min(1).max(50).default(5).describe('Results to return, 1 to 50'),
@@ -46,30 +49,56 @@ export const searchFields = {
     .describe(
       'Re-rank the fused candidates with the tenant LLM (one LLM call, at most 50 candidates). Without an LLM, over the spend cap or if the call fails, the fused order is kept.',
     ),
+  neighbours: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_NEIGHBOURS)
+    .default(0)
+    .describe(
+      `Also return, with each result, the memories up to this many places before and after it in its file (metadata key and chunk) ` +
+        `or thread (metadata thread and seq), in its collection, 0 to ${MAX_NEIGHBOURS} (docs/search.md, "Neighbours")`,
+    ),
 };
 const searchInput = z.object(searchFields);
 export type SearchInput = z.output<typeof searchInput>;
 
-export const searchResult = z
-  .object({
-    id: z.string(),
-    text: z.string(),
-    category: z.string(),
-    importance: z.number(),
-    score: z
-      .number()
-      .min(0)
-      .max(1)
-      .describe(
-        'Higher is better, 0 to 1: cosine similarity (vector), BM25 against a full match (text), or the reciprocal-rank fusion against rank 1 on both sides (hybrid: 1 is first for both vector and full-text, one side only is at most 0.5)',
-      ),
-    source: z.string(),
-    metadata: z.record(z.string(), z.unknown()),
-    images: z.array(imageSchema),
-    created_at: timestamp.describe('When the store recorded it'),
-    ...memoryTimes,
-    provenance,
-    collection: z.string().optional().describe("The memory's collection (all-collection search only)"),
+const resultFields = z.object({
+  id: z.string(),
+  text: z.string(),
+  category: z.string(),
+  importance: z.number(),
+  score: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe(
+      'Higher is better, 0 to 1: cosine similarity (vector), BM25 against a full match (text), or the reciprocal-rank fusion against rank 1 on both sides (hybrid: 1 is first for both vector and full-text, one side only is at most 0.5)',
+    ),
+  source: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  images: z.array(imageSchema),
+  created_at: timestamp.describe('When the store recorded it'),
+  ...memoryTimes,
+  provenance,
+  collection: z.string().optional().describe("The memory's collection (all-collection search only)"),
+});
+
+/** A memory next to a result in its file or thread (`neighbours`): a result's fields without the search's own. */
+export const searchNeighbour = resultFields
+  .omit({ score: true, collection: true })
+  .extend({
+    offset: z.number().int().describe("Its place relative to the result's in their file or thread: -1 the memory just before, 1 the one just after"),
+  })
+  .openapi('SearchNeighbour');
+export type SearchNeighbour = z.infer<typeof searchNeighbour>;
+
+export const searchResult = resultFields
+  .extend({
+    neighbours: z
+      .array(searchNeighbour)
+      .optional()
+      .describe('With `neighbours` above 0 only: the memories next to it in its file or thread, in their order (by offset; empty when it has none)'),
   })
   .openapi('SearchResult');
 export type SearchResult = z.infer<typeof searchResult>;

@@ -25,7 +25,8 @@ export interface CandidateRow {
   score: number;
 }
 
-const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.observed_at, m.valid_from, m.valid_to`;
+/** A search result's columns, of a memory aliased `m`. */
+export const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.observed_at, m.valid_from, m.valid_to`;
 
 /**
  * hnsw.ef_search of a graph search: the candidates it keeps while walking, at least the `k`

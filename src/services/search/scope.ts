@@ -43,7 +43,12 @@ const facets = (f: Filters) => ({
  * filters. Filters sit inside each candidate query (not after a top-k cut), so a filtered
  * search finds its matches however rare they are. `params` receives the values.
  */
-export function where(scope: Scope, filters: Filters, params: unknown[], opts: { excludeId?: string; anyState?: boolean }): string {
+export function where(
+  scope: Pick<Scope, 'tenantId' | 'collections'>,
+  filters: Filters,
+  params: unknown[],
+  opts: { excludeId?: string; anyState?: boolean },
+): string {
   const p = (v: unknown) => `$${params.push(v)}`;
   const conds = [`m.tenant_id = ${p(scope.tenantId)}`];
   conds.push(scope.collections.length === 1 ? `m.collection = ${p(scope.collections[0])}` : `m.collection = any(${p(scope.collections)}::text[])`);

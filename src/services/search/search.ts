@@ -11,9 +11,11 @@ import { exactBound, readsExactly } from './exact-cost.ts';
 import { feedbackVector, type SearchVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
+import { loadNeighbours, type Neighbour } from './neighbours.ts';
 import { scanExact } from './scan.ts';
 import type { Filters, Scope } from './scope.ts';
 import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';
+import { withWordForms } from './word-forms.ts';
 
 /**
  * Candidates fetched from each side before fusion: twice the limit, at least 20. Deeper lists
@@ -60,14 +62,13 @@ export async function resolveScope(ctx: AuthedCtx, collection: string | null, le
   };
 }
 
-/** Shapes a candidate as a search result; `collection` only on all-collection search. */
-export function toResult(row: CandidateRow, withCollection: boolean): SearchResult {
+/** A memory's fields as search answers them, without the search's own (score, collection). */
+function shown(row: CandidateRow) {
   return {
     id: row.id,
     text: row.text,
     category: row.category,
     importance: row.importance,
-    score: row.score,
     source: row.source,
     metadata: row.metadata,
     images: row.images.map(({ key: _key, ...img }) => ({ ...img, url: null })) as SearchResult['images'],
@@ -76,7 +77,16 @@ export function toResult(row: CandidateRow, withCollection: boolean): SearchResu
     valid_from: iso(row.valid_from)!,
     valid_to: iso(row.valid_to),
     provenance: provenanceOf(row),
+  };
+}
+
+/** Shapes a candidate as a search result; `collection` only on all-collection search, `neighbours` only when asked for. */
+export function toResult(row: CandidateRow, withCollection: boolean, neighbours?: Neighbour[]): SearchResult {
+  return {
+    ...shown(row),
+    score: row.score,
     ...(withCollection ? { collection: row.collection } : {}),
+    ...(neighbours ? { neighbours: neighbours.map((n) => ({ ...shown(n), offset: n.offset })) } : {}),
   };
 }
 
@@ -205,13 +215,18 @@ export async function search(ctx: AuthedCtx, input: SearchInput, target: { colle
     ? await ctx.app.metrics.time('search', async () => {
         const weights =
           input.mode === 'vector' ? new Map<string, number>() : plainLexemes ? lexemeWeights(scope.lexemes) : await queryLexemes(ctx.app.db, query);
-        return retrieve(ctx, scope, input, weights, queryVector);
+        return retrieve(ctx, scope, input, input.mode === 'hybrid' ? await withWordForms(ctx.app, scope, weights) : weights, queryVector);
       })
     : { vectorRows: [], textRows: [] };
   const ranked = input.mode === 'hybrid' ? reciprocalRankFusion([vectorRows, textRows]) : input.mode === 'vector' ? vectorRows : textRows;
   const final = (input.rerank ? await reranked(ctx, query, ranked) : ranked).slice(0, input.limit);
-  const results = final.map((r) => toResult(r, nameCollections));
-  putAnswer(ctx.app, key, { results }, expiryTtl([...vectorRows, ...textRows]));
+  const neighbours =
+    input.neighbours > 0
+      ? await loadNeighbours(ctx.app.db, scope, { as_of: input.as_of, include_archived: input.include_archived }, final, input.neighbours)
+      : undefined;
+  const results = final.map((r) => toResult(r, nameCollections, neighbours?.get(r.id)));
+  const around = neighbours ? [...neighbours.values()].flat() : [];
+  putAnswer(ctx.app, key, { results }, expiryTtl([...vectorRows, ...textRows, ...around]));
   return {
     results,
     query_embedding_ms: round2(embeddingMs),

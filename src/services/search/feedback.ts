@@ -59,4 +59,3 @@ export function sameDaySql(v: SearchVector, scope: Scope, p: (value: unknown) =>
   if (!v.feedbackIds?.length) return '0';
   return `case when ${utcDay('m.observed_at')} in (select ${utcDay('c.observed_at')} ${fromFeedback(v, scope, p)}) then ${SAME_DAY_PULL} else 0 end`;
 }
-

@@ -438,6 +438,12 @@ describe('code blocks of the README and docs/', () => {
     expect([...configs].sort()).toEqual([...new Set(run)].sort());
   });
 
+  // tsc over the client project blocks for tens of seconds on a loaded 2-core machine: compiled
+  // here with a budget of its own, not inside the first snippet's 60 s.
+  it('compiles the TypeScript snippets as one client project against orgmem/trpc', () => {
+    expect(snippetProject().dir).toMatch(/./);
+  }, 300_000);
+
   for (const block of blocks.filter((b) => b.marker?.kind === 'snippet')) {
     it(`${block.page}: ${block.marker!.value}`, () => RUNS[block.marker!.value]!(block));
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { rankBm25 } from '../src/services/search/bm25.ts';
 import type { CandidateRow } from '../src/services/search/candidates.ts';
 import { reciprocalRankFusion } from '../src/services/search/fusion.ts';
-import { expandQuery } from '../src/services/search/text.ts';
+import { expandQuery, secondPassRanking } from '../src/services/search/text.ts';
 
 const w = (...lexemes: string[]) => new Map(lexemes.map((l) => [l, 1]));
 
@@ -66,6 +66,18 @@ describe('query expansion from the first full-text pass', () => {
   it('does not expand from a sampled (capped) first pass or from nothing', () => {
     expect(expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: false })).toBeNull();
     expect(expandQuery(new Map([['adopt', 1]]), { ranked: [], exhaustive: true })).toBeNull();
+  });
+
+  it('keeps every first-pass match in the second pass, whose sample the common added words may have filled', () => {
+    const expanded = expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: true })!;
+    // The second pass sampled only memories matching an added word ('famili'), none of the query's.
+    const second = { ranked: [{ id: 'e', lexemes: ['famili', 'trip'], score: 0.2 }], exhaustive: false };
+    const merged = secondPassRanking(ranked, second, expanded, { tenantId: 't', collections: ['c'], memoryCount: 100, tableRows: 100 });
+    expect(merged.ranked.map((d) => d.id).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(merged.ranked[0]!.id).not.toBe('e');
+    expect(merged.exhaustive).toBe(false);
+    const complete = { ranked: ranked.slice(0, 2), exhaustive: true };
+    expect(secondPassRanking(ranked.slice(0, 2), complete, expanded, { tenantId: 't', collections: ['c'], memoryCount: 100, tableRows: 100 })).toBe(complete);
   });
 });
 

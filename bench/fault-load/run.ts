@@ -232,8 +232,11 @@ try {
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`)
     .join(', ');
+  // Set by citusFaults, which TypeScript does not follow from here.
+  const o = outage as Outage | null;
+  const rb = rebalance as Rebalance | null;
   // A 503 is the answer for a tenant whose node is down (docs/citus.md); every other 5xx is a fault of the service.
-  const down = (t: TenantLedger) => !!(outage as Outage | null)?.tenants.has(t.id);
+  const down = (t: TenantLedger) => !!o?.tenants.has(t.id);
   const not503 = tenants.flatMap((t) => t.ledger.serverErrors.filter((e) => e.status !== 503));
   const misplaced503 = tenants.flatMap((t) => (down(t) ? [] : t.ledger.serverErrors.filter((e) => e.status === 503)));
   const perTenant = tenants
@@ -246,9 +249,7 @@ try {
       return `${t.name}${where}: ${[...byStatus].map(([s, n]) => `${s} x${n}`).join(', ') || 'none'} of ${t.ledger.totalRequests}`;
     })
     .join('; ');
-  const o = outage as Outage | null;
   const afterStart = o ? tenants.flatMap((t) => t.ledger.serverErrors).filter((e) => e.at > o.startedAt) : [];
-  const rb = rebalance as Rebalance | null;
 
   const info: Array<[string, string | number]> = [
     ['seed', SEED],

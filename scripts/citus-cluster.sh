@@ -47,6 +47,17 @@ EOF
     echo "local all all trust" >>"$conf/pg_hba.conf.new"
     mv "$conf/pg_hba.conf.new" "$conf/pg_hba.conf"
   fi
+  # Citus runs a maintenance daemon for each database that has it, in a background worker, and a
+  # rebalance's shard moves run in background workers too: PostgreSQL's 8 ran out with a few test
+  # and bench databases, and citus_rebalance_wait() then waited for ever. Added to instances made
+  # before this line too (a restart).
+  local settings="/etc/postgresql/$VERSION/$name/postgresql.conf"
+  if ! grep -qx 'max_worker_processes = 32' "$settings"; then
+    echo 'max_worker_processes = 32' >>"$settings"
+    if pg_lsclusters -h | awk -v n="$name" '$2 == n {print $4}' | grep -qx online; then
+      pg_ctlcluster --skip-systemctl-redirect "$VERSION" "$name" restart
+    fi
+  fi
   if ! pg_lsclusters -h | awk -v n="$name" '$2 == n {print $4}' | grep -qx online; then
     pg_ctlcluster --skip-systemctl-redirect "$VERSION" "$name" start
   fi

@@ -54,6 +54,36 @@ describe('job queue', () => {
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)('job queue on PostgreSQL', () => {
+  it('gives back a try that found a database unreachable, and runs the job again later', async () => {
+    const server = await startServer({}, { worker: false });
+    server.app.log = pino({ level: 'silent' });
+    let tries = 0;
+    // One try only: without the try given back, the first failure would be the job's last.
+    const unreachable: TaskDef & { maxAttempts: number } = {
+      name: 'test_unreachable',
+      payload: z.object({}),
+      maxAttempts: 1,
+      async run() {
+        tries++;
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+      },
+    };
+    await server.app.jobs.start(server.app, [unreachable], []);
+    try {
+      await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, unreachable, {}));
+      const job = () =>
+        server.app.db.query<{ attempts: number; max_attempts: number; later: boolean; last_error: string | null; locked: boolean }>(
+          `select attempts, max_attempts, run_at > now() + interval '20 seconds' as later, last_error, locked_at is not null as locked
+             from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'test_unreachable')`,
+        );
+      await expect.poll(async () => (await job())[0]?.last_error ?? null, { timeout: 20_000, interval: 200 }).toMatch(/ECONNREFUSED/);
+      expect(tries).toBe(1);
+      expect(await job()).toEqual([{ attempts: 0, max_attempts: 1, later: true, last_error: expect.any(String), locked: false }]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('closes every connection before stop() returns, so dropping the database right after cannot kill the process', async () => {
     const server = await startServer();
     const { db } = (await server.app.db.query<{ db: string }>('select current_database() as db'))[0]!;

@@ -19,7 +19,13 @@ export interface Findings {
   unaccountedFiles: string[];
 }
 
-export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger: Ledger, filesDir: string): Promise<Findings> {
+/** The tenants of the run, each with the ledger of what the service acknowledged to its clients. */
+export interface TenantLedger {
+  id: string;
+  ledger: Ledger;
+}
+
+export async function checkDatabase(sql: postgres.Sql, tenants: TenantLedger[], filesDir: string): Promise<Findings> {
   const f: Findings = {
     checked: { creates: 0, bulkItems: 0, deletes: 0, remembers: 0, facts: 0, importItems: 0, files: 0 },
     losses: [],
@@ -31,6 +37,24 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
     broken: [],
     unaccountedFiles: [],
   };
+  for (const t of tenants) await checkTenant(sql, t, f);
+
+  // Every stored file is a row of a batch, and every row ended done (its memories there, once) or failed.
+  const files = await sql<{ key: string; state: string; chunks: number; n: number }[]>`
+    select f.key, f.state, f.chunks, (select count(*)::int from memories m where m.tenant_id = f.tenant_id and m.metadata->>'key' = f.key) as n
+      from ingest_files f where f.tenant_id = any(${tenants.map((t) => t.id)}::uuid[])`;
+  const rows = new Set(files.map((r) => r.key));
+  for (const r of files) {
+    f.checked.files++;
+    if (r.state !== 'done' && r.state !== 'failed') f.unaccountedFiles.push(`file ${r.key} left ${r.state}`);
+    if (r.state === 'done' && r.n !== r.chunks) (r.n > r.chunks ? f.duplicates : f.losses).push(`file ${r.key}: ${r.chunks} chunks, ${r.n} memories`);
+  }
+  for (const key of storedKeys(join(filesDir, 'objects'))) if (!rows.has(key)) f.unaccountedFiles.push(`stored file ${key} is in no batch`);
+  return f;
+}
+
+/** One tenant's acknowledged writes and jobs, judged into `f`. */
+async function checkTenant(sql: postgres.Sql, { id: tenantId, ledger }: TenantLedger, f: Findings): Promise<void> {
   const byMarker = new Map<string, string[]>();
   for (const row of await sql<{ marker: string; ids: string[] }[]>`
     select metadata->>'fl_marker' as marker, array_agg(id::text) as ids from memories
@@ -84,18 +108,6 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
     if (present.length !== imp.markers.length) f.losses.push(`acknowledged import ${imp.key}: ${present.length} of ${imp.markers.length} items stored`);
   }
 
-  // Every stored file is a row of a batch, and every row ended done (its memories there, once) or failed.
-  const files = await sql<{ key: string; state: string; chunks: number; n: number }[]>`
-    select f.key, f.state, f.chunks, (select count(*)::int from memories m where m.tenant_id = f.tenant_id and m.metadata->>'key' = f.key) as n
-      from ingest_files f where f.tenant_id = ${tenantId}`;
-  const rows = new Set(files.map((r) => r.key));
-  for (const r of files) {
-    f.checked.files++;
-    if (r.state !== 'done' && r.state !== 'failed') f.unaccountedFiles.push(`file ${r.key} left ${r.state}`);
-    if (r.state === 'done' && r.n !== r.chunks) (r.n > r.chunks ? f.duplicates : f.losses).push(`file ${r.key}: ${r.chunks} chunks, ${r.n} memories`);
-  }
-  for (const key of storedKeys(join(filesDir, 'objects'))) if (!rows.has(key)) f.unaccountedFiles.push(`stored file ${key} is in no batch`);
-
   const jobs = new Map(
     (
       await sql<{ id: string; memory_id: string; state: string; skipped: string | null; facts: Array<{ id: string; text: string; relation: string }> }[]>`
@@ -147,9 +159,11 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
     if (j.state === 'failed') f.jobs.failed++;
     if (j.skipped) f.jobs.skipped++;
   }
-  f.notTerminal = await sql`
+  f.notTerminal.push(
+    ...(await sql<Findings['notTerminal']>`
     select id::text, state, attempts, error, updated_at from extraction_jobs
-     where tenant_id = ${tenantId} and state not in ('done', 'failed') order by created_at`;
+     where tenant_id = ${tenantId} and state not in ('done', 'failed') order by created_at`),
+  );
   // Duplicate facts across the whole tenant, whichever run of a job wrote them.
   for (const d of await sql<{ raw: string; text: string; n: number }[]>`
     select metadata->>'remembered_from' as raw, text, count(*)::int as n from memories
@@ -157,7 +171,6 @@ export async function checkDatabase(sql: postgres.Sql, tenantId: string, ledger:
     const line = `fact "${d.text}" from raw memory ${d.raw} stored ${d.n} times`;
     if (!f.duplicates.some((x) => x.includes(`"${d.text}"`))) f.duplicates.push(line);
   }
-  return f;
 }
 
 /** The local store's files, as keys. */

@@ -20,6 +20,17 @@
  *   write made through the other at once (probes during the load and after it), a key's rate
  *   limit is one count across both, and a key revoked through one is refused by the other.
  *
+ * On a Citus cluster (BENCH_DATABASE_URL on the coordinator of scripts/citus-cluster.sh), the
+ * database is made a database of the cluster, and two more faults run during the load
+ * (bench/fault-load/citus.ts): with --citus-stop-seconds S, at a quarter of the load, the worker
+ * holding the most tenants (not all: if they all hashed to one worker, one is moved to another
+ * before the load) is stopped for S seconds and started again; with
+ * --citus-add-node PORT, at half the load, that instance (`scripts/citus-cluster.sh spare PORT`)
+ * is added as a worker and the shards are rebalanced onto it (block_writes) while requests run
+ * (78 s at a load average of 18: give the load time for it, --seconds 240). The clients then
+ * belong to --tenants tenants (client i to tenant i modulo the count), and one invariant becomes
+ * two: no 5xx but 503, and no 503 to a tenant whose shards were not on the stopped node.
+ *
  * Clients: --clients concurrent loops (default 8), each operation on either API process at
  * random: creates 30 %, bulk creates (5-20 items) 10 %, searches 24 %, imports (100-600 items)
  * 3 %, sync drops (2-6 files) 3 %, remember jobs 17 %,
@@ -30,10 +41,11 @@
  * so a killed worker's jobs are taken again within seconds rather than the default's 30 s.
  *
  *   node --import tsx bench/fault-load/run.ts [--seconds 60] [--clients 8] [--seed N] [--port 18201]
- *        [--drain-seconds 600] [--think-ms 20]
+ *        [--drain-seconds 600] [--think-ms 20] [--db orgmem_faultload] [--tenants 1]
+ *        [--citus-add-node PORT] [--citus-stop-seconds S]
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is used to drop and
- * create the database `orgmem_faultload`, which is kept afterwards for inspection. Exits 1 when an
+ * create the database --db, which is kept afterwards for inspection. Exits 1 when an
  * invariant fails, and then keeps the processes' logs (in a temp directory it prints).
  */
 import { randomBytes } from 'node:crypto';
@@ -44,9 +56,10 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { extractBySentence, oracleJudge } from '../../test/fakes/memory-llm.ts';
 import { startFakeLlm } from '../../test/fakes/openai.ts';
-import { createDatabase, createTenantKey } from '../lib/server.ts';
+import { citusWorkers, createDatabase, createTenantKey } from '../lib/server.ts';
 import { rng } from '../lib/stats.ts';
-import { checkDatabase, checkRateLimit, checkRevocation, pendingJobs } from './invariants.ts';
+import { addNodeAndRebalance, spreadTenants, startWorker, stopWorker, tenantNodes, type Outage, type Rebalance } from './citus.ts';
+import { checkDatabase, checkRateLimit, checkRevocation, pendingJobs, type TenantLedger } from './invariants.ts';
 import { OrgmemProcess } from './processes.ts';
 import { Client, COLLECTIONS, Ledger } from './workload.ts';
 
@@ -60,17 +73,26 @@ const { values: args } = parseArgs({
     // the fake LLM's 0.1-1 s replies, so the backlog takes minutes to drain.
     'drain-seconds': { type: 'string', default: '600' },
     'think-ms': { type: 'string', default: '20' },
+    db: { type: 'string', default: 'orgmem_faultload' },
+    tenants: { type: 'string', default: '1' },
+    'citus-add-node': { type: 'string' },
+    'citus-stop-seconds': { type: 'string' },
   },
 });
 const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const SEED = Number(args.seed);
 const PORT = Number(args.port);
+const TENANTS = Number(args.tenants);
+if (TENANTS > CLIENTS) throw new Error('--tenants: at most one tenant a client');
 const RATE_LIMIT = 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const databaseUrl = await createDatabase(base, 'orgmem_faultload', true);
+const databaseUrl = await createDatabase(base, args.db!, true);
+const citus = (await citusWorkers(databaseUrl)) !== null;
+if (!citus && (args['citus-add-node'] || args['citus-stop-seconds']))
+  throw new Error('--citus-add-node and --citus-stop-seconds need BENCH_DATABASE_URL on a Citus coordinator');
 const dir = mkdtempSync(join(tmpdir(), 'orgmem-faultload-'));
 const r = rng(SEED);
 const llmDelay = rng(SEED + 1);
@@ -102,10 +124,13 @@ const env: Record<string, string> = {
 };
 
 // The CLI migrates the fresh database, before any of the processes races another to it.
-const key = createTenantKey(env, 'faultload');
+const names = Array.from({ length: TENANTS }, (_, i) => (i ? `faultload-${i}` : 'faultload'));
+const keys = names.map((name) => createTenantKey(env, name));
+const key = keys[0]!;
 const limitedKey = createTenantKey(env, 'faultload-limited', 'faultload_limited');
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-const tenantId = (await sql<{ id: string }[]>`select id::text from tenants where name = 'faultload'`)[0]!.id;
+const ids = new Map((await sql<{ id: string; name: string }[]>`select id::text, name from tenants where name = any(${names})`).map((t) => [t.name, t.id]));
+const tenants: Array<TenantLedger & { name: string }> = names.map((name) => ({ name, id: ids.get(name)!, ledger: new Ledger() }));
 
 const apiA = new OrgmemProcess('api-a', ['serve', '--no-worker', '--port', String(PORT)], env, dir, `http://127.0.0.1:${PORT}`);
 const apiB = new OrgmemProcess('api-b', ['serve', '--no-worker', '--port', String(PORT + 1)], env, dir, `http://127.0.0.1:${PORT + 1}`);
@@ -122,7 +147,12 @@ async function killLoop(deadline: number) {
     if (Date.now() + wait >= deadline) return;
     await sleep(wait);
     const target = r.next() < 0.5 ? worker : r.pick([apiA, apiB]);
-    if (target === worker) interrupted += (await sql<{ n: number }[]>`select count(*)::int as n from extraction_jobs where state = 'processing'`)[0]!.n;
+    // Not counted while a Citus worker is down (a count over every shard needs every node).
+    if (target === worker)
+      interrupted += await sql<{ n: number }[]>`select count(*)::int as n from extraction_jobs where state = 'processing'`.then(
+        (rows) => rows[0]!.n,
+        () => 0,
+      );
     await target.kill();
     const killedAt = Date.now();
     await sleep(200 + r.int(1_300));
@@ -131,20 +161,44 @@ async function killLoop(deadline: number) {
   }
 }
 
+let rebalance: Rebalance | null = null;
+let outage: Outage | null = null;
+/**
+ * The Citus faults: a worker stopped and started at a quarter of the load, then past half of it a
+ * worker added and the shards rebalanced. In this order because the rebalancer (by disk size)
+ * moves the shards holding data first: after it the run's few tenants may all be on the new node,
+ * and a stop must leave some tenants up to show that they are not touched.
+ */
+async function citusFaults(t0: number, deadline: number) {
+  const until = (at: number) => sleep(Math.max(0, at - Date.now()));
+  const stop = Number(args['citus-stop-seconds'] ?? 0);
+  if (stop) {
+    await until(t0 + (deadline - t0) / 4);
+    outage = await stopWorker(databaseUrl, [...ids.values()], stop);
+  }
+  const addNode = args['citus-add-node'];
+  if (addNode) {
+    await until(t0 + (deadline - t0) / 2);
+    rebalance = await addNodeAndRebalance(databaseUrl, Number(addNode));
+  }
+}
+
 let exitCode = 1;
 try {
   await Promise.all([apiA.start(), apiB.start(), worker.start()]);
-  const ledger = new Ledger();
-  const clients = Array.from({ length: CLIENTS }, (_, i) => new Client(i, apis, key, ledger, SEED));
+  const clients = Array.from({ length: CLIENTS }, (_, i) => new Client(i, apis, keys[i % TENANTS]!, tenants[i % TENANTS]!.ledger, SEED));
   // Every collection exists before the first fault, so a search never meets a missing one.
-  for (const c of COLLECTIONS) await clients[0]!.seed(c);
+  for (const c of COLLECTIONS) for (const first of clients.slice(0, TENANTS)) await first.seed(c);
   await Promise.all(clients.map((c, i) => c.seed(`probe-${i}`)));
+  if (args['citus-stop-seconds']) await spreadTenants(databaseUrl, [...ids.values()]);
+  const placedBefore = citus ? await tenantNodes(sql, [...ids.values()]) : null;
 
   const t0 = Date.now();
   const deadline = t0 + SECONDS * 1000;
-  await Promise.all([killLoop(deadline), ...clients.map((c) => c.run(deadline, Number(args['think-ms'])))]);
+  await Promise.all([killLoop(deadline), citusFaults(t0, deadline), ...clients.map((c) => c.run(deadline, Number(args['think-ms'])))]);
   const loadSeconds = (Date.now() - t0) / 1000;
-  const duringLoad = ledger.probes.length;
+  const ledgers = tenants.map((t) => t.ledger);
+  const duringLoad = ledgers.map((l) => l.probes.length);
 
   const drainStart = Date.now();
   while ((await pendingJobs(sql)) > 0 && Date.now() - drainStart < Number(args['drain-seconds']) * 1000) await sleep(1_000);
@@ -154,28 +208,72 @@ try {
   for (const c of clients) await c.probe();
   const rate = await checkRateLimit(apis, limitedKey, RATE_LIMIT);
   const revocation = await checkRevocation(apis, key);
-  const f = await checkDatabase(sql, tenantId, ledger, join(dir, 'data', 'files'));
+  const f = await checkDatabase(sql, tenants, join(dir, 'data', 'files'));
+  const placedAfter = citus ? await tenantNodes(sql, [...ids.values()]) : null;
   const queueLeft = (await sql<{ n: number }[]>`select count(*)::int as n from graphile_worker._private_jobs`)[0]!.n;
 
+  const allProbes = ledgers.flatMap((l) => l.probes);
   const probes = { fresh: 0, stale: 0, inconclusive: 0, warm: 0 };
-  for (const p of ledger.probes) {
+  for (const p of allProbes) {
     probes[p.outcome]++;
     if (p.warm) probes.warm++;
   }
-  const quietInconclusive = ledger.probes.slice(duringLoad).filter((p) => p.outcome !== 'fresh').length;
+  const quietInconclusive = ledgers.flatMap((l, i) => l.probes.slice(duringLoad[i])).filter((p) => p.outcome !== 'fresh').length;
   const acked = f.checked.creates + f.checked.bulkItems + f.checked.deletes + f.checked.remembers + f.checked.importItems;
-  const retried = ledger.imports.filter((i) => i.sends > 1);
-  const serverErrors = ledger.serverErrors.length;
-  const statuses = [...ledger.statuses]
-    .sort(([a], [b]) => a - b)
+  const imports = ledgers.flatMap((l) => l.imports);
+  const retried = imports.filter((i) => i.sends > 1);
+  const sum = (m: (l: Ledger) => number) => ledgers.reduce((n, l) => n + m(l), 0);
+  const counted = (m: (l: Ledger) => Map<string | number, number>) => {
+    const all = new Map<string | number, number>();
+    for (const l of ledgers) for (const [k, n] of m(l)) all.set(k, (all.get(k) ?? 0) + n);
+    return all;
+  };
+  const statuses = [...counted((l) => l.statuses)]
+    .sort(([a], [b]) => Number(a) - Number(b))
     .map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`)
     .join(', ');
+  // Set by citusFaults, which TypeScript does not follow from here.
+  const o = outage as Outage | null;
+  const rb = rebalance as Rebalance | null;
+  // A 503 is the answer for a tenant whose node is down (docs/citus.md); every other 5xx is a fault of the service.
+  const down = (t: TenantLedger) => !!o?.tenants.has(t.id);
+  const not503 = tenants.flatMap((t) => t.ledger.serverErrors.filter((e) => e.status !== 503));
+  const misplaced503 = tenants.flatMap((t) => (down(t) ? [] : t.ledger.serverErrors.filter((e) => e.status === 503)));
+  const perTenant = tenants
+    .map((t) => {
+      const where = citus
+        ? ` (node ${placedBefore!.get(t.id)}${placedAfter!.get(t.id) !== placedBefore!.get(t.id) ? ` then ${placedAfter!.get(t.id)}` : ''}${down(t) ? ', stopped' : ''})`
+        : '';
+      const byStatus = new Map<number, number>();
+      for (const e of t.ledger.serverErrors) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
+      return `${t.name}${where}: ${[...byStatus].map(([s, n]) => `${s} x${n}`).join(', ') || 'none'} of ${t.ledger.totalRequests}`;
+    })
+    .join('; ');
+  const afterStart = o ? tenants.flatMap((t) => t.ledger.serverErrors).filter((e) => e.at > o.startedAt) : [];
 
   const info: Array<[string, string | number]> = [
     ['seed', SEED],
-    ['load', `${loadSeconds.toFixed(0)} s, ${CLIENTS} clients, 2 API processes + 1 worker, PostgreSQL`],
-    ['requests', `${ledger.totalRequests} (${[...ledger.requests].map(([op, n]) => `${op} ${n}`).join(', ')})`],
-    ['answers', `${statuses}; refused by a dead process and sent to the other: ${ledger.refused}`],
+    [
+      'load',
+      `${loadSeconds.toFixed(0)} s, ${CLIENTS} clients of ${TENANTS} tenant(s), 2 API processes + 1 worker, ${citus ? `Citus (workers ${[...new Set(placedBefore!.values())].join(', ')} held the tenants at the start)` : 'PostgreSQL'}`,
+    ],
+    ['requests', `${sum((l) => l.totalRequests)} (${[...counted((l) => l.requests)].map(([op, n]) => `${op} ${n}`).join(', ')})`],
+    ['answers', `${statuses}; refused by a dead process and sent to the other: ${sum((l) => l.refused)}`],
+    ...(citus
+      ? ([
+          [
+            'rebalance',
+            rb ? `node ${rb.node} added, job ${rb.job} ${rb.state}: ${rb.moved} of ${rb.tasks} shard moves done in ${rb.seconds.toFixed(1)} s` : 'none',
+          ],
+          [
+            'worker stopped',
+            o
+              ? `node ${o.node} for ${((o.startedAt - o.stoppedAt) / 1000).toFixed(1)} s, holding ${o.tenants.size} of ${TENANTS} tenants; 5xx after it was started again: ${afterStart.length}`
+              : 'none',
+          ],
+          ['5xx by tenant', perTenant],
+        ] as Array<[string, string]>)
+      : []),
     ['kills (SIGKILL)', `${kills.length}: worker ${worker.kills}, api-a ${apiA.kills}, api-b ${apiB.kills}`],
     ['jobs processing at worker kills', interrupted],
     ['dead-worker releases logged', worker.logLines('released the jobs of workers').length],
@@ -186,15 +284,15 @@ try {
     ],
     [
       'imports',
-      `${ledger.imports.length}, acknowledged ${ledger.imports.filter((i) => i.acked).length}; sent again with their key after no answer or a 409: ${retried.length} (acknowledged then ${retried.filter((i) => i.acked).length})`,
+      `${imports.length}, acknowledged ${imports.filter((i) => i.acked).length}; sent again with their key after no answer or a 409: ${retried.length} (acknowledged then ${retried.filter((i) => i.acked).length})`,
     ],
-    ['sync drops', `${ledger.drops.sent}, cut short by a kill ${ledger.drops.unanswered}; batch files checked ${f.checked.files}`],
+    ['sync drops', `${sum((l) => l.drops.sent)}, cut short by a kill ${sum((l) => l.drops.unanswered)}; batch files checked ${f.checked.files}`],
     ['unacknowledged writes that landed', f.landedWithoutAck],
     ['jobs', `done ${f.jobs.done}, failed ${f.jobs.failed}${f.jobs.skipped ? `, skipped ${f.jobs.skipped}` : ''}`],
     ['graphile queue rows left', queueLeft],
     [
       'cache probes',
-      `${ledger.probes.length} (fresh ${probes.fresh}, stale ${probes.stale}, inconclusive ${probes.inconclusive}; cache warm before the write in ${probes.warm})`,
+      `${allProbes.length} (fresh ${probes.fresh}, stale ${probes.stale}, inconclusive ${probes.inconclusive}; cache warm before the write in ${probes.warm})`,
     ],
   ];
   const invariants: Array<[string, number | string, boolean]> = [
@@ -204,7 +302,8 @@ try {
     ['partial bulk writes', f.partialBulks.length, f.partialBulks.length === 0],
     ['stored files unaccounted for', f.unaccountedFiles.length, f.unaccountedFiles.length === 0],
     ['other broken promises', f.broken.length, f.broken.length === 0],
-    ['5xx answers', serverErrors, serverErrors === 0],
+    ['5xx answers other than 503', not503.length, not503.length === 0],
+    ['503 answers to tenants not on the stopped node', misplaced503.length, misplaced503.length === 0],
     ['stale cross-process reads', probes.stale, probes.stale === 0],
     ['quiet probes not fresh', quietInconclusive, quietInconclusive === 0],
     ['shared rate limit', rate.detail, rate.ok],
@@ -222,15 +321,16 @@ try {
     ...f.partialBulks,
     ...f.unaccountedFiles,
     ...f.broken,
-    ...ledger.serverErrors,
-    ...ledger.probes.flatMap((p) => (p.detail ? [p.detail] : [])),
+    ...[...not503, ...misplaced503].map((e) => e.line),
+    ...allProbes.flatMap((p) => (p.detail ? [p.detail] : [])),
   ];
   for (const j of f.notTerminal) details.push(`job ${j.id}: ${j.state}, attempts ${j.attempts}, updated ${j.updated_at.toISOString()}, error ${j.error}`);
   for (const line of details.slice(0, 40)) console.log(`  ! ${line}`);
   if (details.length > 40) console.log(`  ! ... and ${details.length - 40} more`);
   exitCode = invariants.every(([, , ok]) => ok) ? 0 : 1;
-  console.log(`database kept: orgmem_faultload${exitCode ? `; process logs: ${dir}` : ''}`);
+  console.log(`database kept: ${args.db}${exitCode ? `; process logs: ${dir}` : ''}`);
 } finally {
+  if (args['citus-stop-seconds']) for (const port of (await citusWorkers(databaseUrl)) ?? []) startWorker(Number(new URL(port).port));
   await Promise.all([apiA.stop(), apiB.stop(), worker.stop()]);
   await sql.end();
   await fake.close();

@@ -80,12 +80,14 @@ export class Ledger {
   statuses = new Map<number, number>();
   /** Requests refused by a dead process and sent to the other one instead. */
   refused = 0;
-  serverErrors: string[] = [];
+  /** The 5xx answers, with when they came (Date.now()). */
+  serverErrors: Array<{ status: number; at: number; line: string }> = [];
 
   count(op: string, method: string, path: string, r: Reply): void {
     this.requests.set(op, (this.requests.get(op) ?? 0) + 1);
     this.statuses.set(r.status, (this.statuses.get(r.status) ?? 0) + 1);
-    if (r.status >= 500) this.serverErrors.push(`${r.status} ${method} ${path}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    if (r.status >= 500)
+      this.serverErrors.push({ status: r.status, at: Date.now(), line: `${r.status} ${method} ${path}: ${JSON.stringify(r.body).slice(0, 300)}` });
   }
 
   get totalRequests(): number {

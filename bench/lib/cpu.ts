@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Sql } from 'postgres';
 
 /**
@@ -21,10 +21,11 @@ export const machineCpuSeconds = () => {
 };
 
 /**
- * The CPU seconds so far of each PostgreSQL backend connected to `sql`'s database (a server on this
- * machine): what the statements of one run cost there, apart from other databases' work.
+ * The CPU seconds so far of each PostgreSQL backend connected to the database of `sql` (servers on
+ * this machine; several on a Citus cluster, the coordinator and each worker): what the statements
+ * of one run cost there, apart from other databases' work.
  */
-export async function backendCpuSeconds(sql: Sql): Promise<Map<number, number>> {
+export async function backendCpuSeconds(sql: Sql | Sql[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   for (const pid of await backendPids(sql)) {
     try {
@@ -40,6 +41,35 @@ export async function backendCpuSeconds(sql: Sql): Promise<Map<number, number>> 
 export const backendCpuSince = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, s]) => sum + s - (before.get(pid) ?? 0), 0);
 
-/** The PostgreSQL backends connected to `sql`'s database. */
-export const backendPids = async (sql: Sql) =>
-  (await sql<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`).map((r) => r.pid);
+/** The PostgreSQL backends connected to the database of `sql` (of each). */
+export async function backendPids(sql: Sql | Sql[]): Promise<number[]> {
+  const pids = [];
+  for (const s of [sql].flat())
+    pids.push(...(await s<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`).map((r) => r.pid));
+  return pids;
+}
+
+/**
+ * The CPU seconds so far of a whole PostgreSQL instance on this machine (the one `sql` is
+ * connected to): its postmaster's own, its live children's (backends, background workers), and
+ * those of the children that have exited (the postmaster's reaped-children time), so connections
+ * closed during a run count too. For a server no other database's work runs on (a Citus node of
+ * scripts/citus-cluster.sh while a benchmark has the cluster to itself).
+ */
+export async function instanceCpuSeconds(sql: Sql): Promise<number> {
+  const [{ dir }] = await sql<[{ dir: string }]>`select current_setting('data_directory') as dir`;
+  const postmaster = Number(readFileSync(`${dir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  const fields = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const own = fields(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]); // utime stime cutime cstime
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const f = fields(Number(entry));
+      if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ticks / 100;
+}

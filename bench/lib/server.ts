@@ -4,25 +4,85 @@ import postgres from 'postgres';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A database of its own for a benchmark run, next to (never inside) the test databases. */
+/**
+ * A database of its own for a benchmark run, next to (never inside) the test databases. When
+ * `baseUrl` is a Citus coordinator (the citus extension in its database), the database is made a
+ * database of that cluster, as docs/citus.md tells an operator: on the coordinator and on each of
+ * the base's workers, with the citus and vector extensions, the coordinator and the workers
+ * registered in it.
+ */
 export async function createDatabase(baseUrl: string, name: string, fresh: boolean): Promise<string> {
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  try {
-    if (fresh) await admin.unsafe(`drop database if exists ${name} with (force)`);
-    const [exists] = await admin`select 1 from pg_database where datname = ${name}`;
-    if (!exists) await admin.unsafe(`create database ${name}`);
-  } finally {
-    await admin.end();
+  const workers = await citusWorkers(baseUrl);
+  if (fresh) await dropDatabase(baseUrl, name);
+  for (const server of [baseUrl, ...(workers ?? [])]) {
+    const admin = postgres(server, { max: 1, onnotice: () => {} });
+    try {
+      const [exists] = await admin`select 1 from pg_database where datname = ${name}`;
+      if (!exists) await admin.unsafe(`create database ${name}`);
+    } finally {
+      await admin.end();
+    }
+    if (!workers) continue;
+    // Only what is missing: a worker whose database holds the cluster's metadata refuses any
+    // CREATE EXTENSION, IF NOT EXISTS included.
+    const db = postgres(at(server, name), { max: 1, onnotice: () => {} });
+    try {
+      const have = new Set((await db<{ name: string }[]>`select extname as name from pg_extension`).map((r) => r.name));
+      for (const ext of ['citus', 'vector']) if (!have.has(ext)) await db.unsafe(`create extension ${ext}`);
+    } finally {
+      await db.end();
+    }
   }
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  if (workers) {
+    const db = postgres(at(baseUrl, name), { max: 1, onnotice: () => {} });
+    try {
+      const coordinator = new URL(baseUrl);
+      await db`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`;
+      for (const w of workers) {
+        const { hostname, port } = new URL(w);
+        await db`select citus_add_node(${hostname}, ${Number(port)}) where not exists (select 1 from pg_dist_node where nodename = ${hostname} and nodeport = ${Number(port)})`;
+      }
+    } finally {
+      await db.end();
+    }
+  }
+  return at(baseUrl, name);
 }
 
+/** Drops the database; on a Citus coordinator on every node its cluster or the base's has. */
 export async function dropDatabase(baseUrl: string, name: string): Promise<void> {
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
+  // The nodes' own database is the base's: the dropped one cannot be connected to while it goes.
+  const own = new URL(baseUrl).pathname.slice(1);
+  const workers = [...((await citusWorkers(baseUrl)) ?? []), ...((await citusWorkers(at(baseUrl, name)).catch(() => null)) ?? [])];
+  for (const server of new Set([baseUrl, ...workers.map((w) => at(w, own))])) {
+    const admin = postgres(server, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+/** `url` with another database. */
+export function at(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** The worker nodes (as URLs of the same database) of a Citus coordinator's database; null on plain PostgreSQL. */
+export async function citusWorkers(url: string): Promise<string[] | null> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    if (!(await sql`select 1 from pg_extension where extname = 'citus'`).length) return null;
+    const nodes = await sql<{ host: string; port: number }[]>`select nodename as host, nodeport as port from pg_dist_node where groupid <> 0 order by nodeport`;
+    return nodes.map((n) => {
+      const u = new URL(url);
+      u.hostname = n.host;
+      u.port = String(n.port);
+      return u.toString();
+    });
+  } finally {
+    await sql.end();
+  }
 }
 
 export interface RunningServer {

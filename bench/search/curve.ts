@@ -22,13 +22,18 @@
  *   hybrid, on the large tenant), with the server stopped.
  * As bench/search/run.ts does, the load runs with the server's worker (its statistics job), then
  * `VACUUM` and a restart before measuring. Results: bench/results/curve-<db>.json.
+ *
+ * With `--base` on a Citus coordinator the database is made a database of its cluster
+ * (bench/lib/server.ts) and the same run measures orgmem on Citus: the backends' CPU and
+ * resident memory then sum the coordinator's and every worker's for this database, and the
+ * sizes are the shards' (citus_relation_size, without the per-index list).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { backendCpuSeconds, backendCpuSince, backendPids, processCpuSeconds } from '../lib/cpu.ts';
-import { api, createDatabase, createTenantKey, startOrgmem, type RunningServer } from '../lib/server.ts';
+import { api, citusWorkers, createDatabase, createTenantKey, startOrgmem, type RunningServer } from '../lib/server.ts';
 import { pool, round, summary } from '../lib/stats.ts';
 import { memories, queries } from './corpus.ts';
 
@@ -72,6 +77,9 @@ interface State {
 const dbUrl = await createDatabase(args.base!, DB, false);
 const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_DB_POOL: '10', ORGMEM_RATE_LIMIT: 'false', ORGMEM_AUTO_ANALYZE: '1' };
 const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+const workers = await citusWorkers(dbUrl);
+/** Where this database's backends run: the server, or a Citus cluster's coordinator and workers. */
+const nodes = [sql, ...(workers ?? []).map((w) => postgres(w, { max: 1, onnotice: () => {} }))];
 mkdirSync('bench/results', { recursive: true });
 const state: State = existsSync(STATE) ? JSON.parse(readFileSync(STATE, 'utf8')) : { keys: [], points: [] };
 const save = () => {
@@ -104,7 +112,7 @@ try {
   }
 } finally {
   await server.stop();
-  await sql.end();
+  for (const node of nodes) await node.end();
 }
 log(`wrote ${RESULTS}`);
 
@@ -142,7 +150,7 @@ async function loadTo(size: number) {
   const calls = Array.from({ length: Math.max(0, Math.ceil(size / BATCH) - first) }, (_, i) => first + i);
   log(`loading ${calls.length * BATCH} memories (${first * BATCH} held) up to ${size}`);
   const started = performance.now();
-  const cpu = { server: processCpuSeconds(server.pid), backends: await backendCpuSeconds(sql) };
+  const cpu = { server: processCpuSeconds(server.pid), backends: await backendCpuSeconds(nodes) };
   let lastReport = started;
   await pool(calls, Number(args['load-concurrency']), async (b, i) => {
     const items = [...memories(BATCH, 1_000_000 + b)];
@@ -161,7 +169,7 @@ async function loadTo(size: number) {
     per_second: Math.round(memoriesLoaded / seconds),
     cpu_ms_per_memory: memoriesLoaded && {
       server: round(((processCpuSeconds(server.pid) - cpu.server) * 1000) / memoriesLoaded, 3),
-      postgres: round((backendCpuSince(cpu.backends, await backendCpuSeconds(sql)) * 1000) / memoriesLoaded, 3),
+      postgres: round((backendCpuSince(cpu.backends, await backendCpuSeconds(nodes)) * 1000) / memoriesLoaded, 3),
     },
     load_average_after: loadAverage(),
   };
@@ -216,17 +224,23 @@ async function measure(s: RunningServer, size: number) {
   // The small tenants that hold memories (at 100k, 900 of the 999: one call each).
   const filled = Math.min(TENANTS - 1, smallCalls(Math.ceil(size / BATCH)));
   rows.push(await run('hybrid, small tenants', 1, { mode: 'hybrid' }, (i) => state.keys[1 + ((i * 37) % filled)]!));
-  const [sizes] = await sql`select (select count(*) from memories)::int as rows, pg_relation_size('memories')::float8 as heap_bytes,
-                                   pg_total_relation_size('memories')::float8 as total_bytes, pg_indexes_size('memories')::float8 as index_bytes,
-                                   pg_database_size(current_database())::float8 as database_bytes`;
-  const indexes = await sql`select indexrelname as index, pg_relation_size(indexrelid)::float8 as bytes
-                              from pg_stat_user_indexes where relname = 'memories' order by bytes desc`;
+  const [sizes] = workers
+    ? await sql`select (select count(*) from memories)::int as rows, citus_relation_size('memories')::float8 as heap_bytes,
+                       citus_total_relation_size('memories')::float8 as total_bytes,
+                       (citus_total_relation_size('memories') - citus_table_size('memories'))::float8 as index_bytes`
+    : await sql`select (select count(*) from memories)::int as rows, pg_relation_size('memories')::float8 as heap_bytes,
+                       pg_total_relation_size('memories')::float8 as total_bytes, pg_indexes_size('memories')::float8 as index_bytes,
+                       pg_database_size(current_database())::float8 as database_bytes`;
+  const indexes = workers
+    ? []
+    : await sql`select indexrelname as index, pg_relation_size(indexrelid)::float8 as bytes
+                  from pg_stat_user_indexes where relname = 'memories' order by bytes desc`;
   const [{ large }] = await sql<[{ large: number }]>`select max(memory_count)::int as large from collections`;
   return {
     large_tenant_memories: large,
     sizes: { ...sizes, bytes_per_memory: round(sizes!.total_bytes / sizes!.rows) },
     indexes,
-    resident_mb: { server: residentMb(s.pid), postgres_backends: round((await backendPids(sql)).reduce((n, pid) => n + residentMb(pid), 0)) },
+    resident_mb: { server: residentMb(s.pid), postgres_backends: round((await backendPids(nodes)).reduce((n, pid) => n + residentMb(pid), 0)) },
     search: rows,
   };
 }

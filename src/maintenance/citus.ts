@@ -120,8 +120,14 @@ export async function distribute(tx: Queryable): Promise<void> {
     throw new CitusSetupError("Citus: this database has no worker node; add each with SELECT citus_add_node('<host>', <port>) in it (docs/citus.md).");
   }
   const placed = await placements(tx);
-  const [{ name } = { name: '' }] = await tx.query<{ name: string }>('select current_database() as name');
-  await tx.exec(`alter database "${name.replaceAll('"', '""')}" set citus.propagate_set_commands = 'local'`);
+  // Set once: Citus sends ALTER DATABASE to every node, and a process starting while a worker is
+  // down must find nothing to change (docs/citus.md, "A node down").
+  const [setting] = await tx.query<{ name: string; set: boolean }>(
+    `select current_database() as name, exists (select 1 from pg_db_role_setting s join pg_database d on d.oid = s.setdatabase
+                                                 where d.datname = current_database() and s.setrole = 0
+                                                   and 'citus.propagate_set_commands=local' = any(s.setconfig)) as set`,
+  );
+  if (!setting!.set) await tx.exec(`alter database "${setting!.name.replaceAll('"', '""')}" set citus.propagate_set_commands = 'local'`);
   // A 'local' one is a Citus local table: Citus makes one of a local table that gains a foreign
   // key to a reference table; it is placed like a plain one.
   const todo = Object.entries(CITUS_TABLES).filter(([table, p]) => p.kind !== 'local' && [undefined, 'local'].includes(placed.get(table)));

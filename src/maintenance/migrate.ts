@@ -27,7 +27,9 @@ export async function migrate(db: Db, embeddingDim: number): Promise<void> {
     // connection each (docs/citus.md).
     const citus = db.kind === 'postgres' && (await isCitus(tx));
     if (citus) await tx.query(`set local citus.multi_shard_modify_mode to 'sequential'`);
-    await tx.query('create extension if not exists vector');
+    // Only when missing: Citus sends CREATE EXTENSION, IF NOT EXISTS included, to every node, so
+    // a process starting while a worker is down would fail to start (docs/citus.md).
+    if (!(await tx.query(`select 1 from pg_extension where extname = 'vector'`)).length) await tx.query('create extension vector');
     await tx.query('create table if not exists schema_migrations (version int primary key, name text not null, applied_at timestamptz not null default now())');
     await tx.query('create table if not exists settings (key text primary key, value jsonb not null)');
     const [recorded] = await tx.query<{ value: number }>(`select value from settings where key = 'embedding_dim'`);

@@ -62,6 +62,11 @@ export async function freshDatabase(base: string): Promise<{ url: string; drop()
     await lock`select pg_advisory_lock(${CLUSTER_SETUP_LOCK})`;
     try {
       const db = admin(at(base, name));
+      // Four shards a table, where Citus makes 32 by default: the tests need tenants on different
+      // shards and nodes, not many shards, and distributing the schema's tables at start, moving
+      // shards onto a node added (test/citus.test.ts) and dropping the database all take time
+      // with each shard.
+      await db.unsafe(`alter database ${name} set citus.shard_count = 4`);
       await db`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`;
       for (const w of workers) await db`select citus_add_node(${w.nodename}, ${w.nodeport})`;
       await db.end();

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { Logger as GraphileLogger } from 'graphile-worker';
 import type { z } from 'zod';
+import { isUnreachable } from '../db/db.ts';
 import { abandonTask, checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
 import { watchWorkerLiveness } from './worker-liveness.ts';
 
@@ -47,7 +48,7 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
     async start(ctx, tasks, crontab) {
       checkCrontab(tasks, crontab);
       const taskList: Record<string, Task> = {};
-      for (const task of tasks) taskList[task.name] = graphileTask(ctx, task, log);
+      for (const task of tasks) taskList[task.name] = graphileTask(ctx, task, log, pgPool);
       // graphile-worker 0.17 locks jobs to the worker pool's id (`pool-<hex>`, random, one pool
       // per runner), not to its workers' ids, and tells that id only through this event.
       const poolIds = new Set<string>();
@@ -93,6 +94,33 @@ export async function graphileQueue<C>(connectionString: string, concurrency: nu
   };
 }
 
-function graphileTask<C>(ctx: C, task: TaskDef<z.ZodType, C>, log: Logger): Task {
-  return (raw, helpers) => runTask(ctx, task, raw, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts }, log);
+/** How long a job whose try found a database unreachable waits before its next one. */
+export const UNREACHABLE_RETRY_SECONDS = 30;
+
+/**
+ * A try that failed because a database could not be reached did none of the job's work: its try
+ * is given back and the next one waits UNREACHABLE_RETRY_SECONDS (graphile-worker adds its own
+ * backoff). On Citus the queue lives on the coordinator while a tenant's rows are on a worker: a
+ * worker down for longer than the tries' backoff (seconds) would otherwise use the tries up, and
+ * the last one could not even record the job's failure on the tenant's node, leaving it
+ * unsettled (docs/citus.md, "A node down"). Only for a day after the job was queued, so a
+ * database gone for good (a tenant's own, dropped) does not keep a job retrying forever.
+ */
+function graphileTask<C>(ctx: C, task: TaskDef<z.ZodType, C>, log: Logger, pool: pg.Pool): Task {
+  return async (raw, helpers) => {
+    try {
+      await runTask(ctx, task, raw, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts }, log);
+    } catch (err) {
+      if (isUnreachable(err)) {
+        await pool
+          .query(
+            `update graphile_worker._private_jobs set attempts = attempts - 1, run_at = now() + $2 * interval '1 second'
+              where id = $1 and created_at > now() - interval '1 day'`,
+            [helpers.job.id, UNREACHABLE_RETRY_SECONDS],
+          )
+          .catch((e: unknown) => log.warn({ err: e, task: task.name }, 'a try that found a database unreachable could not be given back'));
+      }
+      throw err;
+    }
+  };
 }

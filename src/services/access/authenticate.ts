@@ -31,50 +31,61 @@ const TOKEN_BY_HASH = (audience: string) => `select ${COLUMNS.replace('k.key_has
 const isAccessToken = (presented: string) => presented.startsWith('mvat_');
 
 /**
- * The key lookup, the last_used_at refresh (at most once a minute, unless `touch` is false) and,
- * with `limited`, the rate-limit hit of the key's window, as one statement: authentication costs
- * one round trip. `source` selects the key row, by the key's hash or by an access token's.
+ * The key lookup and, with `limited`, the rate-limit hit of the key's window, as one statement:
+ * authentication costs one round trip. `source` selects the key row, by the key's hash or by an
+ * access token's. On Citus it runs on the coordinator alone (its copy of the reference tables and
+ * its local counters).
  */
-const authSql = (limited: boolean, source: string, touch: boolean) => `with k as (${source})${
-  touch
-    ? `,
-  used as (update api_keys a set last_used_at = now() from k
-            where a.tenant_id = k.id and a.id = k.key_id and k.revoked_at is null
-              and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute'))`
-    : ''
-}
+const authSql = (limited: boolean, source: string) => `with k as (${source})
   ${limited ? `, hit as (${hitSql(`'key:' || k.key_id`, '$2', 'from k where k.revoked_at is null', '$3::int')})` : ''}
   select k.*${limited ? ', hit.count as rl_count, hit.reset_at as rl_reset from k left join hit on true' : ' from k'}`;
+
+const TOUCH_EVERY_MS = 60_000;
 
 async function lookupKey(app: App, presented: string, calls: number, audience: string | undefined): Promise<AuthRow | undefined> {
   const hash = hashKey(presented);
   // An access token is only ever accepted where its audience is this request's resource.
   const token = isAccessToken(presented);
   if (token && audience === undefined) return undefined;
-  const run = (limited: boolean, touch = true) => {
+  const run = (limited: boolean) => {
     const params: unknown[] = limited ? [hash, app.config.rateLimit.windowSeconds, calls] : [hash];
     const source = token ? TOKEN_BY_HASH(`$${params.push(audience)}`) : KEY_BY_HASH;
-    return app.platform.query<AuthRow>(authSql(limited, source, touch), params);
+    return app.platform.query<AuthRow>(authSql(limited, source), params);
   };
-  try {
-    if (!app.config.rateLimit.enabled) return (await run(false))[0];
+  let row: AuthRow | undefined;
+  if (!app.config.rateLimit.enabled) row = (await run(false))[0];
+  else {
     try {
-      return (await run(true))[0];
+      row = (await run(true))[0];
     } catch (err) {
       if (isUnreachable(err)) throw err;
       // Without the counter the lookup works: the limiter's store failed, so fail open. If the
       // plain lookup fails as well, the database itself is down and that error is the answer.
-      const row = (await run(false))[0];
+      row = (await run(false))[0];
       limiterFailed(app, err);
-      return row;
     }
-  } catch (err) {
-    // On Citus the keys are a reference table, copied to every node, and a write to it needs
-    // every node: with one worker down the refresh of last_used_at cannot be made, but the key
-    // can still be read, and the tenants on the other nodes served (docs/citus.md).
-    if (!isUnreachable(err)) throw err;
-    return (await run(app.config.rateLimit.enabled, false))[0];
   }
+  if (row && !row.revoked_at && (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > TOUCH_EVERY_MS)) await touch(app, row);
+  return row;
+}
+
+/**
+ * The key's last_used_at, refreshed at most once a minute, in a statement of its own: on Citus
+ * `api_keys` is a reference table, and a statement writing it, even one that changes no row,
+ * runs on every node. Folded into the lookup it made every request wait on every node (a few ms
+ * each: bench/README.md, "Citus: the coordinator's hop"); on its own, only a key's first request
+ * of a minute does. With a worker down it cannot be made: skipped, and the key still serves the
+ * tenants on the other nodes (docs/citus.md).
+ */
+async function touch(app: App, row: AuthRow): Promise<void> {
+  await app.platform
+    .query(
+      `update api_keys set last_used_at = now() where tenant_id = $1 and id = $2 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+      [row.id, row.key_id],
+    )
+    .catch((err: unknown) => {
+      if (!isUnreachable(err)) throw err;
+    });
 }
 
 export interface Authenticated {

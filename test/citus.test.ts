@@ -189,7 +189,7 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     expect(shards.reduce((n, s) => n + Number(s.result), 0)).toBe(await dated());
   });
 
-  it('a memory written alone and in bulk, a remember and a file drop of one tenant run only single-shard statements', async () => {
+  it('a memory written alone and in bulk, a remember, a file drop, hygiene and all-collection search of one tenant run only single-shard statements', async () => {
     single.on = true;
     try {
       // The check bites: a statement over every tenant's shards is refused.
@@ -205,6 +205,17 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
       const dropped = await postForm(server.url, t.key, '/v1/memory/collections/routed/drop', { files: [file] });
       expect(dropped.status).toBe(201);
       expect(dropped.body).toMatchObject({ stored: 1, failed: 0 });
+      // Hygiene, done and dry runs, the collection's health, and search of every collection.
+      await t.api('POST', '/v1/memory/collections/routed/memories', { text: 'bulk one' });
+      for (const dry_run of [true, false]) {
+        const dedup = await t.api('POST', '/v1/memory/collections/routed/dedup', { threshold: 0.99, dry_run });
+        expect(dedup.status, JSON.stringify(dedup.body)).toBe(200);
+        const stale = await t.api('POST', '/v1/memory/collections/routed/archive-stale', { older_than_days: 0, dry_run });
+        expect(stale.status, JSON.stringify(stale.body)).toBe(200);
+      }
+      expect((await t.api('GET', '/v1/memory/collections/routed/health')).status).toBe(200);
+      const all = await t.api('POST', '/v1/memory/search', { query: 'ferry', mode: 'hybrid', min_score: 0 });
+      expect(all.status, JSON.stringify(all.body)).toBe(200);
     } finally {
       single.on = false;
     }

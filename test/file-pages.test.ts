@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, type Tenant } from './support/client.ts';
-import { pdf, pptx } from './support/documents.ts';
+import { pdf, pptx, xlsx } from './support/documents.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { mcpClient, postForm, trpcClient, type JsonFile } from './support/transports.ts';
 
@@ -102,7 +102,30 @@ describe('a PDF read into memories', () => {
     expect(hitFor(budget.body.results, 'line 00')).not.toHaveProperty('page');
   });
 
-  it('a file that has no pages names none, and a page a client wrote that is not a whole number is left out', async () => {
+  it("a workbook names the sheets each hit is on, by the workbook's names for them", async () => {
+    // A workbook's cells are joined by line breaks: 40 rows of 49 characters fill the first sheet's chunk; the two
+    // short sheets make the second.
+    const rows = Array.from({ length: 40 }, (_, i) => [`Row ${String(i).padStart(2, '0')} of the quay ledger: dues paid.`.padEnd(49, '.')]);
+    const book = await xlsx({ Ledger: rows, 'Tide table': [['High water at the quay is at 06:40.']], Crew: [['The pilot boat crew changes in June.']] });
+    const res = await postForm(server.url, t.key, `${C('books')}/drop`, {
+      files: [{ filename: 'port.xlsx', content_type: '', data: book.toString('base64') }],
+    });
+    expect(res.body.files[0], JSON.stringify(res.body)).toMatchObject({ status: 'stored', chunks: 2 });
+    const found = await t.api('POST', `${C('books')}/search`, { query: 'pilot boat crew', mode: 'text', min_score: 0 });
+    expect(hitFor(found.body.results, 'pilot')).toEqual({
+      kind: 'file',
+      file_key: res.body.files[0].key,
+      file_name: 'port.xlsx',
+      chunk: 2,
+      sheet: 'Tide table',
+      last_sheet: 'Crew',
+    });
+    const ledger = await t.api('POST', `${C('books')}/search`, { query: 'quay ledger dues', mode: 'text', min_score: 0 });
+    expect(hitFor(ledger.body.results, 'Row 00')).toMatchObject({ chunk: 1, sheet: 'Ledger' });
+    expect(hitFor(ledger.body.results, 'Row 00')).not.toHaveProperty('last_sheet');
+  });
+
+  it('a file that has no pages names none, and a page a client wrote that is not a whole number (or a sheet that is no name) is left out', async () => {
     const text = await postForm(server.url, t.key, `${C('plain')}/drop`, {
       files: [{ filename: 'notes.txt', content_type: 'text/plain', data: Buffer.from('The pilot boat is orange.').toString('base64') }],
     });
@@ -110,7 +133,10 @@ describe('a PDF read into memories', () => {
     const plain = (await t.api('GET', `${C('plain')}/memories/${id}`)).body.provenance;
     expect(plain).toMatchObject({ kind: 'file', chunk: 1 });
     expect(plain).not.toHaveProperty('page');
-    const made = await t.api('POST', `${C('plain')}/memories`, { text: 'client metadata', metadata: { key: 'elsewhere/x.pdf', page: 'two', last_page: 2.5 } });
+    const made = await t.api('POST', `${C('plain')}/memories`, {
+      text: 'client metadata',
+      metadata: { key: 'elsewhere/x.pdf', page: 'two', last_page: 2.5, sheet: 3, last_sheet: '' },
+    });
     expect(made.status).toBe(201);
     expect(made.body.provenance).toEqual({ kind: 'file', file_key: 'elsewhere/x.pdf' });
   });

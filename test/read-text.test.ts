@@ -88,6 +88,21 @@ describe('documents', () => {
     expect(partsOf(out.parts!, { start: 13, end: third + 6 })).toEqual({ slide: 1, last_slide: 3 });
   });
 
+  it("names the sheet each part of a workbook's text is on, and no sheet when a name is not one a spreadsheet program writes", async () => {
+    const book = { Prices: [['Ferry', '12 euros']], Empty: [], 'Notes & plans': [['The crane is repainted.']] };
+    const out = await read(await doc.xlsx(book), 'book.xlsx', '');
+    expect(out.text).toBe('Ferry\n12 euros\nThe crane is repainted.');
+    const third = out.text.indexOf('The crane');
+    expect(out.parts).toEqual({ unit: 'sheet', starts: [0, third - 1, third], names: ['Prices', 'Empty', 'Notes & plans'] });
+    expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ sheet: 'Notes & plans' });
+    expect(partsOf(out.parts!, { start: 0, end: out.text.length })).toEqual({ sheet: 'Prices', last_sheet: 'Notes & plans' });
+    for (const name of ['x'.repeat(256), '   ']) {
+      const crafted = await read(await doc.xlsx(book, name), 'crafted.xlsx', '');
+      expect(crafted.text, JSON.stringify(name)).toBe(out.text);
+      expect(crafted.parts, JSON.stringify(name)).toBeUndefined();
+    }
+  });
+
   it('reads DOCX, PPTX and RTF', async () => {
     const word = await read(await doc.docx(['Project Heron ships in May.', 'Owner: Ana Lima']), 'plan.docx', 'application/octet-stream');
     expect(word.kind).toBe('docx');

@@ -231,39 +231,49 @@ describe('web: when and where from', () => {
     await page.context().close();
   });
 
-  it('a PDF’s part names its pages, and its link opens the file at the first; a deck’s names its slides', { timeout: 120_000 }, async () => {
-    // pdf() draws 40 lines a page: the first page (about 1,750 characters) is a part alone, the second and the short third make one.
-    const pad = (i: number) => String(i).padStart(2, '0');
-    const lines = [
-      ...Array.from({ length: 40 }, (_, i) => `Line ${pad(i)} of the ferry timetable at the pier.`),
-      ...Array.from({ length: 40 }, (_, i) => `Page two, line ${pad(i)}.`),
-      'Page three.',
-    ];
-    const dropped = await postForm(server.url, t.key, `${col('pdfs')}/drop`, {
-      files: [{ filename: 'timetable.pdf', content_type: 'application/pdf', data: (await pdf(lines)).toString('base64') }],
-    });
-    expect(dropped.body.files[0], JSON.stringify(dropped.body)).toMatchObject({ status: 'stored', chunks: 2 });
-    const [first, second] = dropped.body.files[0].memory_ids as [string, string];
-    const page = await openPage(browser, 1280);
-    await signIn(page, server.url, t.key);
-    const source = page.getByRole('list', { name: 'Source' });
-    await page.goto(memoryUrl('pdfs', second));
-    await source.getByRole('link', { name: 'timetable.pdf' }).waitFor();
-    expect(await source.innerText()).toContain('part 2 · pages 2–3');
-    expect(await source.getByRole('link', { name: 'timetable.pdf' }).getAttribute('href')).toMatch(/#page=2$/);
-    await page.goto(memoryUrl('pdfs', first));
-    await source.getByText('part 1 · page 1').waitFor();
-    expect(await source.getByRole('link', { name: 'timetable.pdf' }).getAttribute('href')).toMatch(/#page=1$/);
-    // A deck's part names its slides; only a PDF's link names a page.
-    const deck = await t.api('POST', `${col('pdfs')}/memories`, {
-      text: 'The ferry slides.',
-      metadata: { key: `${t.id}/pdfs/01900000-0000-7000-8000-000000000000/deck.pptx`, file: 'deck.pptx', chunk: 2, slide: 2, last_slide: 3 },
-    });
-    await page.goto(memoryUrl('pdfs', deck.body.id));
-    await source.getByText('part 2 · slides 2–3').waitFor();
-    expect(await source.getByRole('link', { name: 'deck.pptx' }).getAttribute('href')).not.toContain('#');
-    await page.context().close();
-  });
+  it(
+    'a PDF’s part names its pages, and its link opens the file at the first; a deck’s names its slides, a workbook’s its sheets',
+    { timeout: 120_000 },
+    async () => {
+      // pdf() draws 40 lines a page: the first page (about 1,750 characters) is a part alone, the second and the short third make one.
+      const pad = (i: number) => String(i).padStart(2, '0');
+      const lines = [
+        ...Array.from({ length: 40 }, (_, i) => `Line ${pad(i)} of the ferry timetable at the pier.`),
+        ...Array.from({ length: 40 }, (_, i) => `Page two, line ${pad(i)}.`),
+        'Page three.',
+      ];
+      const dropped = await postForm(server.url, t.key, `${col('pdfs')}/drop`, {
+        files: [{ filename: 'timetable.pdf', content_type: 'application/pdf', data: (await pdf(lines)).toString('base64') }],
+      });
+      expect(dropped.body.files[0], JSON.stringify(dropped.body)).toMatchObject({ status: 'stored', chunks: 2 });
+      const [first, second] = dropped.body.files[0].memory_ids as [string, string];
+      const page = await openPage(browser, 1280);
+      await signIn(page, server.url, t.key);
+      const source = page.getByRole('list', { name: 'Source' });
+      await page.goto(memoryUrl('pdfs', second));
+      await source.getByRole('link', { name: 'timetable.pdf' }).waitFor();
+      expect(await source.innerText()).toContain('part 2 · pages 2–3');
+      expect(await source.getByRole('link', { name: 'timetable.pdf' }).getAttribute('href')).toMatch(/#page=2$/);
+      await page.goto(memoryUrl('pdfs', first));
+      await source.getByText('part 1 · page 1').waitFor();
+      expect(await source.getByRole('link', { name: 'timetable.pdf' }).getAttribute('href')).toMatch(/#page=1$/);
+      // A deck's part names its slides; only a PDF's link names a page.
+      const deck = await t.api('POST', `${col('pdfs')}/memories`, {
+        text: 'The ferry slides.',
+        metadata: { key: `${t.id}/pdfs/01900000-0000-7000-8000-000000000000/deck.pptx`, file: 'deck.pptx', chunk: 2, slide: 2, last_slide: 3 },
+      });
+      await page.goto(memoryUrl('pdfs', deck.body.id));
+      await source.getByText('part 2 · slides 2–3').waitFor();
+      expect(await source.getByRole('link', { name: 'deck.pptx' }).getAttribute('href')).not.toContain('#');
+      const book = await t.api('POST', `${col('pdfs')}/memories`, {
+        text: 'The ferry sheets.',
+        metadata: { key: `${t.id}/pdfs/01900000-0000-7000-8000-000000000000/port.xlsx`, file: 'port.xlsx', chunk: 1, sheet: 'Tide table' },
+      });
+      await page.goto(memoryUrl('pdfs', book.body.id));
+      await source.getByText('part 1 · sheet Tide table').waitFor();
+      await page.context().close();
+    },
+  );
 
   it('the health page lists the retractions, latest first, and undoes one; a reader sees the list without undo', { timeout: 120_000 }, async () => {
     const made = await t.api('POST', `${col('fixes')}/memories/bulk`, [

@@ -26,6 +26,8 @@ export const provenance = z
     last_page: z.number().int().optional().describe("file, a PDF's: the page its text ends on, when it runs over more than one"),
     slide: z.number().int().optional().describe("file, a presentation's (PPTX): the slide its text starts on, from 1"),
     last_slide: z.number().int().optional().describe("file, a presentation's: the slide its text ends on, when it runs over more than one"),
+    sheet: z.string().optional().describe("file, a spreadsheet's (XLSX): the name of the sheet its text starts on"),
+    last_sheet: z.string().optional().describe("file, a spreadsheet's: the name of the sheet its text ends on, when it runs over more than one"),
     connection_id: z.string().optional(),
     record_id: z.string().optional().describe("connector: the provider's id of the record"),
     url: z.string().optional().describe("connector: the record's page at the provider"),

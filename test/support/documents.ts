@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type Pptx from 'pptxgenjs';
+import writeXlsxFile from 'write-excel-file/node';
 
 /**
  * Real files built in memory, made by the libraries people's tools use, so reading them is tested
@@ -43,6 +44,29 @@ export async function pptx(slides: string[][]): Promise<Buffer> {
   const deck = new PptxGenJS();
   for (const lines of slides) deck.addSlide().addText(lines.join('\n'), { x: 0.5, y: 0.5, w: 9, h: 4, fontSize: 24 });
   return (await deck.write({ outputType: 'nodebuffer' })) as Buffer;
+}
+
+/**
+ * One sheet per entry, named by its key, each row of strings a row of cells. `renamed` gives
+ * every sheet that name in the workbook as written, past what the writer itself allows (a
+ * crafted file's).
+ */
+export async function xlsx(sheets: Record<string, string[][]>, renamed?: string): Promise<Buffer> {
+  const rename = {
+    files: {
+      transform: {
+        'xl/workbook.xml': {
+          transformElementAttributes: (tag: string, attributes: Record<string, string | number>) =>
+            tag === 'sheet' ? { ...attributes, name: renamed! } : attributes,
+        },
+      },
+    },
+  };
+  const written = writeXlsxFile(
+    Object.entries(sheets).map(([sheet, rows]) => ({ sheet, data: rows.map((row) => row.map((value) => ({ value }))) })),
+    renamed === undefined ? {} : { features: [rename] },
+  );
+  return written.toBuffer();
 }
 
 export function html(body: string, title = 'Sample page'): Buffer {

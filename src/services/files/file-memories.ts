@@ -71,12 +71,14 @@ export function fileMemories(file: Omit<StoredFile, 'data'>, read: Pick<FileText
 /**
  * The parts a chunk is on, from where each begins in the text, as its metadata (and so its
  * provenance, docs/time.md) names them: `{page}`, or `{page, last_page}` when it runs over
- * several; `slide` and `last_slide` for a presentation's.
+ * several; `slide` and `last_slide` for a presentation's; `sheet` and `last_sheet` for a
+ * workbook's, by the sheets' names.
  */
-export function partsOf(parts: Parts, chunk: Pick<Chunk, 'start' | 'end'>): Record<string, number> {
+export function partsOf(parts: Parts, chunk: Pick<Chunk, 'start' | 'end'>): Record<string, number | string> {
   const on = (at: number) => parts.starts.reduce((part, begins, i) => (begins <= at ? i + 1 : part), 1);
   const [first, last] = [on(chunk.start), on(chunk.end - 1)];
-  return last > first ? { [parts.unit]: first, [`last_${parts.unit}`]: last } : { [parts.unit]: first };
+  const name = (n: number) => parts.names?.[n - 1] ?? n;
+  return last > first ? { [parts.unit]: name(first), [`last_${parts.unit}`]: name(last) } : { [parts.unit]: name(first) };
 }
 
 /** The first characters of a text, for per-file previews. */

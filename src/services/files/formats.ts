@@ -1,3 +1,4 @@
+import { storable } from '../memory/storable.ts';
 import { believable, officeDate, pdfInfoDate } from './document-date.ts';
 import { FileLimitError, type ReadLimits } from './unreadable.ts';
 import { unzipsPast } from './zip-size.ts';
@@ -16,22 +17,29 @@ export type DocumentKind = 'pdf' | 'docx' | 'office' | 'html' | 'mail-html' | 'e
 export interface ReadDocument {
   text: string;
   written: string | null;
-  /** A PDF's pages or a presentation's slides, so a chunk can name the ones it is on (docs/files.md, "A document's pages"). */
+  /** A PDF's pages, a presentation's slides or a spreadsheet's sheets, so a chunk can name the ones it is on (docs/files.md, "A document's pages"). */
   parts?: Parts;
 }
 
-/** Where each part (page or slide, the first one first) begins in a text; an empty part begins where the one before it ends. */
+/**
+ * Where each part (page, slide or sheet, the first one first) begins in a text; an empty part
+ * begins where the one before it ends. Sheets are named, not numbered: `names` holds each one's.
+ */
 export interface Parts {
   unit: PartUnit;
   starts: number[];
+  names?: string[];
 }
-export type PartUnit = 'page' | 'slide';
+export type PartUnit = 'page' | 'slide' | 'sheet';
 
 /**
  * What each reader puts between its parts: a PDF's page breaks become paragraph breaks, which
- * chunking splits at first; officeparser joins a deck's slides with line breaks.
+ * chunking splits at first; officeparser joins a deck's slides and a workbook's sheets with line breaks.
  */
-export const PART_BREAK: Record<PartUnit, string> = { page: '\n\n', slide: '\n' };
+export const PART_BREAK: Record<PartUnit, string> = { page: '\n\n', slide: '\n', sheet: '\n' };
+
+/** The longest sheet name believed: a spreadsheet program allows 31 characters, so a longer one is a crafted file's. */
+const SHEET_NAME_MAX = 255;
 
 /** What a document holds as raw text, over no limit (FileLimitError otherwise), and its date. HTML comes decoded, the others as bytes. */
 export async function readDocument(kind: DocumentKind, input: Buffer | string, limits: ReadLimits): Promise<ReadDocument> {
@@ -84,7 +92,7 @@ async function readOffice(data: Buffer, limits: ReadLimits): Promise<Pick<ReadDo
   try {
     const ast = await OfficeParser.parseOffice(data, { outputErrorToConsole: false });
     const text = ast.toText();
-    const parts = ast.type === 'pptx' ? slideParts(ast, text, limits.pages) : undefined;
+    const parts = officeParts(ast, text, limits.pages);
     return parts ? { text, parts } : { text };
   } catch (err) {
     // Its messages come prefixed with its name, sometimes twice.
@@ -95,43 +103,59 @@ async function readOffice(data: Buffer, limits: ReadLimits): Promise<Pick<ReadDo
 type OfficeAst = Awaited<ReturnType<(typeof import('officeparser'))['OfficeParser']['parseOffice']>>;
 
 /**
- * Where each slide of a deck begins in its text. A slide's own text is what the parser's toText
- * gives for it alone: toText reads the tree's top-level list (`content`), so each slide is put
- * there alone in turn, and the list is put back. A speaker's notes, when they come as a node of
- * their own, belong to the slide before them. The parser leaves out a slide without text but
- * keeps the others' numbers: a slide left out is an empty part, so the numbers stay the deck's
- * (one past `maxSlides`, ORGMEM_PARSE_MAX_PAGES, is not believed). Undefined unless the slides'
- * texts joined as toText joins them (the non-empty ones, PART_BREAK.slide between) are the whole
- * text, so a parser that reads otherwise leaves the slides unnamed rather than misnamed.
+ * Where each slide of a deck (or sheet of a workbook) begins in its text. A part's own text is
+ * what the parser's toText gives for it alone: toText reads the tree's top-level list
+ * (`content`), so each part is put there alone in turn, and the list is put back. A speaker's
+ * notes, when they come as a node of their own, belong to the slide before them. The parser
+ * leaves out a slide without text but keeps the others' numbers: a slide left out is an empty
+ * part, so the numbers stay the deck's (one past `maxParts`, ORGMEM_PARSE_MAX_PAGES, is not
+ * believed). A sheet is named by the workbook (a name that is not one a spreadsheet program
+ * writes is not believed). Undefined unless the parts' texts joined as toText joins them (the
+ * non-empty ones, PART_BREAK between) are the whole text, so a parser that reads otherwise leaves
+ * the parts unnamed rather than misnamed.
  */
-function slideParts(ast: OfficeAst, text: string, maxSlides: number): Parts | undefined {
+function officeParts(ast: OfficeAst, text: string, maxParts: number): Parts | undefined {
+  const unit = ast.type === 'pptx' ? 'slide' : ast.type === 'xlsx' ? 'sheet' : undefined;
+  if (!unit) return undefined;
   const nodes = ast.content.slice();
+  if (nodes.length > maxParts) return undefined;
   let own: string[];
   try {
     own = nodes.map((node) => (ast.content.splice(0, ast.content.length, node), ast.toText()));
   } catch {
-    return undefined; // naming the slides never fails a deck the parser read
+    return undefined; // naming the parts never fails a file the parser read
   } finally {
     ast.content.splice(0, ast.content.length, ...nodes);
   }
   const starts: number[] = [];
+  const names: string[] = [];
   let at = 0;
   for (const [i, node] of nodes.entries()) {
     const t = own[i]!;
-    const begins = t && at > 0 ? at + PART_BREAK.slide.length : at;
-    if (node.type !== 'note') {
+    const begins = t && at > 0 ? at + PART_BREAK[unit].length : at;
+    if (unit === 'slide' && node.type !== 'note') {
       const number = (node.metadata as { slideNumber?: unknown } | undefined)?.slideNumber;
       if (typeof number === 'number' && Number.isInteger(number) && number > starts.length + 1) {
-        if (number > maxSlides) return undefined;
+        if (number > maxParts) return undefined;
         while (starts.length < number - 1) starts.push(at);
       }
       starts.push(begins);
     }
+    if (unit === 'sheet' && node.type === 'sheet') {
+      const name = (node.metadata as { sheetName?: unknown } | undefined)?.sheetName;
+      if (typeof name !== 'string' || !sheetName(name)) return undefined;
+      names.push(name);
+      starts.push(begins);
+    }
     if (t) at = begins + t.length;
   }
-  const joined = own.filter(Boolean).join(PART_BREAK.slide);
-  return starts.length && joined === text ? { unit: 'slide', starts } : undefined;
+  const joined = own.filter(Boolean).join(PART_BREAK[unit]);
+  if (!starts.length || joined !== text) return undefined;
+  return unit === 'sheet' ? { unit, starts, names } : { unit, starts };
 }
+
+/** A name a spreadsheet program could have written: not empty, not too long, no control characters, no lone surrogate. */
+const sheetName = (name: string) => name.trim() !== '' && name.length <= SHEET_NAME_MAX && !/\p{Cc}/u.test(name) && storable(name) === name;
 
 /** An office file (a zip; RTF is not one) whose parts inflate past the limit is refused before its reader inflates them. */
 async function checkUnzipped(data: Buffer, limits: ReadLimits): Promise<void> {

@@ -193,7 +193,7 @@ function cleanParts(raw: string, parts: Parts, cleaned: string): Parts | undefin
     text += part;
     return begins;
   });
-  return text === cleaned ? { unit: parts.unit, starts } : undefined;
+  return text === cleaned ? { ...parts, starts } : undefined;
 }
 
 /** The caption (when there is a media reader) then the text OCR reads in the image. */

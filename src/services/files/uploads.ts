@@ -103,7 +103,7 @@ export async function uploadMemory(
  */
 export async function uploadFolder(ctx: AuthedCtx, collection: string, files: FileUpload[]) {
   const { stored, failed } = await storeUploads(ctx, collection, files);
-  const made: Array<{ file: StoredFile; text: string; caption: string | null; written: string | null; parts: Record<string, number> }> = [];
+  const made: Array<{ file: StoredFile; text: string; caption: string | null; written: string | null; parts: Record<string, number | string> }> = [];
   const problems: FileFailure[] = [...failed];
   for (const file of stored) {
     const r = await readForEntry(ctx, file);

@@ -8,7 +8,7 @@ const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : 
 /**
  * Where a memory came from, read from what each way in stores on it (docs/time.md,
  * "Provenance"): connector pages put the connection and record in the metadata, files their key
- * and chunk (and a PDF's pages or a deck's slides), mail its Message-ID, remember's facts the raw memory they came from, imports from another store
+ * and chunk (and a PDF's pages, a deck's slides or a workbook's sheets), mail its Message-ID, remember's facts the raw memory they came from, imports from another store
  * the record's key there. Undefined
  * fields are left out of the answer.
  */
@@ -26,6 +26,8 @@ export function provenanceOf(r: { id: string; source: string; metadata: Record<s
       last_page: int(m.last_page),
       slide: int(m.slide),
       last_slide: int(m.last_slide),
+      sheet: text(m.sheet),
+      last_sheet: text(m.last_sheet),
     });
   if (r.source === 'email') return defined({ kind: 'mail', message_id: text(m.message_id) });
   if (r.source === 'remember') return { kind: 'remember', memory_id: text(m.remembered_from) ?? r.id };

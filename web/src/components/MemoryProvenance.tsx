@@ -13,8 +13,8 @@ const KIND: Record<Kind, string> = {
   import: 'Imported',
 };
 
-/** The pages (or slides) a part of a file is on: "page 3", "pages 3–4". */
-const parts = (unit: string, first: number, last: number | undefined) => (last ? `${unit}s ${first}–${last}` : `${unit} ${first}`);
+/** The pages (slides, sheets) a part of a file is on: "page 3", "pages 3–4", "sheets Prices–Notes". */
+const parts = (unit: string, first: number | string, last: number | string | undefined) => (last ? `${unit}s ${first}–${last}` : `${unit} ${first}`);
 
 /** Only web addresses open: a record's url is the provider's (or a client's metadata), never a script. */
 const webAddress = (url: string) => /^https?:\/\//i.test(url);
@@ -43,6 +43,7 @@ export function MemoryProvenance({ memory }: { memory: Memory }) {
             {p.chunk !== undefined && <span className="muted"> · part {p.chunk}</span>}
             {p.page !== undefined && <span className="muted"> · {parts('page', p.page, p.last_page)}</span>}
             {p.slide !== undefined && <span className="muted"> · {parts('slide', p.slide, p.last_slide)}</span>}
+            {p.sheet !== undefined && <span className="muted"> · {parts('sheet', p.sheet, p.last_sheet)}</span>}
           </li>
         )}
         {p.kind === 'remember' && p.memory_id && p.memory_id !== memory.id && (

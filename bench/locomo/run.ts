@@ -136,19 +136,27 @@ try {
   if (!args['skip-load']) log(`stored ${stored} turns of ${samples.length} conversations in ${round((performance.now() - started) / 1000)} s`);
   report.turns = stored;
 
-  const questions = samples
-    .slice(FIRST, LAST + 1)
-    .flatMap((s) =>
-      s.qa
-        .filter((q) => CATEGORIES.includes(q.category))
-        .map((q) => ({ collection: collectionOf(s), question: q.question, category: q.category, evidence: normaliseEvidence(q.evidence ?? []) })),
-    );
+  const questions = samples.slice(FIRST, LAST + 1).flatMap((s) =>
+    s.qa
+      // `id`: the question's place in the data set (a conversation may ask the same question twice).
+      .map((q, i) => ({
+        id: `${s.sample_id}#${i}`,
+        collection: collectionOf(s),
+        question: q.question,
+        category: q.category,
+        evidence: normaliseEvidence(q.evidence ?? []),
+      }))
+      .filter((q) => CATEGORIES.includes(q.category)),
+  );
   const usable = questions.filter((q) => q.evidence.length > 0);
   report.questions = { categories_1_to_4: questions.length, with_evidence: usable.length };
   log(`${usable.length} questions with evidence (of ${questions.length})`);
 
   const results: Record<string, Record<string, Record<string, number>>> = {};
+  // Each question's recall at each k, per mode, as answered: what compare.ts pairs two runs by.
+  const perQuestion: Record<string, Array<{ id: string; category: number; recall: number[] }>> = {};
   for (const mode of MODES) {
+    perQuestion[mode] = [];
     // sums[category][k] of per-question recall; the last entry is session-level recall@10
     const sums = new Map<string, number[]>();
     const counts = new Map<string, number>();
@@ -158,6 +166,7 @@ try {
       if (res.status !== 200) throw new Error(`search: ${res.status} ${JSON.stringify(res.body)}`);
       const got = (res.body.results as Array<{ metadata: { dia_id: string } }>).map((r) => r.metadata.dia_id);
       const recall = KS.map((k) => q.evidence.filter((e) => got.slice(0, k).includes(e)).length / q.evidence.length);
+      perQuestion[mode]!.push({ id: q.id, category: q.category, recall: [...recall] });
       // Session level: one of the evidence's sessions among the sessions of the first 10 results.
       const sessions = new Set(got.slice(0, 10).map(sessionOf));
       recall.push(q.evidence.some((e) => sessions.has(sessionOf(e))) ? 1 : 0);
@@ -182,6 +191,7 @@ try {
     log(`${mode} (${round((performance.now() - t0) / 1000)} s): ${JSON.stringify(results[mode]!.overall)}`);
   }
   report.recall = results;
+  report.per_question = perQuestion;
   report.dragon_baseline = { 'recall@5': 56.7, 'recall@10': 66.2, 'recall@25': 76.7, 'recall@50': 82.7 };
 } finally {
   await server.stop();

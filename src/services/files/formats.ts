@@ -110,7 +110,9 @@ type OfficeAst = Awaited<ReturnType<(typeof import('officeparser'))['OfficeParse
  * leaves out a slide without text but keeps the others' numbers: a slide left out is an empty
  * part, so the numbers stay the deck's (one past `maxParts`, ORGMEM_PARSE_MAX_PAGES, is not
  * believed). A sheet is named by the workbook (a name that is not one a spreadsheet program
- * writes is not believed). Undefined unless the parts' texts joined as toText joins them (the
+ * writes is not believed). Each part costs a toText of its own, so a file of more top-level
+ * nodes (slides, notes, sheets) than `maxParts` is left unnamed rather than read that many
+ * times over. Undefined unless the parts' texts joined as toText joins them (the
  * non-empty ones, PART_BREAK between) are the whole text, so a parser that reads otherwise leaves
  * the parts unnamed rather than misnamed.
  */

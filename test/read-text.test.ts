@@ -79,29 +79,40 @@ describe('documents', () => {
     expect((await read(await doc.docx(['No pages until laid out.']), 'a.docx', '')).parts).toBeUndefined();
   });
 
-  it("says where each of a deck's slides begins, its text as it was", async () => {
-    const out = await read(await doc.pptx([['Roadmap 2025', 'Launch the kiosk'], [], ['Budget', 'Forty thousand euros']]), 'deck.pptx', '');
-    expect(out.text).toBe('Roadmap 2025\nLaunch the kiosk\nBudget\nForty thousand euros');
-    const third = out.text.indexOf('Budget');
-    expect(out.parts).toEqual({ unit: 'slide', starts: [0, third - 1, third] });
-    expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ slide: 3 });
-    expect(partsOf(out.parts!, { start: 13, end: third + 6 })).toEqual({ slide: 1, last_slide: 3 });
-  });
+  const decks = { 'deck.pptx': doc.pptx, 'deck.odp': doc.odp };
+  for (const [name, deck] of Object.entries(decks)) {
+    it(`says where each of a deck's slides begins, its text as it was (${name})`, async () => {
+      const out = await read(await deck([['Roadmap 2025', 'Launch the kiosk'], [], ['Budget', 'Forty thousand euros']]), name, '');
+      expect(out.text).toBe('Roadmap 2025\nLaunch the kiosk\nBudget\nForty thousand euros');
+      const third = out.text.indexOf('Budget');
+      expect(out.parts).toEqual({ unit: 'slide', starts: [0, third - 1, third] });
+      expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ slide: 3 });
+      expect(partsOf(out.parts!, { start: 13, end: third + 6 })).toEqual({ slide: 1, last_slide: 3 });
+    });
+  }
 
-  it("names the sheet each part of a workbook's text is on, and no sheet when a name is not one a spreadsheet program writes", async () => {
-    const book = { Prices: [['Ferry', '12 euros']], Empty: [], 'Notes & plans': [['The crane is repainted.']] };
-    const out = await read(await doc.xlsx(book), 'book.xlsx', '');
-    expect(out.text).toBe('Ferry\n12 euros\nThe crane is repainted.');
-    const third = out.text.indexOf('The crane');
-    expect(out.parts).toEqual({ unit: 'sheet', starts: [0, third - 1, third], names: ['Prices', 'Empty', 'Notes & plans'] });
-    expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ sheet: 'Notes & plans' });
-    expect(partsOf(out.parts!, { start: 0, end: out.text.length })).toEqual({ sheet: 'Prices', last_sheet: 'Notes & plans' });
-    for (const name of ['x'.repeat(256), '   ']) {
-      const crafted = await read(await doc.xlsx(book, name), 'crafted.xlsx', '');
-      expect(crafted.text, JSON.stringify(name)).toBe(out.text);
-      expect(crafted.parts, JSON.stringify(name)).toBeUndefined();
-    }
-  });
+  // A crafted workbook: every sheet renamed past what a spreadsheet program writes.
+  const books = {
+    'book.xlsx': async (sheets: Record<string, string[][]>, renamed?: string) => doc.xlsx(sheets, renamed),
+    'book.ods': async (sheets: Record<string, string[][]>, renamed?: string) =>
+      doc.ods(renamed === undefined ? sheets : Object.fromEntries(Object.values(sheets).map((rows, i) => [`${renamed}${' '.repeat(i)}`, rows]))),
+  };
+  for (const [name, book] of Object.entries(books)) {
+    it(`names the sheet each part of a workbook's text is on, and no sheet when a name is not one a spreadsheet program writes (${name})`, async () => {
+      const sheets = { Prices: [['Ferry', '12 euros']], Empty: [], 'Notes & plans': [['The crane is repainted.']] };
+      const out = await read(await book(sheets), name, '');
+      expect(out.text).toBe('Ferry\n12 euros\nThe crane is repainted.');
+      const third = out.text.indexOf('The crane');
+      expect(out.parts).toEqual({ unit: 'sheet', starts: [0, third - 1, third], names: ['Prices', 'Empty', 'Notes & plans'] });
+      expect(partsOf(out.parts!, { start: third, end: out.text.length })).toEqual({ sheet: 'Notes & plans' });
+      expect(partsOf(out.parts!, { start: 0, end: out.text.length })).toEqual({ sheet: 'Prices', last_sheet: 'Notes & plans' });
+      for (const crafted of ['x'.repeat(256), '   ']) {
+        const read2 = await read(await book(sheets, crafted), `crafted-${name}`, '');
+        expect(read2.text, JSON.stringify(crafted)).toBe(out.text);
+        expect(read2.parts, JSON.stringify(crafted)).toBeUndefined();
+      }
+    });
+  }
 
   it('reads DOCX, PPTX and RTF', async () => {
     const word = await read(await doc.docx(['Project Heron ships in May.', 'Owner: Ana Lima']), 'plan.docx', 'application/octet-stream');

@@ -1,4 +1,5 @@
 import { constants, crc32, createDeflateRaw } from 'node:zlib';
+import { stored, zip } from './zip.ts';
 
 /**
  * Files made to exhaust a reader (docs/contract.md, "Limits"), generated small: a PDF whose page
@@ -46,55 +47,12 @@ async function deflatedRepeat(head: string, unit: string, mib: number, tail: str
   return { data: Buffer.concat([first, ...Array.from({ length: mib }, () => block), last]), crc, size: head.length + mib * chunk.length + tail.length };
 }
 
-/** A zip of the given entries (stored or deflated as given), honest about every size. */
-function zip(entries: Array<{ name: string; data: Buffer; method: 0 | 8; crc: number; size: number }>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.method, 8);
-    local.writeUInt32LE(e.crc >>> 0, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(e.method, 10);
-    central.writeUInt32LE(e.crc >>> 0, 16);
-    central.writeUInt32LE(e.data.length, 20);
-    central.writeUInt32LE(e.size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.data);
-    centrals.push(central, name);
-    offset += 30 + name.length + e.data.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
-
 /**
  * A .docx whose word/document.xml inflates to about `mib` MiB: of one repeated byte (no markup,
  * the classic bomb), or with `paragraphs`, of short Word paragraphs (a document a reader must
  * build a tree of).
  */
 export async function zipBombDocx(mib: number, paragraphs = false): Promise<Buffer> {
-  const stored = (name: string, text: string) => {
-    const data = Buffer.from(text);
-    return { name, data, method: 0 as const, crc: crc32(data), size: data.length };
-  };
   const w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
   const bomb = paragraphs
     ? await deflatedRepeat(`<?xml version="1.0"?><w:document ${w}><w:body>`, '<w:p><w:r><w:t>word</w:t></w:r></w:p>', mib, '</w:body></w:document>')

@@ -5,6 +5,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type Pptx from 'pptxgenjs';
 import writeXlsxFile from 'write-excel-file/node';
+import { stored, zip } from './zip.ts';
 
 /**
  * Real files built in memory, made by the libraries people's tools use, so reading them is tested
@@ -67,6 +68,45 @@ export async function xlsx(sheets: Record<string, string[][]>, renamed?: string)
     renamed === undefined ? {} : { features: [rename] },
   );
   return written.toBuffer();
+}
+
+const xmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** An OpenDocument file of the given body: the mimetype first and stored, as the format asks, then its content. */
+function openDocument(kind: 'spreadsheet' | 'presentation', body: string): Buffer {
+  const ns = [
+    'office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"',
+    'table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"',
+    'text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"',
+    'draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"',
+  ].map((n) => `xmlns:${n}`);
+  const type = `application/vnd.oasis.opendocument.${kind}`;
+  return zip([
+    stored('mimetype', type),
+    stored(
+      'META-INF/manifest.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="${type}"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>`,
+    ),
+    stored(
+      'content.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${ns.join(' ')} office:version="1.2"><office:body><office:${kind}>${body}</office:${kind}></office:body></office:document-content>`,
+    ),
+  ]);
+}
+
+/** An OpenDocument spreadsheet (.ods): one sheet per entry, named by its key, each row of strings a row of cells. */
+export function ods(sheets: Record<string, string[][]>): Buffer {
+  const cell = (value: string) => `<table:table-cell office:value-type="string"><text:p>${xmlText(value)}</text:p></table:table-cell>`;
+  const table = ([name, rows]: [string, string[][]]) =>
+    `<table:table table:name="${xmlText(name)}">${rows.map((row) => `<table:table-row>${row.map(cell).join('')}</table:table-row>`).join('')}</table:table>`;
+  return openDocument('spreadsheet', Object.entries(sheets).map(table).join(''));
+}
+
+/** An OpenDocument presentation (.odp): one slide per entry, each holding its lines in one text box. */
+export function odp(slides: string[][]): Buffer {
+  const page = (lines: string[], i: number) =>
+    `<draw:page draw:name="page${i + 1}"><draw:frame><draw:text-box>${lines.map((l) => `<text:p>${xmlText(l)}</text:p>`).join('')}</draw:text-box></draw:frame></draw:page>`;
+  return openDocument('presentation', slides.map(page).join(''));
 }
 
 export function html(body: string, title = 'Sample page'): Buffer {

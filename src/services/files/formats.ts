@@ -102,8 +102,12 @@ async function readOffice(data: Buffer, limits: ReadLimits): Promise<Pick<ReadDo
 
 type OfficeAst = Awaited<ReturnType<(typeof import('officeparser'))['OfficeParser']['parseOffice']>>;
 
+/** The office formats whose top-level nodes are parts: a deck's slides, a workbook's sheets (OOXML and OpenDocument alike). */
+const PART_UNIT: Partial<Record<OfficeAst['type'], 'slide' | 'sheet'>> = { pptx: 'slide', odp: 'slide', xlsx: 'sheet', ods: 'sheet' };
+
 /**
- * Where each slide of a deck (or sheet of a workbook) begins in its text. A part's own text is
+ * Where each slide of a deck (or sheet of a workbook) begins in its text, for PPTX and ODP decks and
+ * XLSX and ODS workbooks. A part's own text is
  * what the parser's toText gives for it alone: toText reads the tree's top-level list
  * (`content`), so each part is put there alone in turn, and the list is put back. A speaker's
  * notes, when they come as a node of their own, belong to the slide before them. The parser
@@ -117,7 +121,7 @@ type OfficeAst = Awaited<ReturnType<(typeof import('officeparser'))['OfficeParse
  * the parts unnamed rather than misnamed.
  */
 function officeParts(ast: OfficeAst, text: string, maxParts: number): Parts | undefined {
-  const unit = ast.type === 'pptx' ? 'slide' : ast.type === 'xlsx' ? 'sheet' : undefined;
+  const unit = PART_UNIT[ast.type];
   if (!unit) return undefined;
   const nodes = ast.content.slice();
   if (nodes.length > maxParts) return undefined;

@@ -22,11 +22,16 @@ describe('BM25 ranking of full-text matches', () => {
     expect(ranked[0]!.score).toBeGreaterThan(ranked[1]!.score);
   });
 
-  it('prefers the shorter of two equal matches and ignores documents without a query word', () => {
-    const ranked = rankBm25([docs[0]!, docs[3]!, { id: 'e', lexemes: ['sunris', 'lake'] }], w('sunris'), 10);
-    expect(ranked.map((r) => r.id)).toEqual(['e', 'd', 'a']);
-    expect(ranked[0]!.lexemes).toEqual(['sunris', 'lake']);
-    expect(ranked[2]!.score).toBe(0);
+  it('ranks a passage below a short memory of the same match, short memories alike, and ignores documents without a query word', () => {
+    const passage = { id: 'p', lexemes: ['sunris', ...Array.from({ length: 150 }, (_, i) => `word${i}`)] };
+    const ranked = rankBm25([docs[0]!, passage, docs[3]!, { id: 'e', lexemes: ['sunris', 'lake'] }], w('sunris'), 10);
+    expect(ranked.map((r) => r.id)).toEqual(['d', 'e', 'p', 'a']);
+    // Two and eight lexemes are both under the shortest length counted: the same score.
+    expect(ranked[0]!.score).toBe(ranked[1]!.score);
+    expect(ranked[1]!.lexemes).toEqual(['sunris', 'lake']);
+    expect(ranked[2]!.score).toBeGreaterThan(0);
+    expect(ranked[2]!.score).toBeLessThan(ranked[1]!.score / 2);
+    expect(ranked[3]!.score).toBe(0);
     expect(rankBm25([], w('x'), 10)).toEqual([]);
   });
 

@@ -8,7 +8,7 @@
  * among the first 10 results' sessions).
  *
  *   node --import tsx bench/locomo/run.ts /path/to/locomo10.json [--observed] [--db orgmem_bench_locomo] [--keep] [--skip-load]
- *       [--modes hybrid,vector,text] [--conversations 0-9] [--embedder local|hash] [--limit 50] [--captions]
+ *       [--modes hybrid,vector,text] [--conversations 0-9] [--embedder local|hash] [--limit 50] [--captions] [--distractors]
  *
  * Loading takes minutes with the bundled embedder: --keep then --skip-load searches the same
  * database again (--conversations 0-4 is the half constants are tuned on, 5-9 the other).
@@ -41,6 +41,8 @@ const { values: args, positionals } = parseArgs({
     conversations: { type: 'string', default: '0-9' },
     // The embedder: the bundled USE-lite ("local") or the hash embedder ("hash").
     embedder: { type: 'string', default: 'local' },
+    // Each collection also holds the other conversations' turns as passages of a file chunk's length (distractors below).
+    distractors: { type: 'boolean', default: false },
   },
 });
 const file = positionals[0];
@@ -67,7 +69,17 @@ const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().s
 
 const samples = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
 const dbUrl = await createDatabase(args.base!, args.db!, !args['skip-load']);
-const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: args.embedder!, ORGMEM_DB_POOL: '6', ORGMEM_RATE_LIMIT: 'false' };
+const env = {
+  DATABASE_URL: dbUrl,
+  ORGMEM_EMBEDDER: args.embedder!,
+  ORGMEM_DB_POOL: '6',
+  ORGMEM_RATE_LIMIT: 'false',
+  // With the passages a collection holds about 1,050 memories, past the text side's default cap
+  // (1,000), past which it ranks only the newest 250 matches (docs/search.md): the passages,
+  // stored last. A cap above the collections keeps every match ranked, as in a collection within
+  // the cap, so what is measured is the ranking.
+  ...(args.distractors ? { ORGMEM_SEARCH_TEXT_CAP: '2000' } : {}),
+};
 const keyFile = `/tmp/${args.db}.key`;
 const key = args['skip-load'] ? readFileSync(keyFile, 'utf8') : createTenantKey(env, 'locomo');
 writeFileSync(keyFile, key);
@@ -108,6 +120,33 @@ function turns(s: Sample) {
   return out;
 }
 
+/** A file chunk's length (src/services/files/file-memories.ts): a distractor passage's at most. */
+const PASSAGE_CHARS = 2000;
+
+/**
+ * With --distractors, the long memories beside one conversation's turns: every other
+ * conversation's turns, one per line as "speaker: text", joined into passages of at most a file
+ * chunk's length. They are never evidence, but hold many of any question's words, as an unrelated
+ * document would: what BM25's length normalisation must keep from crowding out the short turns
+ * that answer (bench/README.md, "Length normalisation beside file chunks").
+ */
+function distractors(s: Sample) {
+  const out: Array<{ text: string; metadata: { passage: string }; source: string }> = [];
+  let lines: string[] = [];
+  const flush = (from: Sample) => {
+    if (lines.length) out.push({ text: lines.join('\n'), metadata: { passage: `${from.sample_id}#${out.length}` }, source: 'locomo-distractor' });
+    lines = [];
+  };
+  for (const other of samples.filter((o) => o !== s)) {
+    for (const line of turns(other).map((t) => t.text)) {
+      if (lines.length && [...lines, line].join('\n').length > PASSAGE_CHARS) flush(other);
+      lines.push(line.slice(0, PASSAGE_CHARS));
+    }
+    flush(other);
+  }
+  return out;
+}
+
 /** "D3:5" -> "D3": a turn's session. */
 const sessionOf = (diaId: string) => diaId.split(':')[0]!;
 
@@ -121,20 +160,26 @@ const report: Record<string, unknown> = {
   min_score: 0,
   captions: args.captions,
   session_date: args.observed ? 'observed_at' : 'text prefix',
+  distractors: args.distractors,
 };
 try {
   const started = performance.now();
   let stored = 0;
+  let passages = 0;
   for (const s of samples) {
-    const all = turns(s);
+    const extra = args.distractors ? distractors(s) : [];
+    const all = [...turns(s), ...extra];
     for (let i = 0; i < all.length && !args['skip-load']; i += 100) {
       const res = await api(server.url, key, 'POST', `/v1/memory/collections/${collectionOf(s)}/memories/bulk`, all.slice(i, i + 100));
       if (res.status !== 201) throw new Error(`store: ${res.status} ${JSON.stringify(res.body)}`);
     }
-    stored += all.length;
+    stored += all.length - extra.length;
+    passages += extra.length;
   }
-  if (!args['skip-load']) log(`stored ${stored} turns of ${samples.length} conversations in ${round((performance.now() - started) / 1000)} s`);
+  if (!args['skip-load'])
+    log(`stored ${stored} turns and ${passages} passages of ${samples.length} conversations in ${round((performance.now() - started) / 1000)} s`);
   report.turns = stored;
+  if (args.distractors) report.passages = passages;
 
   const questions = samples.slice(FIRST, LAST + 1).flatMap((s) =>
     s.qa
@@ -168,10 +213,12 @@ try {
       const recall = KS.map((k) => q.evidence.filter((e) => got.slice(0, k).includes(e)).length / q.evidence.length);
       perQuestion[mode]!.push({ id: q.id, category: q.category, recall: [...recall] });
       // Session level: one of the evidence's sessions among the sessions of the first 10 results.
-      const sessions = new Set(got.slice(0, 10).map(sessionOf));
+      const sessions = new Set(got.slice(0, 10).filter(Boolean).map(sessionOf));
       recall.push(q.evidence.some((e) => sessions.has(sessionOf(e))) ? 1 : 0);
+      // The share of the first 10 results that are distractor passages (none without --distractors).
+      recall.push(got.slice(0, 10).filter((id) => id === undefined).length / 10);
       for (const cat of [String(q.category), 'overall']) {
-        const acc = sums.get(cat) ?? [...KS, 0].map(() => 0);
+        const acc = sums.get(cat) ?? [...KS, 0, 0].map(() => 0);
         recall.forEach((r, i) => (acc[i]! += r));
         sums.set(cat, acc);
         counts.set(cat, (counts.get(cat) ?? 0) + 1);
@@ -183,7 +230,9 @@ try {
         {
           questions: counts.get(cat) ?? 0,
           ...Object.fromEntries(
-            [...KS.map((k) => `recall@${k}`), 'session_recall@10'].map((name, i) => [name, round((100 * sums.get(cat)![i]!) / counts.get(cat)!)]),
+            [...KS.map((k) => `recall@${k}`), 'session_recall@10', 'passages@10']
+              .slice(0, args.distractors ? undefined : -1)
+              .map((name, i) => [name, round((100 * sums.get(cat)![i]!) / counts.get(cat)!)]),
           ),
         },
       ]),
@@ -203,6 +252,7 @@ const variant = [
   LIMIT !== 50 && `limit${LIMIT}`,
   args.embedder !== 'local' && args.embedder,
   args.conversations !== '0-9' && `conv${args.conversations}`,
+  args.distractors && 'distractors',
 ];
 const out = `bench/results/${['locomo', ...variant.filter(Boolean)].join('-')}.json`;
 writeFileSync(out, JSON.stringify(report, null, 2));

@@ -1,8 +1,9 @@
 /**
  * Recall@10 of the HNSW index against an exact scan at each ef_search given, for stored vectors
- * used as queries (bench/search/hnsw-params.sh runs it per graph setting).
+ * used as queries, or the vectors of a query table's column `v` (dense-vectors.ts writes
+ * `dense_queries`) (bench/search/hnsw-params.sh runs it per graph setting).
  *
- *   node --import tsx bench/search/hnsw-recall.ts <database> [queries = 200] [ef_search,... = 40]
+ *   node --import tsx bench/search/hnsw-recall.ts <database> [queries = 200] [ef_search,... = 40] [query table]
  *
  * The benchmark's hash embedder gives many memories the very same vector, so the ten nearest are
  * often not unique: an approximate neighbour counts as found when it is no farther than the
@@ -12,9 +13,11 @@
  */
 import postgres from 'postgres';
 
-const [db, count = '200', efs = '40'] = process.argv.slice(2);
+const [db, count = '200', efs = '40', table] = process.argv.slice(2);
 const sql = postgres(`postgres://postgres@127.0.0.1:5432/${db}`, { max: 1, onnotice: () => {} });
-const queries = await sql`select embedding::text as e from memories tablesample system (1) repeatable (1) limit ${Number(count)}`;
+const queries = table
+  ? await sql`select v::text as e from ${sql(table)} order by i limit ${Number(count)}`
+  : await sql`select embedding::text as e from memories tablesample system (1) repeatable (1) limit ${Number(count)}`;
 const nearest = (e: string, settings: string) =>
   sql.begin(async (tx) => {
     await tx.unsafe(`set local plan_cache_mode = force_custom_plan; ${settings}`);

@@ -5,10 +5,12 @@
  * scan, the graph search's time, and the cost of inserting rows into the graph.
  *
  *   node --import tsx bench/search/vector-storage.ts --db orgmem_vectors_1m [--queries 100]
- *        [--storages vector,binary-vector,halfvec,binary-halfvec] [--factors 2,4,8] [--inserts 2000]
+ *        [--storages vector,binary-vector,halfvec,binary-halfvec] [--factors 2,4,8] [--inserts 2000] [--ef 100]
+ *        [--query-table dense_queries]
  *
- * Queries are the search benchmark's questions through the hash embedder, searched in `main`
- * as the service's vector mode does for limit 10 (k = 20 candidates, ef_search 100 or the
+ * Queries are the search benchmark's questions through the hash embedder (or, with --query-table,
+ * the vectors of a table such as dense-vectors.ts's `dense_queries`), searched in `main`
+ * as the service's vector mode does for limit 10 (k = 20 candidates, ef_search 100 (or each of --ef) or the
  * candidates if more; the ten best compared). The exact answer is computed once, on the loaded
  * float32 vectors, so the recall of halfvec includes what the 16-bit floats lose. Many memories
  * share the very same vector under the hash embedder, so a neighbour counts as found when its
@@ -34,6 +36,10 @@ const { values: args } = parseArgs({
     storages: { type: 'string', default: 'vector,binary-vector,halfvec,binary-halfvec' },
     factors: { type: 'string', default: '2,4,8' },
     inserts: { type: 'string', default: '2000' },
+    // ef_search values tried for each storage and factor; the service's is 100 (or the candidates if more).
+    ef: { type: 'string', default: '100' },
+    // The queries' vectors from this table's column `v` (bench/search/dense-vectors.ts writes dense_queries) instead of the hash embedder's.
+    'query-table': { type: 'string' },
   },
 });
 const url = new URL(args.base!);
@@ -48,8 +54,9 @@ const [{ dim }] = (await sql`select atttypmod as dim from pg_attribute where att
   { dim: number },
 ];
 const [{ tenant }] = (await sql`select tenant_id as tenant from memories where collection = 'main' limit 1`) as unknown as [{ tenant: string }];
-const embedder = hashEmbedder(dim);
-const vectors = (await embedder.embed(queries(Number(args.queries), 7))).map(toVectorLiteral);
+const vectors = args['query-table']
+  ? (await sql<Array<{ v: string }>>`select v::text as v from ${sql(args['query-table'])} order by i limit ${Number(args.queries)}`).map((r) => r.v)
+  : (await hashEmbedder(dim).embed(queries(Number(args.queries), 7))).map(toVectorLiteral);
 const loadavg = () => execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ').slice(0, 3).join(' ');
 
 // Plans are made per execution (postgres.js prepares statements, and a generic plan keeps
@@ -79,7 +86,14 @@ await sql.unsafe(`create table vector_storage_fresh as select tenant_id, collect
     embedding::vector + (select array_agg(random() * 0.06 - 0.03) from generate_series(1, ${dim}) where m.id is not null)::vector as embedding
   from memories m where collection = 'main' limit ${fresh}`);
 
-const results: Record<string, unknown> = { database: args.db, at: new Date().toISOString(), queries: vectors.length, k: K, storages: [] as unknown[] };
+const results: Record<string, unknown> = {
+  database: args.db,
+  at: new Date().toISOString(),
+  queries: vectors.length,
+  query_vectors: args['query-table'] ?? 'hash embedder',
+  k: K,
+  storages: [] as unknown[],
+};
 // The rest of an insert, on a database whose vector index was dropped before the run (dropped during the load, it loads faster).
 if (!(await sql`select 1 from pg_class where relname = 'memories_embedding'`).length) {
   results.without_index = { inserts: await inserts() };
@@ -100,9 +114,11 @@ for (const storage of args.storages!.split(',') as VectorStorage[]) {
   const factors = isBinary(storage) ? args.factors!.split(',').map(Number) : [1];
   row.recall = [];
   for (const factor of factors) {
-    const r = await recall(storage, factor);
-    (row.recall as unknown[]).push(r);
-    log(`${storage}${isBinary(storage) ? ` x${factor}${factor === RERANK_FACTOR ? ' (the service)' : ''}` : ''}: ${JSON.stringify(r)}`);
+    for (const ef of args.ef!.split(',').map(Number)) {
+      const r = await recall(storage, factor, false, ef);
+      (row.recall as unknown[]).push(r);
+      log(`${storage}${isBinary(storage) ? ` x${factor}${factor === RERANK_FACTOR ? ' (the service)' : ''}` : ''}: ${JSON.stringify(r)}`);
+    }
   }
   // The column alone, index off: what the stored precision loses before the graph does.
   if (storage !== 'vector') row.exact_on_column = await recall(storage, 1, true);
@@ -130,9 +146,9 @@ async function bytes() {
   };
 }
 
-async function recall(storage: VectorStorage, factor: number, exact = false) {
+async function recall(storage: VectorStorage, factor: number, exact = false, efSearch = 100) {
   const candidates = isBinary(storage) && !exact ? K * factor : K;
-  const ef = Math.max(100, candidates);
+  const ef = Math.max(efSearch, candidates);
   const where = `m.tenant_id = $2 and m.collection = 'main'`;
   const statement = exact
     ? `select m.id, m.embedding <=> $1::vector as distance from memories m where ${where} order by 2 limit ${K}`

@@ -30,6 +30,13 @@ describe('exact read or indexes (the cost model)', () => {
     expect(exactMax(app, scope(0, 0), 20, 'single')).toBeGreaterThan(0);
   });
 
+  it('reads more rows before a longer graph walk (ORGMEM_VECTOR_EF_SEARCH), unless the scope is too small a share for it to matter', () => {
+    const longer = appWith({ ORGMEM_VECTOR_EF_SEARCH: '1000' });
+    expect(exactMax(longer, scope(1_000, 30_000), 20, 'hybrid')).toBeGreaterThan(exactMax(app, scope(1_000, 30_000), 20, 'hybrid'));
+    // In a 1M table a scope at the bound is found after more visits than either walk keeps.
+    expect(exactMax(longer, scope(1_000, 1_000_000), 20, 'hybrid')).toBe(exactMax(app, scope(1_000, 1_000_000), 20, 'hybrid'));
+  });
+
   it('takes ORGMEM_SEARCH_EXACT_MAX as it is when set', () => {
     const fixed = appWith({ ORGMEM_SEARCH_EXACT_MAX: '30' });
     expect(exactMax(fixed, scope(2_000, 1_000_000), 20, 'hybrid')).toBe(30);

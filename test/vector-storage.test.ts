@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VECTOR_STORAGES, type VectorStorage } from '../src/core/config.ts';
+import { loadConfig, VECTOR_STORAGES, type VectorStorage } from '../src/core/config.ts';
 import { applyStorage, currentStorage, planStorage } from '../src/maintenance/vector-storage.ts';
-import { graphSearch } from '../src/ports/db/vector-storage.ts';
+import { graphParams, graphSearch, isBinary } from '../src/ports/db/vector-storage.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -43,12 +43,13 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
 
   it('is planned from what the database holds, applied, and then reported as held', async () => {
     expect((await currentStorage(server.app.db)).storage).toBe('vector');
-    const plan = await planStorage(server.app.db, storage);
+    const plan = await planStorage(server.app.db, { storage });
     expect(plan).toMatchObject({ from: 'vector', to: storage, memories: 3, rewrite: storage.endsWith('halfvec'), build: true });
+    expect(plan.graph).toEqual(isBinary(storage) ? { m: 16, efConstruction: 64 } : { m: 12, efConstruction: 32 });
     expect(plan.estimate.build_s).toBeGreaterThanOrEqual(0);
     await applyStorage(server.app.db, plan, () => {});
     expect(await currentStorage(server.app.db)).toMatchObject({ storage, column: storage.endsWith('halfvec') ? 'halfvec' : 'vector' });
-    expect((await planStorage(server.app.db, storage)).build).toBe(false);
+    expect((await planStorage(server.app.db, { storage })).build).toBe(false);
   });
 
   it('stores new memories and updates in the new column', async () => {
@@ -83,12 +84,103 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
   });
 
   it('orders a graph search by the index it built', async () => {
-    const statement = graphSearch(storage, server.app.embedder.dimensions, { columns: 'm.id', q: '$1::vector', where: 'true', k: 3 });
+    const statement = graphSearch(storage, server.app.embedder.dimensions, { columns: 'm.id', q: '$1::vector', where: 'true', k: 3, candidates: 12 });
     const vector = `[${(await server.app.embedder.embed(['coffee']))[0]!.join(',')}]`;
     const plan = await server.app.db.transaction(async (tx) => {
       await tx.query(`select set_config('enable_seqscan', 'off', true)`);
       return tx.query<Record<string, unknown>>(`explain ${statement}`, [vector]);
     });
     expect(plan.map((r) => Object.values(r)[0]).join('\n')).toContain('Index Scan using memories_embedding');
+  });
+});
+
+describe('the graph built and searched as the deployment says', () => {
+  let server: TestServer;
+  let t: Tenant;
+  /** The statements and parameters the service sends while recording. */
+  const sent: Array<{ sql: string; params: unknown[] }> = [];
+
+  beforeAll(async () => {
+    server = await startServer({
+      ORGMEM_VECTOR_STORAGE: 'binary-halfvec',
+      ORGMEM_VECTOR_M: '8',
+      ORGMEM_VECTOR_EF_CONSTRUCTION: '20',
+      ORGMEM_VECTOR_EF_SEARCH: '123',
+      ORGMEM_VECTOR_RERANK: '3',
+    });
+    t = await newTenant(server.url, server.adminKey);
+    expect(
+      (
+        await t.api(
+          'POST',
+          '/v1/memory/collections/notes/memories/bulk',
+          CORPUS.map((text) => ({ text })),
+        )
+      ).status,
+    ).toBe(201);
+  });
+  afterAll(() => server?.close());
+
+  it('rebuilds the graph when only its parameters change, and then holds them', async () => {
+    const db = server.app.db;
+    const plan = await planStorage(db, server.app.config.search.vectorIndex);
+    expect(plan).toMatchObject({
+      from: 'vector',
+      fromGraph: { m: 12, efConstruction: 32 },
+      to: 'binary-halfvec',
+      graph: { m: 8, efConstruction: 20 },
+      build: true,
+    });
+    await applyStorage(db, plan, () => {});
+    expect(await currentStorage(db)).toMatchObject({ storage: 'binary-halfvec', graph: { m: 8, efConstruction: 20 } });
+    expect((await planStorage(db, server.app.config.search.vectorIndex)).build).toBe(false);
+    // The same storage with another graph is a rebuild without a rewrite.
+    const denser = await planStorage(db, { storage: 'binary-halfvec', m: 10 });
+    expect(denser).toMatchObject({ fromGraph: { m: 8, efConstruction: 20 }, graph: { m: 10, efConstruction: 64 }, rewrite: false, build: true });
+    await applyStorage(db, denser, () => {});
+    expect((await currentStorage(db)).graph).toEqual({ m: 10, efConstruction: 64 });
+  });
+
+  it('walks the graph with the configured ef_search and re-ranks the configured candidates a result', async () => {
+    const db = server.app.db;
+    const query = db.query.bind(db);
+    db.query = ((sql: string, params?: unknown[]) => {
+      sent.push({ sql, params: params ?? [] });
+      return query(sql, params);
+    }) as typeof db.query;
+    server.app.config.search.exactScanMax = 0;
+    try {
+      const res = await t.api('POST', '/v1/memory/collections/notes/search', { query: QUESTIONS[0]![0], mode: 'vector', limit: 3, min_score: 0 });
+      expect(res.status).toBe(200);
+      expect(res.body.results[0].text).toBe(CORPUS[QUESTIONS[0]![1]]);
+    } finally {
+      server.app.config.search.exactScanMax = undefined;
+      db.query = query;
+    }
+    const walk = sent.find((s) => s.sql.includes('<~>'));
+    expect(walk).toBeDefined();
+    const [inner, outer] = [...walk!.sql.matchAll(/limit (\d+)/g)].map((m) => Number(m[1]));
+    expect(inner).toBe(3 * outer!);
+    expect(walk!.params).toContain('123');
+  });
+
+  it('refuses a graph pgvector could not build, and derives what is left unset', () => {
+    expect(() => loadConfig({ ORGMEM_VECTOR_M: '16', ORGMEM_VECTOR_EF_CONSTRUCTION: '20' })).toThrow(
+      /ORGMEM_VECTOR_EF_CONSTRUCTION: must be at least twice ORGMEM_VECTOR_M/,
+    );
+    for (const [name, value] of [
+      ['ORGMEM_VECTOR_M', '1'],
+      ['ORGMEM_VECTOR_M', 'many'],
+      ['ORGMEM_VECTOR_EF_CONSTRUCTION', '1001'],
+      ['ORGMEM_VECTOR_EF_SEARCH', '5'],
+      ['ORGMEM_VECTOR_RERANK', '0'],
+      ['ORGMEM_VECTOR_RERANK', '1.5'],
+    ]) {
+      expect(() => loadConfig({ [name!]: value })).toThrow(new RegExp(`Invalid configuration:\\n  ${name}: `));
+    }
+    expect(graphParams({ storage: 'vector' })).toEqual({ m: 12, efConstruction: 32 });
+    expect(graphParams({ storage: 'vector', m: 24 })).toEqual({ m: 24, efConstruction: 48 });
+    expect(graphParams({ storage: 'halfvec', efConstruction: 16 })).toEqual({ m: 8, efConstruction: 16 });
+    expect(graphParams({ storage: 'binary-vector' })).toEqual({ m: 16, efConstruction: 64 });
   });
 });

@@ -5,8 +5,11 @@
  * scan, the graph search's time, and the cost of inserting rows into the graph.
  *
  *   node --import tsx bench/search/vector-storage.ts --db orgmem_vectors_1m [--queries 100]
- *        [--storages vector,binary-vector,halfvec,binary-halfvec] [--factors 2,4,8] [--inserts 2000] [--ef 100]
+ *        [--storages vector,binary-vector,halfvec,binary-halfvec:24:96] [--factors 2,4,8] [--inserts 2000] [--ef 100]
  *        [--query-table dense_queries]
+ *
+ * A storage may name its graph's m and ef_construction after it (`vector:16:64`), applied as
+ * ORGMEM_VECTOR_M and ORGMEM_VECTOR_EF_CONSTRUCTION; without them, the storage's defaults.
  *
  * Queries are the search benchmark's questions through the hash embedder (or, with --query-table,
  * the vectors of a table such as dense-vectors.ts's `dense_queries`), searched in `main`
@@ -21,9 +24,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import type { VectorStorage } from '../../src/core/config.ts';
+import { loadConfig, type VectorStorage } from '../../src/core/config.ts';
 import { toVectorLiteral } from '../../src/ports/db/db.ts';
-import { graphSearch, isBinary, RERANK_FACTOR } from '../../src/ports/db/vector-storage.ts';
+import { graphParams, graphSearch, isBinary } from '../../src/ports/db/vector-storage.ts';
 import { hashEmbedder } from '../../src/ports/embedder/hash.ts';
 import { round } from '../lib/stats.ts';
 import { queries } from './corpus.ts';
@@ -99,32 +102,43 @@ if (!(await sql`select 1 from pg_class where relname = 'memories_embedding'`).le
   results.without_index = { inserts: await inserts() };
   log(`without a vector index: ${JSON.stringify(results.without_index)}`);
 }
-for (const storage of args.storages!.split(',') as VectorStorage[]) {
-  log(`applying ${storage} (load ${loadavg()})`);
+const service = loadConfig({}).search;
+for (const item of args.storages!.split(',')) {
+  const [storage, m, efConstruction] = item.split(':') as [VectorStorage, string?, string?];
+  const graph = graphParams({ storage, m: m ? Number(m) : undefined, efConstruction: efConstruction ? Number(efConstruction) : undefined });
+  log(`applying ${storage}, m ${graph.m}, ef_construction ${graph.efConstruction} (load ${loadavg()})`);
   const started = performance.now();
   const out = execFileSync(process.execPath, ['bin/orgmem.js', 'vector-storage'], {
-    env: { ...process.env, DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_LOG_LEVEL: 'warn', ORGMEM_VECTOR_STORAGE: storage },
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      ORGMEM_EMBEDDER: 'hash',
+      ORGMEM_LOG_LEVEL: 'warn',
+      ORGMEM_VECTOR_STORAGE: storage,
+      ORGMEM_VECTOR_M: String(graph.m),
+      ORGMEM_VECTOR_EF_CONSTRUCTION: String(graph.efConstruction),
+    },
     encoding: 'utf8',
   });
   const applySeconds = round((performance.now() - started) / 1000);
   process.stdout.write(out);
   const estimate = [...out.matchAll(/about (\d+) (s|min)/g)].reduce((s, m) => s + Number(m[1]) * (m[2] === 'min' ? 60 : 1), 0);
   await sql`vacuum analyze memories`;
-  const row: Record<string, unknown> = { storage, apply: { estimate_s: estimate, actual_s: applySeconds, load: loadavg() }, bytes: await bytes() };
+  const row: Record<string, unknown> = { storage, graph, apply: { estimate_s: estimate, actual_s: applySeconds, load: loadavg() }, bytes: await bytes() };
   const factors = isBinary(storage) ? args.factors!.split(',').map(Number) : [1];
   row.recall = [];
   for (const factor of factors) {
     for (const ef of args.ef!.split(',').map(Number)) {
       const r = await recall(storage, factor, false, ef);
       (row.recall as unknown[]).push(r);
-      log(`${storage}${isBinary(storage) ? ` x${factor}${factor === RERANK_FACTOR ? ' (the service)' : ''}` : ''}: ${JSON.stringify(r)}`);
+      log(`${item}${isBinary(storage) ? ` x${factor}${factor === service.rerank ? ' (the default)' : ''}` : ''}: ${JSON.stringify(r)}`);
     }
   }
   // The column alone, index off: what the stored precision loses before the graph does.
   if (storage !== 'vector') row.exact_on_column = await recall(storage, 1, true);
-  log(`${storage}, exact on the column: ${JSON.stringify(row.exact_on_column ?? null)}`);
+  log(`${item}, exact on the column: ${JSON.stringify(row.exact_on_column ?? null)}`);
   row.inserts = await inserts();
-  log(`${storage}: ${JSON.stringify(row.bytes)} ${JSON.stringify(row.inserts)}`);
+  log(`${item}: ${JSON.stringify(row.bytes)} ${JSON.stringify(row.inserts)}`);
   (results.storages as unknown[]).push(row);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(`bench/results/vector-storage-${args.db}.json`, JSON.stringify(results, null, 2));
@@ -146,7 +160,7 @@ async function bytes() {
   };
 }
 
-async function recall(storage: VectorStorage, factor: number, exact = false, efSearch = 100) {
+async function recall(storage: VectorStorage, factor: number, exact = false, efSearch = service.efSearch) {
   const candidates = isBinary(storage) && !exact ? K * factor : K;
   const ef = Math.max(efSearch, candidates);
   const where = `m.tenant_id = $2 and m.collection = 'main'`;

@@ -45,7 +45,8 @@ export const vectorStorageCommand: Command = {
   usage: `Usage: orgmem vector-storage [--dry-run]
 
 Stores and indexes the embeddings as ORGMEM_VECTOR_STORAGE says (vector, halfvec, binary-halfvec
-or binary-vector; docs/vectors.md). Says first what it will do and how long it should take (the
+or binary-vector), with the graph's parameters ORGMEM_VECTOR_M and ORGMEM_VECTOR_EF_CONSTRUCTION
+(docs/vectors.md). Says first what it will do and how long it should take (the
 steps timed on a sample of the table, scaled to its size), then does it, reporting the index
 build's progress. The index is built concurrently while the old one serves searches, then
 swapped in. A change of the column's type (vector <-> halfvec) rewrites the table first: reads
@@ -66,13 +67,15 @@ ${HELP}`,
     const db = config.databaseUrl ? openPostgres(config.databaseUrl, 2) : await openPglite(config.dataDir);
     const say = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
     try {
-      const plan = await planStorage(db, config.search.vectorStorage);
+      const plan = await planStorage(db, config.search.vectorIndex);
+      const held = (storage: string, g: { m: number; efConstruction: number }) => `${storage} (m ${g.m}, ef_construction ${g.efConstruction})`;
       if (!plan.build) {
-        say(`The embeddings are already stored as ${plan.to}: nothing to do.`);
+        say(`The embeddings are already stored as ${held(plan.to, plan.graph)}: nothing to do.`);
         return;
       }
       const minutes = (s: number) => (s < 90 ? `${s} s` : `${Math.round(s / 60)} min`);
-      say(`${plan.memories} memories, stored as ${plan.from ?? 'embeddings without a vector index'}, to become ${plan.to}:`);
+      const from = plan.from && plan.fromGraph ? held(plan.from, plan.fromGraph) : 'embeddings without a vector index';
+      say(`${plan.memories} memories, stored as ${from}, to become ${held(plan.to, plan.graph)}:`);
       if (plan.rewrite) say(`  rewrite the table with the new column type: about ${minutes(plan.estimate.rewrite_s)} (reads and writes wait)`);
       say(`  build the index concurrently, then swap it in: about ${minutes(plan.estimate.build_s)} (searches go on)`);
       if (values['dry-run']) return;
@@ -81,7 +84,7 @@ ${HELP}`,
         const share = p.total > 0 ? ` ${Math.round((100 * p.done) / p.total)}% (${p.done}/${p.total} ${p.unit})` : '';
         say(`  ${p.phase}${share}, ${minutes(Math.round(elapsed))} so far`);
       });
-      say(`Done in ${minutes(Math.round((performance.now() - started) / 1000))}: the embeddings are stored as ${plan.to}.`);
+      say(`Done in ${minutes(Math.round((performance.now() - started) / 1000))}: the embeddings are stored as ${held(plan.to, plan.graph)}.`);
     } finally {
       await db.close();
     }

@@ -103,6 +103,11 @@ const env = z.object({
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).optional(),
   ORGMEM_VECTOR_STORAGE: z.enum(VECTOR_STORAGES).default('vector'),
+  // The graph's build parameters (unset: the storage's defaults) and its search's (docs/vectors.md).
+  ORGMEM_VECTOR_M: z.coerce.number().int().min(2).max(100).optional(),
+  ORGMEM_VECTOR_EF_CONSTRUCTION: z.coerce.number().int().min(4).max(1000).optional(),
+  ORGMEM_VECTOR_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
+  ORGMEM_VECTOR_RERANK: z.coerce.number().int().min(1).max(64).default(4),
   ORGMEM_AUTO_ANALYZE: bool.default(true),
   ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
@@ -250,8 +255,14 @@ export function defaultDataDir(source: Record<string, string | undefined> = proc
 export function loadConfig(source: Record<string, string | undefined> = process.env) {
   const parsed = env.safeParse(source);
   const connectorVars = connectorEnv.safeParse(source);
-  if (!parsed.success || !connectorVars.success) {
-    const issues = [...(parsed.error?.issues ?? []), ...(connectorVars.error?.issues ?? [])];
+  // pgvector builds no graph whose ef_construction is under 2 x m.
+  const graph = parsed.data?.ORGMEM_VECTOR_EF_CONSTRUCTION !== undefined && parsed.data.ORGMEM_VECTOR_EF_CONSTRUCTION < 2 * (parsed.data.ORGMEM_VECTOR_M ?? 0);
+  if (!parsed.success || !connectorVars.success || graph) {
+    const issues = [
+      ...(parsed.error?.issues ?? []),
+      ...(connectorVars.error?.issues ?? []),
+      ...(graph ? [{ path: ['ORGMEM_VECTOR_EF_CONSTRUCTION'], message: 'must be at least twice ORGMEM_VECTOR_M' }] : []),
+    ];
     const lines = issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
@@ -402,8 +413,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       textRankCap: e.ORGMEM_SEARCH_TEXT_CAP,
       /** Up to this many memories in scope after filters, search reads them through the filter indexes (exact vector ranking, words checked per row); unset: a measured cost model decides (services/search/exact-cost.ts). */
       exactScanMax: e.ORGMEM_SEARCH_EXACT_MAX,
-      /** How embeddings are stored and indexed (src/ports/db/vector-storage.ts); `orgmem vector-storage` applies it. */
-      vectorStorage: e.ORGMEM_VECTOR_STORAGE,
+      /** How embeddings are stored and the graph built (src/ports/db/vector-storage.ts); `orgmem vector-storage` applies it. */
+      vectorIndex: { storage: e.ORGMEM_VECTOR_STORAGE, m: e.ORGMEM_VECTOR_M, efConstruction: e.ORGMEM_VECTOR_EF_CONSTRUCTION },
+      /** hnsw.ef_search of an unfiltered graph search: the candidates it keeps while walking. */
+      efSearch: e.ORGMEM_VECTOR_EF_SEARCH,
+      /** Candidates per result the binary graph hands to the exact re-rank. */
+      rerank: e.ORGMEM_VECTOR_RERANK,
     },
   };
 }

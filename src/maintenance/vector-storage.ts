@@ -1,7 +1,8 @@
 import type { Db, Queryable } from '../ports/db/db.ts';
-import { columnType, indexBody, VECTOR_INDEX } from '../ports/db/vector-storage.ts';
+import { columnType, graphParams, indexBody, VECTOR_INDEX, type VectorIndex } from '../ports/db/vector-storage.ts';
 
-type Storage = Parameters<typeof indexBody>[0];
+type Storage = VectorIndex['storage'];
+type Graph = ReturnType<typeof graphParams>;
 
 /** The index being built while the old one still serves searches; renamed over it at the swap. */
 const NEXT = `${VECTOR_INDEX}_next`;
@@ -14,19 +15,32 @@ const retype = (to: Storage, dim: number) => `alter column embedding type ${colu
 export interface StoragePlan {
   /** What the database holds now: null when the vector index is missing. */
   from: Storage | null;
+  /** The graph's parameters now: null when the vector index is missing. */
+  fromGraph: Graph | null;
   to: Storage;
+  /** The graph's parameters it will be built with. */
+  graph: Graph;
   dim: number;
   memories: number;
   /** The column changes type: the table is rewritten under a lock (reads and writes wait). */
   rewrite: boolean;
-  /** The index is built (concurrently while searches go on, then swapped in). */
+  /** The index is built (concurrently while searches go on, then swapped in): a new storage or new graph parameters. */
   build: boolean;
   /** Estimated seconds of each step, from the sample timed on this server. */
   estimate: { rewrite_s: number; build_s: number };
 }
 
-/** The storage the database holds: the column's type and the vector index's operator class. */
-export async function currentStorage(db: Queryable): Promise<{ storage: Storage | null; column: 'vector' | 'halfvec'; dim: number }> {
+/** pgvector's own defaults, which an index built without parameters has. */
+const PGVECTOR_GRAPH: Graph = { m: 16, efConstruction: 64 };
+
+/** A parameter of the index's definition (`WITH (m='12', ef_construction='32')`). */
+const parameter = (def: string, name: string) => {
+  const value = new RegExp(`[(,\\s]${name}\\s*=\\s*'?(\\d+)`).exec(def)?.[1];
+  return value === undefined ? undefined : Number(value);
+};
+
+/** The storage the database holds: the column's type, the vector index's operator class and its graph's parameters. */
+export async function currentStorage(db: Queryable): Promise<{ storage: Storage | null; graph: Graph | null; column: 'vector' | 'halfvec'; dim: number }> {
   const [col] = await db.query<{ type: string; dim: number }>(
     `select t.typname as type, a.atttypmod as dim from pg_attribute a join pg_type t on t.oid = a.atttypid
       where a.attrelid = 'memories'::regclass and a.attname = 'embedding'`,
@@ -38,7 +52,11 @@ export async function currentStorage(db: Queryable): Promise<{ storage: Storage 
     [VECTOR_INDEX],
   );
   const storage: Storage | null = !index ? null : index.def.includes('bit_hamming_ops') ? `binary-${column}` : column;
-  return { storage, column, dim: col!.dim };
+  const graph = index && {
+    m: parameter(index.def, 'm') ?? PGVECTOR_GRAPH.m,
+    efConstruction: parameter(index.def, 'ef_construction') ?? PGVECTOR_GRAPH.efConstruction,
+  };
+  return { storage, graph: graph || null, column, dim: col!.dim };
 }
 
 /**
@@ -47,11 +65,13 @@ export async function currentStorage(db: Queryable): Promise<{ storage: Storage 
  * count: linearly for the rewrite, by n log n for the HNSW build (each insertion walks a graph
  * whose depth grows with log n).
  */
-export async function planStorage(db: Db, to: Storage): Promise<StoragePlan> {
-  const { storage: from, column, dim } = await currentStorage(db);
+export async function planStorage(db: Db, target: VectorIndex): Promise<StoragePlan> {
+  const { storage: from, graph: fromGraph, column, dim } = await currentStorage(db);
   const [{ n }] = (await db.query<{ n: number }>('select count(*)::int as n from memories')) as [{ n: number }];
+  const to = target.storage;
+  const graph = graphParams(target);
   const rewrite = column !== columnType(to);
-  const build = rewrite || from !== to;
+  const build = rewrite || from !== to || fromGraph?.m !== graph.m || fromGraph.efConstruction !== graph.efConstruction;
   const estimate = { rewrite_s: 0, build_s: 0 };
   if (build && n > 0) {
     await db.transaction(async (tx) => {
@@ -77,11 +97,21 @@ export async function planStorage(db: Db, to: Storage): Promise<StoragePlan> {
       if (rewrite) {
         estimate.rewrite_s = ((await timed(`alter table vector_storage_sample ${retype(to, dim)}`)) * n) / s;
       }
-      const built = await timed(`create index on vector_storage_sample ${indexBody(to, dim)}`);
+      const built = await timed(`create index on vector_storage_sample ${indexBody(target, dim)}`);
       estimate.build_s = (built * n * Math.log(Math.max(n, 2))) / (s * Math.log(Math.max(s, 2)));
     });
   }
-  return { from, to, dim, memories: n, rewrite, build, estimate: { rewrite_s: Math.round(estimate.rewrite_s), build_s: Math.round(estimate.build_s) } };
+  return {
+    from,
+    fromGraph,
+    to,
+    graph,
+    dim,
+    memories: n,
+    rewrite,
+    build,
+    estimate: { rewrite_s: Math.round(estimate.rewrite_s), build_s: Math.round(estimate.build_s) },
+  };
 }
 
 /**
@@ -129,7 +159,7 @@ export async function applyStorage(db: Db, plan: StoragePlan, progress: (p: Buil
         }, everyMs)
       : undefined;
   try {
-    await db.exec(`create index ${concurrently} ${NEXT} on memories ${indexBody(plan.to, plan.dim)}`);
+    await db.exec(`create index ${concurrently} ${NEXT} on memories ${indexBody({ storage: plan.to, ...plan.graph }, plan.dim)}`);
   } finally {
     clearInterval(poll);
   }

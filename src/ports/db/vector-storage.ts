@@ -28,35 +28,57 @@ export const isBinary = (storage: VectorStorage) => storage.startsWith('binary-'
 const code = (expr: string, dim: number) => `binary_quantize(${expr})::bit(${dim})`;
 
 /**
- * The index's method, expression, operator class and parameters (what follows `on memories`).
- * A Hamming distance over 64 bytes costs a fraction of a cosine over 512 floats, so the binary
- * graph affords pgvector's default build parameters; the float graphs keep sql/006's.
+ * The graph's build parameters when the deployment sets none (ORGMEM_VECTOR_M,
+ * ORGMEM_VECTOR_EF_CONSTRUCTION). The float graphs keep sql/006's, chosen for insert cost; a
+ * Hamming distance over 64 bytes costs a fraction of a cosine over 512 floats, so the binary
+ * graph affords pgvector's defaults. docs/vectors.md has what each finds and costs.
  */
-export const indexBody = (storage: VectorStorage, dim: number) =>
-  isBinary(storage)
-    ? `using hnsw ((${code('embedding', dim)}) bit_hamming_ops) with (m = 16, ef_construction = 64)`
-    : `using hnsw (embedding ${columnType(storage)}_cosine_ops) with (m = 12, ef_construction = 32)`;
+const GRAPH_DEFAULTS = { float: { m: 12, efConstruction: 32 }, binary: { m: 16, efConstruction: 64 } };
+
+/** How the embeddings are stored and the graph over them built: the deployment's configuration. */
+export interface VectorIndex {
+  storage: VectorStorage;
+  m?: number;
+  efConstruction?: number;
+}
 
 /**
- * Candidates the binary graph hands to the exact re-rank per result wanted: one bit a dimension
- * keeps the neighbourhood but not the order within it (bench/search/vector-storage.ts measures
- * recall by this factor; docs/vectors.md has the numbers).
+ * The graph's m and ef_construction: the configured ones, else the storage's defaults. pgvector
+ * refuses an ef_construction under 2 x m, so one set alone moves the other's default with it
+ * (the configuration refuses such a pair set together).
  */
-export const RERANK_FACTOR = 4;
+export function graphParams(index: VectorIndex): { m: number; efConstruction: number } {
+  const defaults = GRAPH_DEFAULTS[isBinary(index.storage) ? 'binary' : 'float'];
+  const m = index.m ?? Math.min(defaults.m, Math.floor((index.efConstruction ?? Infinity) / 2));
+  return { m, efConstruction: index.efConstruction ?? Math.max(defaults.efConstruction, 2 * m) };
+}
 
-/** How many rows the graph walk returns for `k` results. */
-export const graphCandidates = (storage: VectorStorage, k: number) => (isBinary(storage) ? k * RERANK_FACTOR : k);
+/** The index's method, expression, operator class and parameters (what follows `on memories`). */
+export function indexBody(index: VectorIndex, dim: number): string {
+  const { m, efConstruction } = graphParams(index);
+  const over = isBinary(index.storage) ? `(${code('embedding', dim)}) bit_hamming_ops` : `embedding ${columnType(index.storage)}_cosine_ops`;
+  return `using hnsw (${over}) with (m = ${m}, ef_construction = ${efConstruction})`;
+}
+
+/**
+ * How many rows the graph walk returns for `k` results. The binary graph only picks candidates
+ * for the exact re-rank, `rerank` of them per result wanted (ORGMEM_VECTOR_RERANK): one bit a
+ * dimension keeps the neighbourhood but not the order within it (bench/search/vector-storage.ts
+ * measures recall by this factor; docs/vectors.md has the numbers). At most 1,000, the largest
+ * hnsw.ef_search: past it the walk would go on as an iterative scan, at many times the cost.
+ */
+export const graphCandidates = (storage: VectorStorage, k: number, rerank: number) => (isBinary(storage) ? Math.max(k, Math.min(k * rerank, 1000)) : k);
 
 /**
  * A graph search for the `k` nearest to `q` (SQL of a vector) among the rows `where` selects
  * from `memories m`, with `columns` (which may use `m.`) and `distance`, the exact cosine
- * distance: the index orders, and for binary storage the column re-ranks its candidates
- * (`candidates` of them; graphCandidates unless a benchmark tries another number).
+ * distance: the index orders, and for binary storage the column re-ranks its `candidates`
+ * (graphCandidates).
  */
-export function graphSearch(storage: VectorStorage, dim: number, s: { columns: string; q: string; where: string; k: number; candidates?: number }): string {
+export function graphSearch(storage: VectorStorage, dim: number, s: { columns: string; q: string; where: string; k: number; candidates: number }): string {
   const distance = `m.embedding <=> ${s.q}`;
   if (!isBinary(storage)) return `select ${s.columns}, ${distance} as distance from memories m where ${s.where} order by ${distance} limit ${s.k}`;
   const walk = `select ${s.columns}, ${distance} as distance from memories m where ${s.where}
-    order by ${code('m.embedding', dim)} <~> ${code(s.q, dim)} limit ${s.candidates ?? graphCandidates(storage, s.k)}`;
+    order by ${code('m.embedding', dim)} <~> ${code(s.q, dim)} limit ${s.candidates}`;
   return `select * from (${walk}) c order by distance limit ${s.k}`;
 }

@@ -11,7 +11,7 @@ import { narrows, type Filters, type Scope } from './scope.ts';
  * k x table / scope of them, each a graph step and a heap visit to check the scope.
  *
  *   exact(n) = ROW_US x n
- *   index(n) = INDEX_US + VISIT_US x max(0, k x table / n - EF)
+ *   index(n) = INDEX_US + VISIT_US x (ef - EF) + VISIT_US x max(0, k x table / n - ef)
  *
  * The exact read is taken up to the n where the two meet, so no scope is slower than a larger
  * one (the fixed threshold of 20,000 read a 10k collection row by row: hybrid 27 to 32 ms there
@@ -27,7 +27,8 @@ import { narrows, type Filters, type Scope } from './scope.ts';
  * vector 2.9 and 3.1). INDEX_US: the index path on `main` at 20k and 100k (hybrid 13.4 and 19.7
  * ms; vector 4.3 and 7.0). VISIT_US: vector search through the graph on a 2,000-memory
  * collection of the 108k table (about 1,080 visits) took 48.7 ms against 7.0 ms for `main`
- * (about EF visits): 42 us a visit. docs/search.md has the table.
+ * (about EF visits): 42 us a visit. A deployment's own ef_search (ORGMEM_VECTOR_EF_SEARCH) adds
+ * or takes off its visits beyond EF. docs/search.md has the table.
  */
 const PROFILES = {
   /** Both sides from one read (two passes with feedback) against the graph and the full-text index. */
@@ -36,7 +37,7 @@ const PROFILES = {
   single: { ROW_US: 3, INDEX_US: 5_000 },
 };
 const VISIT_US = 42;
-/** hnsw.ef_search without a filter (candidates.ts): the visits any graph search makes. */
+/** hnsw.ef_search at which INDEX_US was measured (the default of ORGMEM_VECTOR_EF_SEARCH). */
 const EF = 100;
 
 export type CostProfile = keyof typeof PROFILES;
@@ -50,10 +51,12 @@ export function exactMax(app: App, scope: Scope, k: number, profile: CostProfile
   if (fixed !== undefined) return fixed;
   const { ROW_US, INDEX_US } = PROFILES[profile];
   const table = Math.max(scope.tableRows, scope.memoryCount);
-  // Where exact(n) = index(n): without extra visits n = INDEX_US / ROW_US; with them the
-  // positive root of ROW_US n^2 - (INDEX_US - VISIT_US EF) n - VISIT_US k table = 0.
-  const flat = INDEX_US / ROW_US;
-  const b = INDEX_US - VISIT_US * EF;
+  const ef = app.config.search.efSearch;
+  const walk = INDEX_US + VISIT_US * (ef - EF);
+  // Where exact(n) = index(n): without extra visits n = walk / ROW_US; with them the
+  // positive root of ROW_US n^2 - (walk - VISIT_US ef) n - VISIT_US k table = 0.
+  const flat = walk / ROW_US;
+  const b = walk - VISIT_US * ef;
   const steep = (b + Math.sqrt(b * b + 4 * ROW_US * VISIT_US * k * table)) / (2 * ROW_US);
   return Math.floor(Math.max(flat, steep));
 }

@@ -122,3 +122,40 @@ describe('a broad filter samples its first rows for the text side', () => {
     expect(hybrid.body.results.every((r: { id: string }) => tagged.has(r.id))).toBe(true);
   });
 });
+
+describe("a rare word's older matches beside the newest sample", () => {
+  let rare: TestServer;
+  let u: Tenant;
+  const PRIYA = 'Priya Patel booked the weekly ferry trip to the islands';
+
+  beforeAll(async () => {
+    // A cap over the sample's 250, as the default is; its own server, since the word statistics
+    // are read once a minute per process (word-shares.ts).
+    rare = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '300' });
+    u = await newTenant(rare.url, rare.adminKey);
+    expect((await u.api('POST', '/v1/memory/collections/trips/memories', { text: PRIYA })).status).toBe(201);
+    // 321 memories, over the cap; 261 match the query's words, over the sample and within the cap.
+    for (let part = 0; part < 4; part++) {
+      const later = Array.from({ length: 80 }, (_, i) =>
+        part * 80 + i < 260 ? { text: `Weekly ferry trip report ${part}-${i}: every boat left on schedule` } : { text: `Lunch menu ${i}: soup and bread` },
+      );
+      expect((await u.api('POST', '/v1/memory/collections/trips/memories/bulk', later)).status).toBe(201);
+    }
+    await rare.app.db.exec('analyze memories');
+  });
+  afterAll(() => rare?.close());
+
+  it('ranks the oldest memory holding the rare word through the indexes, which the newest 250 matches leave out', async () => {
+    const res = await u.api('POST', '/v1/memory/collections/trips/search', { query: 'Priya weekly ferry trip', mode: 'text', limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0].text).toBe(PRIYA);
+    expect(res.body.results).toHaveLength(5);
+  });
+
+  it('ranks every match of an exact read up to the cap, not the newest 250', async () => {
+    // min_score 1 leaves the vector side out: the text side alone, from the exact read of all 321.
+    const res = await u.api('POST', '/v1/memory/collections/trips/search', { query: 'Priya weekly ferry trip', mode: 'hybrid', min_score: 1, limit: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0].text).toBe(PRIYA);
+  });
+});

@@ -9,6 +9,7 @@
  *
  *   node --import tsx bench/locomo/run.ts /path/to/locomo10.json [--observed] [--db orgmem_bench_locomo] [--keep] [--skip-load]
  *       [--modes hybrid,vector,text] [--conversations 0-9] [--embedder local|hash] [--limit 50] [--captions] [--distractors]
+ *       [--text-cap N]
  *
  * Loading takes minutes with the bundled embedder: --keep then --skip-load searches the same
  * database again (--conversations 0-4 is the half constants are tuned on, 5-9 the other).
@@ -43,6 +44,8 @@ const { values: args, positionals } = parseArgs({
     embedder: { type: 'string', default: 'local' },
     // Each collection also holds the other conversations' turns as passages of a file chunk's length (distractors below).
     distractors: { type: 'boolean', default: false },
+    // ORGMEM_SEARCH_TEXT_CAP for the server (with --distractors 2000 unless given: below).
+    'text-cap': { type: 'string' },
   },
 });
 const file = positionals[0];
@@ -77,8 +80,8 @@ const env = {
   // With the passages a collection holds about 1,050 memories, past the text side's default cap
   // (1,000), past which it ranks only the newest 250 matches (docs/search.md): the passages,
   // stored last. A cap above the collections keeps every match ranked, as in a collection within
-  // the cap, so what is measured is the ranking.
-  ...(args.distractors ? { ORGMEM_SEARCH_TEXT_CAP: '2000' } : {}),
+  // the cap, so what is measured is the ranking (--text-cap 1000 measures the sampling instead).
+  ...(args['text-cap'] || args.distractors ? { ORGMEM_SEARCH_TEXT_CAP: args['text-cap'] ?? '2000' } : {}),
 };
 const keyFile = `/tmp/${args.db}.key`;
 const key = args['skip-load'] ? readFileSync(keyFile, 'utf8') : createTenantKey(env, 'locomo');
@@ -161,6 +164,7 @@ const report: Record<string, unknown> = {
   captions: args.captions,
   session_date: args.observed ? 'observed_at' : 'text prefix',
   distractors: args.distractors,
+  text_cap: env.ORGMEM_SEARCH_TEXT_CAP ?? 'default',
 };
 try {
   const started = performance.now();
@@ -253,6 +257,7 @@ const variant = [
   args.embedder !== 'local' && args.embedder,
   args.conversations !== '0-9' && `conv${args.conversations}`,
   args.distractors && 'distractors',
+  args['text-cap'] && `cap${args['text-cap']}`,
 ];
 const out = `bench/results/${['locomo', ...variant.filter(Boolean)].join('-')}.json`;
 writeFileSync(out, JSON.stringify(report, null, 2));

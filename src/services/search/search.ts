@@ -14,7 +14,7 @@ import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { loadNeighbours, type Neighbour } from './neighbours.ts';
 import { scanExact } from './scan.ts';
 import type { Filters, Scope } from './scope.ts';
-import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, secondPassRanking, textLimit, type TextRanking } from './text.ts';
+import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, secondPassRanking, type TextRanking } from './text.ts';
 import { withWordForms } from './word-forms.ts';
 
 /**
@@ -151,7 +151,8 @@ async function hybridExact(ctx: AuthedCtx, scope: Scope, input: SearchInput, wei
   const { app } = ctx;
   const filters: Filters = input;
   const k = candidateCount(input.limit);
-  const limit = textLimit(app, scope);
+  // Every row in scope is read: ranking up to the cap costs little more than the sample would.
+  const limit = app.config.search.textRankCap;
   const pass = (vector: SearchVector, weights: Map<string, number>) =>
     scanExact(app.db, scope, filters, {
       vector,

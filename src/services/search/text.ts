@@ -5,6 +5,7 @@ import { markBroad } from './cache.ts';
 import { exactBound, exactMax, readsExactly } from './exact-cost.ts';
 import { scanExact } from './scan.ts';
 import { narrows, where, type Filters, type Scope } from './scope.ts';
+import { wordShares } from './word-shares.ts';
 
 /**
  * Finding `limit` matches of common words means reading about limit / (share of memories
@@ -17,6 +18,15 @@ import { narrows, where, type Filters, type Scope } from './scope.ts';
 const SAMPLE = 250;
 /** A broad filter's sample reads at most this many rows per match wanted (text.ts, rankText). */
 const SAMPLE_READ = 16;
+/**
+ * A query word is rare when its matches are estimated at most the sample's size in scope and at
+ * most this many in the whole table: every match of it in scope is then ranked beside the
+ * sample, read through the GIN index (its list and the rows it names: the table's, since the
+ * index is not by tenant, as many as the sample reads of a common word's). Without it a collection over the cap whose newest memories share the
+ * query's common words ranked none of the older ones holding its rare words (a name, a place):
+ * bench/README.md, "Length normalisation beside file chunks".
+ */
+const RARE_ROWS = 2000;
 
 export type RankedMatch = Bm25Doc & { score: number };
 
@@ -47,9 +57,9 @@ export async function queryLexemes(db: Db, text: string): Promise<Map<string, nu
  * Ranking costs per matching row, and a query made of common words matches a large share of a
  * big collection, so at most `cap` matches are ranked, and in scopes of more memories than the
  * cap at most SAMPLE: below that (rare words, small collections) document frequencies
- * and ranking are exact; above it the text side ranks the newest matches (ids are time-ordered),
- * or under a broad filter the first matches its index gives, and the vector side carries the
- * relevance (docs/search.md). `need`: the candidates the caller wants, when that many match.
+ * and ranking are exact; above it the text side ranks the newest matches (ids are time-ordered)
+ * and every match of the query's rare words (RARE_ROWS), or under a broad filter the first
+ * matches its index gives, and the vector side carries the relevance (docs/search.md). `need`: the candidates the caller wants, when that many match.
  */
 export async function rankText(app: App, scope: Scope, filters: Filters, weights: Map<string, number>, need: number): Promise<TextRanking> {
   if (!weights.size) return { ranked: [], exhaustive: true }; // only stop words: nothing to match
@@ -61,13 +71,18 @@ export async function rankText(app: App, scope: Scope, filters: Filters, weights
     // Filter first, as the vector side does (scan.ts): left to itself the planner intersects
     // the filter's index with the GIN index, whose common words list a sixth of a large
     // collection (162k entries for one query at 1M). Without a filter the GIN index is best.
-    const scan = await scanExact(app.db, scope, filters, { lexemes, limit, bound: exactBound(app, scope, need, 'single') });
-    if (!scan.broad) return rankMatches(scan.matches, weights, scope, limit);
+    // The read holds every row in scope: only ranking costs per match, so up to the cap.
+    const cap = app.config.search.textRankCap;
+    const scan = await scanExact(app.db, scope, filters, { lexemes, limit: cap, bound: exactBound(app, scope, need, 'single') });
+    if (!scan.broad) return rankMatches(scan.matches, weights, scope, cap);
     markBroad(app, scope, filters);
   }
-  const query = (sql: (cond: string) => string) => {
+  const query = (sql: (cond: string, p: (v: unknown) => string) => string) => {
     const params: unknown[] = [lexemes];
-    return app.db.query<Bm25Doc>(sql(`${where(scope, filters, params, {})}`), params);
+    return app.db.query<Bm25Doc>(
+      sql(`${where(scope, filters, params, {})}`, (v) => `$${params.push(v)}`),
+      params,
+    );
   };
   const match = `tsv @@ search_tsquery($1::text[])::tsquery`;
   if (narrows(filters)) {
@@ -83,13 +98,37 @@ export async function rankText(app: App, scope: Scope, filters: Filters, weights
     );
     if (sample.length >= Math.max(need, limit / 4)) return { ranked: rankBm25(sample, weights, scope.memoryCount), exhaustive: false };
   }
-  const matches = await query(
-    (cond) => `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`,
-  );
+  const rare = await rareLexemes(app, scope, lexemes, limit);
+  const matches = await query((cond, p) => {
+    const newest = `select m.id, tsvector_to_array(m.tsv) as lexemes from memories m where ${cond} and m.${match} order by m.id desc limit ${Number(limit)}`;
+    if (!rare.length) return newest;
+    const cap = app.config.search.textRankCap;
+    return `(${newest}) union (select m.id, tsvector_to_array(m.tsv) as lexemes from memories m
+      where ${cond} and m.tsv @@ search_tsquery(${p(rare)}::text[])::tsquery limit ${Number(cap)})`;
+  });
   return rankMatches(matches, weights, scope, limit);
 }
 
-/** How many matches are ranked at most: SAMPLE in scopes of more memories than the cap, else the cap (every match). */
+/**
+ * The query's rare lexemes (RARE_ROWS), when its matches are sampled (a scope over the cap):
+ * none when every match is ranked anyway, or without the table's word statistics. A word's
+ * share of the table stands for its share of the scope.
+ */
+async function rareLexemes(app: App, scope: Scope, lexemes: string[], limit: number): Promise<string[]> {
+  if (scope.memoryCount <= app.config.search.textRankCap) return [];
+  const stats = await wordShares(app);
+  if (!stats) return [];
+  return lexemes.filter((l) => {
+    const share = stats.shares.get(l) ?? stats.floor;
+    return share * scope.memoryCount <= limit && share * scope.tableRows <= RARE_ROWS;
+  });
+}
+
+/**
+ * How many matches the indexes give at most: SAMPLE in scopes of more memories than the cap,
+ * else the cap (every match). An exact read ranks up to the cap whatever the scope's size: it
+ * has read the rows already.
+ */
 export const textLimit = (app: App, scope: Scope) => {
   const cap = app.config.search.textRankCap;
   return scope.memoryCount > cap ? Math.min(cap, SAMPLE) : cap;

@@ -1,4 +1,5 @@
--- The combined filters' index (migration 008) by tenant. jsonb_path_ops hashes each value with
+-- The filters' index (migration 008) by tenant, which a metadata filter alone now uses too
+-- (src/services/search/scope.ts). jsonb_path_ops hashes each value with
 -- the whole path of keys above it, so with the tenant's id as the document's top key every key of
 -- the index belongs to one tenant: a filtered search intersects that tenant's lists and visits
 -- that tenant's rows. Over the whole table, a filter matching 85 memories of one tenant at 1M

@@ -27,10 +27,12 @@ export const narrows = (f: Filters) =>
   f.category !== null || f.container_tag !== null || f.metadata_filter !== null || f.observed_after !== null || f.observed_before !== null;
 
 /**
- * Several filters as one containment test on the facets index (migrations 008 and 037 say why):
- * the keys memory_facets() gives a memory under its tenant's id, only those the request sets.
- * Containment nests, so {"m": filter} is contained exactly when the memory's metadata contains
- * the filter. One filter alone uses its own index.
+ * Several filters, or a metadata filter, as one containment test on the facets index (migrations
+ * 008 and 037 say why): the keys memory_facets() gives a memory under its tenant's id, only those
+ * the request sets. Containment nests, so {"m": filter} is contained exactly when the memory's
+ * metadata contains the filter. A category or a container tag alone uses its own index, which
+ * leads with the tenant too; the metadata column's own index is the whole table's (at 1M one
+ * tenant's two-key filter visited 3,935 rows to keep 362: 182 ms cold, 2.9 through the facets).
  */
 const facets = (f: Filters) => ({
   ...(f.category !== null ? { c: f.category } : {}),
@@ -58,10 +60,10 @@ export function where(
   if (filters.observed_before !== null) conds.push(`m.observed_at < ${p(filters.observed_before)}::timestamptz`);
   if (!opts.anyState && !filters.include_archived) conds.push('not m.archived');
   const set = Object.keys(facets(filters)).length;
-  if (set > 1) conds.push(`memory_facets(m.tenant_id, m.category, m.container_tag, m.metadata) @> ${p({ [scope.tenantId]: facets(filters) })}::jsonb`);
-  else if (filters.category !== null) conds.push(`m.category = ${p(filters.category)}`);
+  if (set > 1 || filters.metadata_filter !== null) {
+    conds.push(`memory_facets(m.tenant_id, m.category, m.container_tag, m.metadata) @> ${p({ [scope.tenantId]: facets(filters) })}::jsonb`);
+  } else if (filters.category !== null) conds.push(`m.category = ${p(filters.category)}`);
   else if (filters.container_tag !== null) conds.push(`m.container_tag = ${p(filters.container_tag)}`);
-  else if (filters.metadata_filter !== null) conds.push(`m.metadata @> ${p(filters.metadata_filter)}::jsonb`);
   if (opts.excludeId) conds.push(`m.id <> ${p(opts.excludeId)}`);
   return conds.join(' and ');
 }

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../ports/db/db.ts';
-import { columnType, graphParams, indexBody, VECTOR_INDEX, type VectorIndex } from '../ports/db/vector-storage.ts';
+import { columnType, graphParams, indexBody, PGVECTOR_GRAPH, VECTOR_INDEX, type VectorIndex } from '../ports/db/vector-storage.ts';
 
 type Storage = VectorIndex['storage'];
 type Graph = ReturnType<typeof graphParams>;
@@ -29,9 +29,6 @@ export interface StoragePlan {
   /** Estimated seconds of each step, from the sample timed on this server. */
   estimate: { rewrite_s: number; build_s: number };
 }
-
-/** pgvector's own defaults, which an index built without parameters has. */
-const PGVECTOR_GRAPH: Graph = { m: 16, efConstruction: 64 };
 
 /** A parameter of the index's definition (`WITH (m='12', ef_construction='32')`). */
 const parameter = (def: string, name: string) => {

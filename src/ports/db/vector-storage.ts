@@ -27,13 +27,16 @@ export const isBinary = (storage: VectorStorage) => storage.startsWith('binary-'
 /** The binary code of an embedding expression, as the index holds it. */
 const code = (expr: string, dim: number) => `binary_quantize(${expr})::bit(${dim})`;
 
+/** pgvector's own build parameters: those of an index built without any. */
+export const PGVECTOR_GRAPH = { m: 16, efConstruction: 64 };
+
 /**
  * The graph's build parameters when the deployment sets none (ORGMEM_VECTOR_M,
  * ORGMEM_VECTOR_EF_CONSTRUCTION). The float graphs keep sql/006's, chosen for insert cost; a
  * Hamming distance over 64 bytes costs a fraction of a cosine over 512 floats, so the binary
  * graph affords pgvector's defaults. docs/vectors.md has what each finds and costs.
  */
-const GRAPH_DEFAULTS = { float: { m: 12, efConstruction: 32 }, binary: { m: 16, efConstruction: 64 } };
+const GRAPH_DEFAULTS = { float: { m: 12, efConstruction: 32 }, binary: PGVECTOR_GRAPH };
 
 /** How the embeddings are stored and the graph over them built: the deployment's configuration. */
 export interface VectorIndex {

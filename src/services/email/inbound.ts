@@ -8,6 +8,7 @@ import type { MailParts } from '../files/mail-parts.ts';
 import { parseDocument, parseMail } from '../files/parse-runner.ts';
 import { FileLimitError } from '../files/unreadable.ts';
 import { insertMemories } from '../memory/memories.ts';
+import { facetsSql, metadataFacets } from '../memory/memory-view.ts';
 import { storable } from '../memory/storable.ts';
 import { findDropTargets } from './addresses.ts';
 import { senderAllowed } from './senders.ts';
@@ -137,8 +138,8 @@ const sentAt = (parsed: MailParts) => parsed.date ?? undefined;
 async function alreadyStored(ctx: AuthedCtx, collection: string, messageId: unknown): Promise<boolean> {
   if (typeof messageId !== 'string') return false;
   const rows = await ctx.app.db.query(
-    `select 1 from memories where tenant_id = $1 and collection = $2 and source = 'email' and metadata @> $3::jsonb limit 1`,
-    [ctx.tenant.id, collection, { message_id: messageId }],
+    `select 1 from memories m where m.tenant_id = $1 and m.collection = $2 and m.source = 'email' and ${facetsSql('m')} @> $3::jsonb limit 1`,
+    [ctx.tenant.id, collection, metadataFacets(ctx.tenant.id, { message_id: messageId })],
   );
   return rows.length > 0;
 }

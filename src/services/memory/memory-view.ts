@@ -82,5 +82,16 @@ export const currentSql = (m: string) => `${m}.superseded_by is null and ${notWr
 export const validAtSql = (m: string, at: string) =>
   `${m}.valid_from <= ${at}::timestamptz and (${m}.valid_to is null or ${m}.valid_to > ${at}::timestamptz) and ${notWrong(m)}`;
 
+/**
+ * The facets index's expression (migrations 008 and 037) for a row aliased `m`: the memory's
+ * category (c), container tag (t) and metadata (m) under its tenant's id, so every key of the
+ * index is one tenant's. Every containment test on a memory's metadata goes through it (the
+ * metadata column has no index of its own since migration 038).
+ */
+export const facetsSql = (m: string) => `memory_facets(${m}.tenant_id, ${m}.category, ${m}.container_tag, ${m}.metadata)`;
+
+/** The value facetsSql contains for a memory of `tenantId` whose metadata contains `metadata`. */
+export const metadataFacets = (tenantId: string, metadata: object) => ({ [tenantId]: { m: metadata } });
+
 /** Readable and current: not archived, neither superseded, retracted nor expired (digests, dedup). */
 export const LIVE = `not memories.archived and ${currentSql('memories')}`;

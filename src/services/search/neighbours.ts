@@ -1,4 +1,5 @@
 import type { Queryable } from '../../ports/db/db.ts';
+import { facetsSql, metadataFacets } from '../memory/memory-view.ts';
 import { COLUMNS, scored, type CandidateRow } from './candidates.ts';
 import { NO_FILTERS, where, type Filters, type Scope } from './scope.ts';
 
@@ -39,7 +40,7 @@ export type Neighbour = CandidateRow & { offset: number };
  * result's collection (so readable whenever the result is), by offset. They follow the search's
  * currentness (`as_of`) and `include_archived`, not its other filters: a neighbour is the
  * result's context, whatever its category or tags. One statement: every wanted place is one
- * containment value (at most 50 x 2 x MAX_NEIGHBOURS), which the metadata GIN index answers, or
+ * containment value (at most 50 x 2 x MAX_NEIGHBOURS), which the facets index answers, or
  * the collection's own index when the planner finds it smaller. The values go as text: a JSON
  * string bound as jsonb would be a jsonb string, not an object.
  */
@@ -57,13 +58,13 @@ export async function loadNeighbours(
   });
   if (!places.length || n < 1) return out;
   const wanted = new Map<string, Array<{ id: string; offset: number }>>();
-  const values: Array<Record<string, string | number>> = [];
+  const values: object[] = [];
   for (const { id, place } of places) {
     for (let offset = -n; offset <= n; offset++) {
       if (offset === 0) continue;
       const at = { ...place, at: place.at + offset };
       const key = placeKey(at);
-      if (!wanted.has(key)) values.push({ [place.group]: place.id, [linkOf(place.group).place]: at.at });
+      if (!wanted.has(key)) values.push(metadataFacets(scope.tenantId, { [place.group]: place.id, [linkOf(place.group).place]: at.at }));
       wanted.set(key, [...(wanted.get(key) ?? []), { id, offset }]);
     }
   }
@@ -71,7 +72,7 @@ export async function loadNeighbours(
   const collections = [...new Set(places.map((p) => p.place.collection))];
   const cond = where({ tenantId: scope.tenantId, collections }, { ...NO_FILTERS, ...filters }, params, {});
   const rows = await db.query<CandidateRow>(
-    `select ${COLUMNS} from memories m where ${cond} and m.metadata @> any($${params.push(values.map((v) => JSON.stringify(v)))}::text[]::jsonb[])`,
+    `select ${COLUMNS} from memories m where ${cond} and ${facetsSql('m')} @> any($${params.push(values.map((v) => JSON.stringify(v)))}::text[]::jsonb[])`,
     params,
   );
   for (const row of rows) {

@@ -21,6 +21,12 @@
  * turn, in alternating order; the result cache is off (ORGMEM_SEARCH_CACHE_MB=0) so the service
  * searches again.
  * Prints p50 / p95 of each and the service's ratio to both, per mode.
+ *
+ * With `--explain N`, first (before anything warms the caches) N other queries each run once in
+ * hybrid mode with every statement that reads data preceded by its EXPLAIN (ANALYZE, BUFFERS) on
+ * the same connection or transaction: a line a statement with its execution and planning time,
+ * the shared buffers it found (hit) and read in, and the time those reads took (PostgreSQL's
+ * `track_io_timing`, set for the run's database: `alter database ... set track_io_timing = on`).
  */
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
@@ -41,6 +47,7 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '200' },
     modes: { type: 'string', default: 'hybrid,vector' },
     collection: { type: 'string', default: 'main' },
+    explain: { type: 'string', default: '0' },
   },
 });
 const dbName = args.db ?? `orgmem_bench_${args.n}`;
@@ -65,17 +72,58 @@ class Recorder {
   }
 }
 
-/** The App's database, recording what the search sends. */
-function recording(db: Db, rec: { current: Recorder | null }): Db {
+/** What EXPLAIN (ANALYZE, BUFFERS) says of one statement: its first words and what it cost. */
+interface Explained {
+  statement: string;
+  /** Rows its nodes read and dropped (a filter's, a join's), summed over the plan. */
+  removed: number;
+  execution_ms: number;
+  planning_ms: number;
+  hit: number;
+  read: number;
+  read_ms: number;
+}
+
+/** Runs EXPLAIN (ANALYZE, BUFFERS) of a statement that reads data on `q`, before the statement itself. */
+async function explainFirst(q: Queryable, sql: string, params: unknown[], into: Explained[] | null) {
+  if (!into || isSetting({ sql, after: [] })) return;
+  type Node = Record<string, number> & { Plans?: Node[] };
+  type Plan = { Plan: Node; 'Execution Time': number; 'Planning Time': number };
+  const removed = (n: Node): number =>
+    (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Join Filter'] ?? 0) + (n.Plans ?? []).reduce((sum, c) => sum + removed(c), 0);
+  const [row] = await q.query<{ 'QUERY PLAN': Plan[] }>(`explain (analyze, buffers, format json) ${sql}`, params);
+  const out = row!['QUERY PLAN'][0]!;
+  into.push({
+    statement: sql.replace(/\s+/g, ' ').trim().slice(0, 70),
+    removed: removed(out.Plan),
+    execution_ms: round(out['Execution Time']),
+    planning_ms: round(out['Planning Time']),
+    hit: out.Plan['Shared Hit Blocks']!,
+    read: out.Plan['Shared Read Blocks']!,
+    read_ms: round(out.Plan['I/O Read Time'] ?? 0),
+  });
+}
+
+/** The App's database, recording what the search sends (and with `explain` set, explaining it first). */
+function recording(db: Db, rec: { current: Recorder | null; explain: Explained[] | null }): Db {
   const wrapTx = (tx: Tx, r: Recorder): Tx => ({
-    query: <T = Row>(sql: string, params: unknown[] = []) => r.track({ sql, params, after: [] }, () => tx.query<T>(sql, params)),
+    query: <T = Row>(sql: string, params: unknown[] = []) =>
+      r.track({ sql, params, after: [] }, async () => {
+        await explainFirst(tx, sql, params, rec.explain);
+        return tx.query<T>(sql, params);
+      }),
     exec: (sql) => tx.exec(sql),
     savepoint: (fn) => tx.savepoint(fn),
   });
   return {
     kind: db.kind,
     query: <T = Row>(sql: string, params: unknown[] = []) =>
-      rec.current ? rec.current.track({ sql, params, after: [] }, () => db.query<T>(sql, params)) : db.query<T>(sql, params),
+      rec.current
+        ? rec.current.track({ sql, params, after: [] }, async () => {
+            await explainFirst(db, sql, params, rec.explain);
+            return db.query<T>(sql, params);
+          })
+        : db.query<T>(sql, params),
     exec: (sql) => db.exec(sql),
     transaction: (fn) => {
       const r = rec.current;
@@ -139,7 +187,7 @@ async function floor(ops: Op[], conns: postgres.ReservedSql[]): Promise<number> 
 }
 
 const { app, ctx, url, close } = await openInProcess(args.base!, dbName, POOL, { ORGMEM_SEARCH_CACHE_MB: '0' });
-const rec: { current: Recorder | null } = { current: null };
+const rec: { current: Recorder | null; explain: Explained[] | null } = { current: null, explain: null };
 app.db = recording(app.db, rec);
 // The port's options (src/ports/db/postgres.ts): prepared statements, its connection settings.
 const bare = postgres(url, { max: POOL, onnotice: () => {}, prepare: true, connection: CONNECTION_SETTINGS });
@@ -154,14 +202,20 @@ try {
     rec.current = null;
     return { searchMs: res.search_ms, ops };
   };
-  // Warm both pools and PostgreSQL's caches alike.
-  for (const q of queries(50, 99)) {
+  for (const q of queries(Number(args.explain), 23)) {
+    rec.explain = [];
+    await run(q, 'hybrid', true);
+    for (const e of rec.explain) console.log(JSON.stringify({ query: q, ...e }));
+    rec.explain = null;
+  }
+  const qs = queries(Number(args.samples), 7);
+  // Warm both pools and PostgreSQL's caches alike (not for --explain alone: --samples 0).
+  for (const q of qs.length ? queries(50, 99) : []) {
     const { ops } = await run(q, 'hybrid', true);
     await replay(ops, bare, bare);
     await floor(ops, reserved);
   }
-  const qs = queries(Number(args.samples), 7);
-  for (const mode of args.modes!.split(',')) {
+  for (const mode of qs.length ? args.modes!.split(',') : []) {
     const service: number[] = [];
     const sqlOnly: number[] = [];
     const floorMs: number[] = [];

@@ -21,6 +21,7 @@ import { dropOldRememberKeys } from '../src/services/graph/remember.ts';
 import { dropOldProxyFailures } from '../src/services/proxy/turn.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
+import { fillGraph, graphFillJob, recordFillFailure } from '../src/services/memory/graph-tenants.ts';
 import { recordCheck } from '../src/services/status/checks.ts';
 import { deleteFiles, fileCleanupJob } from '../src/services/storage/file-cleanup.ts';
 import { forEachDataApp, tenantApp } from '../src/services/tenant-db/tenant-app.ts';
@@ -89,6 +90,15 @@ const analyzeTables = defineTask(analyzeJob, async (app: App) => {
   });
 });
 
+/** Adds a tenant that reached ORGMEM_GRAPH_FROM memories to the vector graph; a try cut short is kept as its failure. */
+const graphFill = defineTask(
+  graphFillJob,
+  async (app: App, { tenant_id }) => {
+    await fillGraph(await tenantApp(app, tenant_id), tenant_id);
+  },
+  async (app: App, { tenant_id }, reason) => recordFillFailure(await tenantApp(app, tenant_id), tenant_id, reason),
+);
+
 const connectorSync = actingTask(connectorSyncJob, (ctx, { connection_id }) => syncConnection(ctx, connection_id, true));
 
 /** A job the crontab starts carries only the queue's own `_cron` stamp. */
@@ -152,6 +162,7 @@ export const tasks: TaskDef<z.ZodType, App>[] = [
   webhookDelivery,
   mailSend,
   fileCleanup,
+  graphFill,
   connectorSync,
   analyzeTables,
   statusCheck,

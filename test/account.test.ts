@@ -20,7 +20,7 @@ describe('account: stats, export, import, delete', () => {
       storage_bytes: 0,
       added_7d: 0,
       added_30d: 0,
-      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0 },
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0, failed_graph_fills: 0 },
     });
     await t.api('POST', '/v1/memory/collections/a/memories', { text: 'héllo', metadata: { k: 1 } });
     await t.api('POST', '/v1/memory/collections/a/memories', { text: 'second' });
@@ -35,7 +35,7 @@ describe('account: stats, export, import, delete', () => {
       storage_bytes: 6 + 8 + 6 + 2 + 5 + 2,
       added_7d: 2,
       added_30d: 3,
-      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0 },
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0, failed_graph_fills: 0 },
     });
   });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable, Tx } from '../src/ports/db/db.ts';
 import { CITUS_LOCAL_SCHEMAS, CITUS_TABLES } from '../src/maintenance/citus.ts';
 import { migrate } from '../src/maintenance/migrate.ts';
+import { fillGraph } from '../src/services/memory/graph-tenants.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { isCitusServer } from './support/database.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -81,13 +82,14 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     const base = process.env.TEST_DATABASE_URL;
     if (!base || !(await isCitusServer(base))) throw new Error('TEST_CITUS=1 needs TEST_DATABASE_URL on a Citus coordinator (scripts/citus-cluster.sh)');
     // Every search walks the graph, as it does past a few thousand memories.
-    server = await startServer({ ORGMEM_SEARCH_EXACT_MAX: '0' });
+    server = await startServer({ ORGMEM_SEARCH_EXACT_MAX: '0', ORGMEM_GRAPH_FROM: '0' });
     t = await newTenant(server.url, server.adminKey);
     const texts = Array.from({ length: 60 }, (_, i) => ({
       text: `note ${i} about ${['coffee', 'deploys', 'climbing', 'budgets'][i % 4]} number ${i}`,
       category: i % 2 ? 'fact' : 'episode',
     }));
     expect((await t.api('POST', '/v1/memory/collections/notes/memories/bulk', texts)).status).toBe(201);
+    await fillGraph(server.app, t.id);
     sql = postgres((server.app.config as { databaseUrl: string }).databaseUrl, { max: 1, onnotice: () => {} });
     // Copies make the collection large enough for the planner to walk the graph rather than sort.
     const columns = (

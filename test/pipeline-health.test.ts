@@ -12,7 +12,7 @@ let t: Tenant;
 let failedJob: string;
 // While down, every extraction meets a failing endpoint.
 let llmDown = true;
-const none = { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0 };
+const none = { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0, failed_graph_fills: 0 };
 
 beforeAll(async () => {
   fake = await startFakeLlm();

@@ -240,7 +240,7 @@ describe('health', () => {
       supersessions: 1,
       categories: { fact: 3, other: 4, preference: 1 },
       needs_attention: 3,
-      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0 },
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0, failed_graph_fills: 0 },
     });
     expect((await t.api('GET', `${col('h')}/health`)).body.stale).toBe(0);
   });
@@ -259,7 +259,7 @@ describe('health', () => {
       supersessions: 0,
       categories: {},
       needs_attention: 0,
-      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0 },
+      jobs: { failed_extractions: 0, stuck_extractions: 0, failed_files: 0, stuck_files: 0, failed_proxy_stores: 0, failed_graph_fills: 0 },
     });
     expect((await t.api('GET', `${col('ghost')}/health?stale_days=-1`)).status).toBe(422);
     const ro = await t.newKey('reader', true);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillGraph } from '../src/services/memory/graph-tenants.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -6,7 +7,7 @@ import { startServer, type TestServer } from './support/server.ts';
  * A collection larger than the full-text match cap and the exact-scan bound: the text side ranks
  * a sample there, the vector side walks the HNSW graph (the plain vector search alongside the
  * text side), and filters still find rare matches (by an exact scan) and common ones (by the
- * graph).
+ * graph). Every tenant is in the graph (ORGMEM_GRAPH_FROM 0, filled before searching).
  */
 let server: TestServer;
 let t: Tenant;
@@ -15,7 +16,7 @@ let tagged: string;
 let teamA: Set<string>;
 
 beforeAll(async () => {
-  server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '30' });
+  server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '30', ORGMEM_GRAPH_FROM: '0' });
   t = await newTenant(server.url, server.adminKey);
   // The first 60 notes belong to team-a: a filter matching more memories than the exact bound.
   const filler = Array.from({ length: 120 }, (_, i) => ({
@@ -33,6 +34,7 @@ beforeAll(async () => {
     { text: 'Weekly report archive lives in the finance drive', container_tag: 'user-rare' },
   ]);
   [priya, tagged] = res.body.ids;
+  await fillGraph(server.app, t.id);
 });
 afterAll(() => server?.close());
 
@@ -92,7 +94,7 @@ describe('a broad filter samples its first rows for the text side', () => {
   beforeAll(async () => {
     // Bound 45: a filter of 70 is broad, and the text side's sample reads its first 45 rows,
     // enough for the 20 candidates a page of 5 wants, so the GIN index is not asked.
-    sampled = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '45' });
+    sampled = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_SEARCH_TEXT_CAP: '50', ORGMEM_SEARCH_EXACT_MAX: '45', ORGMEM_GRAPH_FROM: '0' });
     u = await newTenant(sampled.url, sampled.adminKey);
     // Only the newest notes say "urgent": a plan reading the newest matches would rank them first.
     const notes = Array.from({ length: 100 }, (_, i) => ({
@@ -105,6 +107,7 @@ describe('a broad filter samples its first rows for the text side', () => {
       if (notes[i]!.container_tag) tagged.add(id);
       if (notes[i]!.container_tag && tagged.size <= 45) oldest.add(id);
     });
+    await fillGraph(sampled.app, u.id);
   });
   afterAll(() => sampled?.close());
 

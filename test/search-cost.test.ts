@@ -7,7 +7,14 @@ import { textLimit } from '../src/services/search/text.ts';
 
 // The cost decisions read only the App's configuration.
 const appWith = (env: Record<string, string> = {}) => ({ config: loadConfig({ ORGMEM_DATA_DIR: 'memory://', ...env }) }) as App;
-const scope = (memoryCount: number, tableRows: number): Scope => ({ tenantId: 't', collections: ['c'], memoryCount, tableRows });
+// A tenant in the vector graph, whose rows are the whole table's (`graphRows` the graph's): the model's case.
+const scope = (memoryCount: number, graphRows: number | null): Scope => ({
+  tenantId: 't',
+  collections: ['c'],
+  memoryCount,
+  tableRows: graphRows ?? memoryCount,
+  graphRows,
+});
 
 describe('exact read or indexes (the cost model)', () => {
   const app = appWith();
@@ -35,6 +42,14 @@ describe('exact read or indexes (the cost model)', () => {
     expect(exactMax(longer, scope(1_000, 30_000), 20, 'hybrid')).toBeGreaterThan(exactMax(app, scope(1_000, 30_000), 20, 'hybrid'));
     // In a 1M table a scope at the bound is found after more visits than either walk keeps.
     expect(exactMax(longer, scope(1_000, 1_000_000), 20, 'hybrid')).toBe(exactMax(app, scope(1_000, 1_000_000), 20, 'hybrid'));
+  });
+
+  it('reads a tenant not in the graph exactly, however large its scope, and ORGMEM_SEARCH_EXACT_MAX does not change that', () => {
+    expect(exactMax(app, scope(5_000_000, null), 20, 'hybrid')).toBe(Infinity);
+    expect(readsExactly(app, scope(5_000_000, null), NO_FILTERS, 20, 'hybrid')).toBe(true);
+    expect(readsExactly(appWith({ ORGMEM_SEARCH_EXACT_MAX: '0' }), scope(50, null), NO_FILTERS, 20, 'single')).toBe(true);
+    // The same scope in the graph goes to the indexes.
+    expect(readsExactly(app, scope(5_000_000, 5_000_000), NO_FILTERS, 20, 'hybrid')).toBe(false);
   });
 
   it('takes ORGMEM_SEARCH_EXACT_MAX as it is when set', () => {

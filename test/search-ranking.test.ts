@@ -77,12 +77,14 @@ describe('query expansion from the first full-text pass', () => {
     const expanded = expandQuery(new Map([['adopt', 1]]), { ranked, exhaustive: true })!;
     // The second pass sampled only memories matching an added word ('famili'), none of the query's.
     const second = { ranked: [{ id: 'e', lexemes: ['famili', 'trip'], score: 0.2 }], exhaustive: false };
-    const merged = secondPassRanking(ranked, second, expanded, { tenantId: 't', collections: ['c'], memoryCount: 100, tableRows: 100 });
+    const merged = secondPassRanking(ranked, second, expanded, { tenantId: 't', collections: ['c'], memoryCount: 100, tableRows: 100, graphRows: 100 });
     expect(merged.ranked.map((d) => d.id).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(merged.ranked[0]!.id).not.toBe('e');
     expect(merged.exhaustive).toBe(false);
     const complete = { ranked: ranked.slice(0, 2), exhaustive: true };
-    expect(secondPassRanking(ranked.slice(0, 2), complete, expanded, { tenantId: 't', collections: ['c'], memoryCount: 100, tableRows: 100 })).toBe(complete);
+    expect(
+      secondPassRanking(ranked.slice(0, 2), complete, expanded, { tenantId: 't', collections: ['c'], memoryCount: 100, tableRows: 100, graphRows: 100 }),
+    ).toBe(complete);
   });
 });
 

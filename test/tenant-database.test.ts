@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillGraph } from '../src/services/memory/graph-tenants.ts';
 import { openPoolCount } from '../src/services/tenant-db/pools.ts';
+import { tenantApp } from '../src/services/tenant-db/tenant-app.ts';
 import { closedPort } from './support/closed-port.ts';
 import { call, newTenant } from './support/client.ts';
 import { col, pollJob } from './support/graph.ts';
@@ -117,6 +119,10 @@ describe.runIf(base)("a tenant's own database", () => {
     const hit = await t.api('POST', `${col('notes')}/search`, { query: 'deploy key rotation', limit: 1 });
     expect(hit.status).toBe(200);
     expect(hit.body.results[0].text).toBe('The deploy key rotates every Monday');
+    // Which tenants the vector graph holds is the tenant's data too: kept and filled in its database.
+    expect(await fillGraph(await tenantApp(server.app, t.id), t.id)).toBe(2);
+    expect(await count(ownDb, 'graph_tenants', t.id)).toBe(1);
+    expect(await count(platformDb, 'graph_tenants', t.id)).toBe(0);
 
     // A remember job: queued on the platform's queue, its state and facts in the tenant's database.
     const queued = await t.api('POST', `${col('notes')}/remember`, { content: 'Ana lives in Lisbon. Ana likes green tea.' });

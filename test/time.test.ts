@@ -340,7 +340,7 @@ describe('times on create', () => {
     const query = toVectorLiteral(at(1, 1));
     for (const memoryCount of [4, 1e9]) {
       // 4: the scope is read exactly; a billion: the HNSW graph answers.
-      const scope = { tenantId: t.id, collections: ['pull'], memoryCount, tableRows: memoryCount };
+      const scope = { tenantId: t.id, collections: ['pull'], memoryCount, tableRows: memoryCount, graphRows: memoryCount };
       const ids = async (feedbackIds?: string[]) =>
         (await vectorCandidates(server.app, scope, NO_FILTERS, { literal: query, feedbackIds }, 3)).map((r) => r.id);
       expect(await ids()).toEqual([seed, otherDay, sameDay]);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, VECTOR_STORAGES, type VectorStorage } from '../src/core/config.ts';
 import { applyStorage, currentStorage, planStorage } from '../src/maintenance/vector-storage.ts';
 import { graphParams, graphSearch, isBinary } from '../src/ports/db/vector-storage.ts';
+import { fillGraph } from '../src/services/memory/graph-tenants.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -27,7 +28,8 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
   const search = (query: string) => t.api('POST', '/v1/memory/collections/notes/search', { query, mode: 'vector', limit: 3, min_score: 0 });
 
   beforeAll(async () => {
-    server = await startServer({ ORGMEM_VECTOR_STORAGE: storage });
+    // Every tenant in the graph (filled below), so that searches can walk it.
+    server = await startServer({ ORGMEM_VECTOR_STORAGE: storage, ORGMEM_GRAPH_FROM: '0' });
     t = await newTenant(server.url, server.adminKey);
     expect(
       (
@@ -38,6 +40,7 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
         )
       ).status,
     ).toBe(201);
+    await fillGraph(server.app, t.id);
   });
   afterAll(() => server?.close());
 
@@ -84,7 +87,7 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
   });
 
   it('orders a graph search by the index it built', async () => {
-    const statement = graphSearch(storage, server.app.embedder.dimensions, { columns: 'm.id', q: '$1::vector', where: 'true', k: 3, candidates: 12 });
+    const statement = graphSearch(storage, server.app.embedder.dimensions, { columns: 'm.id', q: '$1::vector', where: 'm.graphed', k: 3, candidates: 12 });
     const vector = `[${(await server.app.embedder.embed(['coffee']))[0]!.join(',')}]`;
     const plan = await server.app.db.transaction(async (tx) => {
       await tx.query(`select set_config('enable_seqscan', 'off', true)`);
@@ -107,6 +110,7 @@ describe('the graph built and searched as the deployment says', () => {
       ORGMEM_VECTOR_EF_CONSTRUCTION: '20',
       ORGMEM_VECTOR_EF_SEARCH: '123',
       ORGMEM_VECTOR_RERANK: '3',
+      ORGMEM_GRAPH_FROM: '0',
     });
     t = await newTenant(server.url, server.adminKey);
     expect(
@@ -118,6 +122,7 @@ describe('the graph built and searched as the deployment says', () => {
         )
       ).status,
     ).toBe(201);
+    await fillGraph(server.app, t.id);
   });
   afterAll(() => server?.close());
 
@@ -139,6 +144,19 @@ describe('the graph built and searched as the deployment says', () => {
     expect(denser).toMatchObject({ fromGraph: { m: 8, efConstruction: 20 }, graph: { m: 10, efConstruction: 64 }, rewrite: false, build: true });
     await applyStorage(db, denser, () => {});
     expect((await currentStorage(db)).graph).toEqual({ m: 10, efConstruction: 64 });
+  });
+
+  it('rebuilds an index of every row (a database from before sql/039) as partial on the graphed rows', async () => {
+    const db = server.app.db;
+    const [{ def }] = (await db.query<{ def: string }>(`select pg_get_indexdef('memories_embedding'::regclass) as def`)) as [{ def: string }];
+    expect(def).toMatch(/ WHERE graphed$/);
+    await db.exec(`drop index memories_embedding; ${def.replace(/ WHERE graphed$/, '')}`);
+    expect(await currentStorage(db)).toMatchObject({ storage: 'binary-halfvec', partial: false });
+    const plan = await planStorage(db, server.app.config.search.vectorIndex);
+    expect(plan).toMatchObject({ rewrite: false, build: true, memories: CORPUS.length, graphed: CORPUS.length });
+    await applyStorage(db, plan, () => {});
+    expect(await currentStorage(db)).toMatchObject({ partial: true });
+    expect((await planStorage(db, server.app.config.search.vectorIndex)).build).toBe(false);
   });
 
   it('walks the graph with the configured ef_search and re-ranks the configured candidates a result', async () => {

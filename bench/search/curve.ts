@@ -175,14 +175,23 @@ async function loadTo(size: number) {
   };
 }
 
-/** The statistics job the load queued, then the visibility map and a restart without the worker: as after a deploy. */
+/**
+ * The statistics job and the vector graph's fills the load queued (a tenant reaching
+ * ORGMEM_GRAPH_FROM), then the visibility map and a restart without the worker: as after a deploy.
+ */
 async function restartMeasured(running: RunningServer) {
   const since = performance.now();
-  const pending = async () => (await sql`select count(*)::int as n from graphile_worker._private_jobs where key = 'analyze_tables'`)[0]!.n as number;
+  const pending = async () =>
+    (
+      await sql`select ((select count(*) from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+                          where j.key = 'analyze_tables' or (t.identifier = 'graph_fill' and j.attempts < j.max_attempts))
+                       + (select count(*) from graph_tenants where state <> 'ready' and error is null))::int as n`
+    )[0]!.n as number;
   while ((await pending()) > 0 && performance.now() - since < 300_000) await new Promise((r) => setTimeout(r, 500));
   await running.stop();
   log('vacuum');
-  await sql`vacuum memories`;
+  // ANALYZE too: the partial vector index's size, which the cost model reads, is counted by it.
+  await sql`vacuum (analyze) memories`;
   return startOrgmem(env, Number(args.port));
 }
 

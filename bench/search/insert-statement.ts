@@ -1,5 +1,5 @@
 /**
- * One bulk call's row statement, as this build sends it (INSERT_SQL: one array a column, 18
+ * One bulk call's row statement, as this build sends it (INSERT_SQL: one array a column, 19
  * parameters) and as the build before sent it (a VALUES list of 18 parameters a row), under
  * EXPLAIN ANALYZE on a loaded database: planning and execution time of 100 rows, with the HNSW
  * index and without it (dropped in the same transaction), each run rolled back.
@@ -52,7 +52,7 @@ function valuesStatement(): [string, unknown[]] {
 
 const statements: Record<string, () => [string, unknown[]]> = {
   'values (before)': valuesStatement,
-  'unnest (this build)': () => [INSERT_SQL, insertParams(ctx, name, items, embeddings).params],
+  'unnest (this build)': () => [INSERT_SQL, insertParams(ctx, name, items, embeddings, true).params],
 };
 const times: Record<string, { planning: number[]; execution: number[]; without_hnsw: number[] }> = {};
 

@@ -75,7 +75,7 @@ ${HELP}`,
       }
       const minutes = (s: number) => (s < 90 ? `${s} s` : `${Math.round(s / 60)} min`);
       const from = plan.from && plan.fromGraph ? held(plan.from, plan.fromGraph) : 'embeddings without a vector index';
-      say(`${plan.memories} memories, stored as ${from}, to become ${held(plan.to, plan.graph)}:`);
+      say(`${plan.memories} memories (${plan.graphed} of them in the graph), stored as ${from}, to become ${held(plan.to, plan.graph)}:`);
       if (plan.rewrite) say(`  rewrite the table with the new column type: about ${minutes(plan.estimate.rewrite_s)} (reads and writes wait)`);
       say(`  build the index concurrently, then swap it in: about ${minutes(plan.estimate.build_s)} (searches go on)`);
       if (values['dry-run']) return;

@@ -102,6 +102,7 @@ const env = z.object({
   ORGMEM_QUERY_EMBEDDING_CACHE: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).optional(),
+  ORGMEM_GRAPH_FROM: z.coerce.number().int().min(0).default(10_000),
   ORGMEM_VECTOR_STORAGE: z.enum(VECTOR_STORAGES).default('vector'),
   // The graph's build parameters (unset: the storage's defaults) and its search's (docs/vectors.md).
   ORGMEM_VECTOR_M: z.coerce.number().int().min(2).max(100).optional(),
@@ -413,6 +414,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       textRankCap: e.ORGMEM_SEARCH_TEXT_CAP,
       /** Up to this many memories in scope after filters, search reads them through the filter indexes (exact vector ranking, words checked per row); unset: a measured cost model decides (services/search/exact-cost.ts). */
       exactScanMax: e.ORGMEM_SEARCH_EXACT_MAX,
+      /** A tenant's memories enter the vector graph once it holds this many (services/memory/graph-tenants.ts); 0: from its first. */
+      graphFrom: e.ORGMEM_GRAPH_FROM,
       /** How embeddings are stored and the graph built (src/ports/db/vector-storage.ts); `orgmem vector-storage` applies it. */
       vectorIndex: { storage: e.ORGMEM_VECTOR_STORAGE, m: e.ORGMEM_VECTOR_M, efConstruction: e.ORGMEM_VECTOR_EF_CONSTRUCTION },
       /** hnsw.ef_search of an unfiltered graph search: the candidates it keeps while walking. */

@@ -54,6 +54,7 @@ export const CITUS_TABLES: Record<string, Placement> = {
   proxy_settings: distributed,
   proxy_store_failures: distributed,
   remember_keys: distributed,
+  graph_tenants: distributed,
 
   schema_migrations: local('the migrations applied: read and written by orgmem migrate on the coordinator'),
   settings: local('instance settings (the embedding dimension), read at start-up'),

@@ -6,6 +6,8 @@ type Graph = ReturnType<typeof graphParams>;
 
 /** The index being built while the old one still serves searches; renamed over it at the swap. */
 const NEXT = `${VECTOR_INDEX}_next`;
+/** The index's predicate: it holds the memories of the tenants in the graph (services/memory/graph-tenants.ts). */
+const GRAPHED = 'graphed';
 /** Rows copied to time the steps on this server before estimating them for the whole table. */
 const SAMPLE = 3000;
 
@@ -22,9 +24,11 @@ export interface StoragePlan {
   graph: Graph;
   dim: number;
   memories: number;
+  /** Memories in the graph (`graphed`, sql/039): what the build indexes. */
+  graphed: number;
   /** The column changes type: the table is rewritten under a lock (reads and writes wait). */
   rewrite: boolean;
-  /** The index is built (concurrently while searches go on, then swapped in): a new storage or new graph parameters. */
+  /** The index is built (concurrently while searches go on, then swapped in): a new storage, new graph parameters, or an index of every row made partial. */
   build: boolean;
   /** Estimated seconds of each step, from the sample timed on this server. */
   estimate: { rewrite_s: number; build_s: number };
@@ -37,7 +41,9 @@ const parameter = (def: string, name: string) => {
 };
 
 /** The storage the database holds: the column's type, the vector index's operator class and its graph's parameters. */
-export async function currentStorage(db: Queryable): Promise<{ storage: Storage | null; graph: Graph | null; column: 'vector' | 'halfvec'; dim: number }> {
+export async function currentStorage(
+  db: Queryable,
+): Promise<{ storage: Storage | null; graph: Graph | null; partial: boolean; column: 'vector' | 'halfvec'; dim: number }> {
   const [col] = await db.query<{ type: string; dim: number }>(
     `select t.typname as type, a.atttypmod as dim from pg_attribute a join pg_type t on t.oid = a.atttypid
       where a.attrelid = 'memories'::regclass and a.attname = 'embedding'`,
@@ -53,7 +59,7 @@ export async function currentStorage(db: Queryable): Promise<{ storage: Storage 
     m: parameter(index.def, 'm') ?? PGVECTOR_GRAPH.m,
     efConstruction: parameter(index.def, 'ef_construction') ?? PGVECTOR_GRAPH.efConstruction,
   };
-  return { storage, graph: graph || null, column, dim: col!.dim };
+  return { storage, graph: graph || null, partial: !!index?.def.includes(` WHERE ${GRAPHED}`), column, dim: col!.dim };
 }
 
 /**
@@ -63,14 +69,16 @@ export async function currentStorage(db: Queryable): Promise<{ storage: Storage 
  * whose depth grows with log n).
  */
 export async function planStorage(db: Db, target: VectorIndex): Promise<StoragePlan> {
-  const { storage: from, graph: fromGraph, column, dim } = await currentStorage(db);
-  const [{ n }] = (await db.query<{ n: number }>('select count(*)::int as n from memories')) as [{ n: number }];
+  const { storage: from, graph: fromGraph, partial, column, dim } = await currentStorage(db);
+  const [{ n, graphed }] = (await db.query<{ n: number; graphed: number }>(
+    `select count(*)::int as n, count(*) filter (where ${GRAPHED})::int as graphed from memories`,
+  )) as [{ n: number; graphed: number }];
   const to = target.storage;
   const graph = graphParams(target);
   const rewrite = column !== columnType(to);
-  const build = rewrite || from !== to || fromGraph?.m !== graph.m || fromGraph.efConstruction !== graph.efConstruction;
+  const build = rewrite || !partial || from !== to || fromGraph?.m !== graph.m || fromGraph.efConstruction !== graph.efConstruction;
   const estimate = { rewrite_s: 0, build_s: 0 };
-  if (build && n > 0) {
+  if (build && graphed > 0) {
     await db.transaction(async (tx) => {
       await tx.exec(`create temporary table vector_storage_sample (like memories including defaults including generated including indexes) on commit drop`);
       // The copy's own HNSW indexes (a dead build's too) go: the steps below build theirs.
@@ -95,7 +103,8 @@ export async function planStorage(db: Db, target: VectorIndex): Promise<StorageP
         estimate.rewrite_s = ((await timed(`alter table vector_storage_sample ${retype(to, dim)}`)) * n) / s;
       }
       const built = await timed(`create index on vector_storage_sample ${indexBody(target, dim)}`);
-      estimate.build_s = (built * n * Math.log(Math.max(n, 2))) / (s * Math.log(Math.max(s, 2)));
+      // The sample's index holds every row copied, the build only the graphed ones.
+      estimate.build_s = (built * graphed * Math.log(Math.max(graphed, 2))) / (s * Math.log(Math.max(s, 2)));
     });
   }
   return {
@@ -105,6 +114,7 @@ export async function planStorage(db: Db, target: VectorIndex): Promise<StorageP
     graph,
     dim,
     memories: n,
+    graphed,
     rewrite,
     build,
     estimate: { rewrite_s: Math.round(estimate.rewrite_s), build_s: Math.round(estimate.build_s) },
@@ -156,7 +166,7 @@ export async function applyStorage(db: Db, plan: StoragePlan, progress: (p: Buil
         }, everyMs)
       : undefined;
   try {
-    await db.exec(`create index ${concurrently} ${NEXT} on memories ${indexBody({ storage: plan.to, ...plan.graph }, plan.dim)}`);
+    await db.exec(`create index ${concurrently} ${NEXT} on memories ${indexBody({ storage: plan.to, ...plan.graph }, plan.dim)} where ${GRAPHED}`);
   } finally {
     clearInterval(poll);
   }

@@ -12,5 +12,8 @@ export const pipelineJobCounts = z
     failed_proxy_stores: count.describe(
       "Chat proxy turns that could not be stored for remember in the last 7 days (the embedder down; a stream's answer could not say so)",
     ),
+    failed_graph_fills: count.describe(
+      "1 when the last try to add the account's memories to the vector graph failed (its searches read exactly meanwhile; its next write tries again), else 0",
+    ),
   })
   .openapi('PipelineJobs');

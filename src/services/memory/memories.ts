@@ -4,6 +4,7 @@ import { isUuid, newId } from '../../core/ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
 import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
+import { graphedInsert } from './graph-tenants.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
@@ -23,9 +24,10 @@ export interface NewMemory extends MemoryCreate {
 export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<Memory[]> {
   if (!items.length) return [];
   await ensureCollection(q, ctx.tenant.id, collection);
+  const graphed = await graphedInsert(q, ctx.app, ctx.tenant.id, items.length);
   const rows: MemoryRow[] = [];
   for (let i = 0; i < items.length; i += INSERT_ROWS)
-    rows.push(...(await insertRows(q, ctx, collection, items.slice(i, i + INSERT_ROWS), embeddings.slice(i))));
+    rows.push(...(await insertRows(q, ctx, collection, items.slice(i, i + INSERT_ROWS), embeddings.slice(i), graphed)));
   await touchCollection(q, ctx.tenant.id, collection, items.length);
   // Every create goes through here (bulk, import, ingest, connector pages): a large one queues
   // the planner statistics' refresh.
@@ -36,7 +38,7 @@ export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: s
 }
 
 /**
- * Rows per insert statement. The statement's text and its 18 parameters are the same whatever the
+ * Rows per insert statement. The statement's text and its 19 parameters are the same whatever the
  * count (one array a column), so this only bounds one statement's size: a 10 MB text file is
  * about 5,000 chunks, and larger statements are slower on PGlite (bench/README.md, "Ingestion soak").
  */
@@ -51,17 +53,24 @@ const INSERT_ROWS = 250;
  * writes a vector[] element unquoted).
  */
 export const INSERT_SQL = `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
-                                  container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
+                                  container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from, graphed)
   select $1, $2, nullif($3, '')::uuid, $4, r.id::uuid, r.text, r.importance::float8, r.category, r.source, r.metadata::jsonb,
          r.container_tag, r.embedding::vector, r.valid_to::timestamptz, r.pinned::boolean, r.archived::boolean, r.images::jsonb,
-         coalesce(r.observed_at::timestamptz, now()), coalesce(r.valid_from::timestamptz, r.observed_at::timestamptz, now())
+         coalesce(r.observed_at::timestamptz, now()), coalesce(r.valid_from::timestamptz, r.observed_at::timestamptz, now()), $19::boolean
     from unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
                 $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
            as r(id, text, importance, category, source, metadata, container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
   returning ${MEMORY_COLUMNS}`;
 
-async function insertRows(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<MemoryRow[]> {
-  const { ids, params } = insertParams(ctx, collection, items, embeddings);
+async function insertRows(
+  q: Queryable,
+  ctx: AuthedCtx,
+  collection: string,
+  items: NewMemory[],
+  embeddings: number[][],
+  graphed: boolean,
+): Promise<MemoryRow[]> {
+  const { ids, params } = insertParams(ctx, collection, items, embeddings, graphed);
   const rows = await q.query<MemoryRow>(INSERT_SQL, params);
   // In the input's order, whatever order the statement returned them in.
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -74,6 +83,7 @@ export function insertParams(
   collection: string,
   items: NewMemory[],
   embeddings: number[][],
+  graphed: boolean,
 ): { ids: string[]; params: unknown[] } {
   const columns: Array<Array<string | null>> = Array.from({ length: 14 }, () => []);
   const ids = items.map((m, i) => {
@@ -97,7 +107,7 @@ export function insertParams(
     row.forEach((v, c) => columns[c]!.push(v));
     return id;
   });
-  return { ids, params: [ctx.tenant.id, collection, ctx.agent.id, ctx.agent.label, ...columns] };
+  return { ids, params: [ctx.tenant.id, collection, ctx.agent.id, ctx.agent.label, ...columns, graphed] };
 }
 
 export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {

@@ -98,7 +98,9 @@ async function graphNearest(app: App, scope: Scope, filters: Filters, vector: Se
   const { vectorIndex, rerank } = app.config.search;
   const candidates = graphCandidates(vectorIndex.storage, Number(k), rerank);
   const ef = efSearch(app, narrows(filters), candidates);
-  const cond = narrows(filters) ? where(scope, filters, params, opts) : `${where(scope, filters, params, opts)} and ${graphSettingsFilter(`${p(ef)}::text`)}`;
+  // `m.graphed`: the index is partial on it (memory/graph-tenants.ts); every row of a tenant searched here has it.
+  const inGraph = `${where(scope, filters, params, opts)} and m.graphed`;
+  const cond = narrows(filters) ? inGraph : `${inGraph} and ${graphSettingsFilter(`${p(ef)}::text`)}`;
   const columns = `${COLUMNS}, ${score} as score, ${sameDaySql(vector, scope, p)}::float8 as pull`;
   const search = graphSearch(vectorIndex.storage, app.embedder.dimensions, { columns, q, where: cond, k: Number(k), candidates });
   // relaxed_order may return neighbours slightly out of order. The graph gives the nearest k;

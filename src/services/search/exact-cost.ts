@@ -7,11 +7,12 @@ import { narrows, type Filters, type Scope } from './scope.ts';
  * and filters select, once, and ranks both sides from that read (scan.ts), or walks the HNSW
  * graph and the full-text index. The read costs per row; the walk costs a fixed amount (the graph
  * at ef_search, the full-text side) plus, when the scope is a small share of the table, the extra
- * graph visits: the graph holds every tenant's memories, so finding k of the scope's visits about
- * k x table / scope of them, each a graph step and a heap visit to check the scope.
+ * graph visits: the graph holds every graphed tenant's memories, so finding k of the scope's visits
+ * about k x graph / scope of them, each a graph step and a heap visit to check the scope. A tenant
+ * not in the graph (memory/graph-tenants.ts) always reads exactly.
  *
  *   exact(n) = ROW_US x n
- *   index(n) = INDEX_US + VISIT_US x (ef - EF) + VISIT_US x max(0, k x table / n - ef)
+ *   index(n) = INDEX_US + VISIT_US x (ef - EF) + VISIT_US x max(0, k x graph / n - ef)
  *
  * The exact read is taken up to the n where the two meet, so no scope is slower than a larger
  * one (the fixed threshold of 20,000 read a 10k collection row by row: hybrid 27 to 32 ms there
@@ -44,13 +45,14 @@ export type CostProfile = keyof typeof PROFILES;
 
 /**
  * The most memories worth reading row by row for a search of `k` candidates per side, from the
- * model above; ORGMEM_SEARCH_EXACT_MAX, when set, instead.
+ * model above; ORGMEM_SEARCH_EXACT_MAX, when set, instead. Unbounded for a tenant not in the graph.
  */
 export function exactMax(app: App, scope: Scope, k: number, profile: CostProfile): number {
+  if (scope.graphRows === null) return Infinity;
   const fixed = app.config.search.exactScanMax;
   if (fixed !== undefined) return fixed;
   const { ROW_US, INDEX_US } = PROFILES[profile];
-  const table = Math.max(scope.tableRows, scope.memoryCount);
+  const table = Math.max(scope.graphRows, scope.memoryCount);
   const ef = app.config.search.efSearch;
   const walk = INDEX_US + VISIT_US * (ef - EF);
   // Where exact(n) = index(n): without extra visits n = walk / ROW_US; with them the

@@ -7,8 +7,14 @@ export interface Scope {
   collections: string[];
   /** Memories in those collections, all states: below the candidate count no index can come back short. */
   memoryCount: number;
-  /** Memories in the table, every tenant's (the planner's estimate): the HNSW graph walks them all (exact-cost.ts). */
+  /** Memories in the table, every tenant's (the planner's estimate). */
   tableRows: number;
+  /**
+   * Memories in the vector graph, every graphed tenant's (the planner's estimate): a walk steps
+   * over them all (exact-cost.ts). Null while the tenant is not in the graph (memory/graph-tenants.ts):
+   * its searches read exactly.
+   */
+  graphRows: number | null;
 }
 
 export type Filters = Pick<SearchInput, 'category' | 'metadata_filter' | 'container_tag' | 'include_archived' | 'as_of' | 'observed_after' | 'observed_before'>;

@@ -2,6 +2,7 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { notFound } from '../../core/errors.ts';
 import { iso } from '../../core/ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
+import { VECTOR_INDEX } from '../../ports/db/vector-storage.ts';
 import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { provenanceOf } from '../memory/provenance.ts';
@@ -42,10 +43,14 @@ export async function resolveScope(ctx: AuthedCtx, collection: string | null, le
   const params: unknown[] = [ctx.tenant.id, collection ?? ctx.agent.id];
   const limit = collection === null ? `$${params.push(collectionLimit(ctx))}` : '';
   const lexemes = lexemesOf === undefined ? '' : `, ${lexemesSql(`$${params.push(lexemesOf)}`)} as lexemes`;
-  // The table's size for the exact-read cost model (exact-cost.ts): the planner's estimate, -1 before the first ANALYZE.
-  const tableRows = `(select reltuples::float8 from pg_class where oid = 'memories'::regclass) as table_rows`;
-  const columns = `name, version::text as version, memory_count::int as memory_count, ${tableRows}${lexemes}`;
-  const rows = await ctx.app.db.query<{ name: string; version: string; memory_count: number; table_rows: number | null; lexemes?: string[] }>(
+  // The table's and the graph's sizes for the cost models (text.ts, exact-cost.ts): the planner's
+  // estimates, -1 before the first ANALYZE; the graph's is null while the tenant is not in it.
+  const sizes = `(select reltuples::float8 from pg_class where oid = 'memories'::regclass) as table_rows,
+    (select coalesce((select reltuples::float8 from pg_class where oid = to_regclass('${VECTOR_INDEX}')), 0)
+       from graph_tenants g where g.tenant_id = $1 and g.state = 'ready') as graph_rows`;
+  const columns = `name, version::text as version, memory_count::int as memory_count, ${sizes}${lexemes}`;
+  type Row = { name: string; version: string; memory_count: number; table_rows: number | null; graph_rows: number | null; lexemes?: string[] };
+  const rows = await ctx.app.db.query<Row>(
     collection !== null
       ? `select ${columns} from collections where tenant_id = $1 and name = $2`
       : `select ${columns} from collections c where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2', limit)} order by name`,
@@ -57,6 +62,7 @@ export async function resolveScope(ctx: AuthedCtx, collection: string | null, le
     collections: rows.map((r) => r.name),
     memoryCount: rows.reduce((n, r) => n + r.memory_count, 0),
     tableRows: Math.max(0, Number(rows[0]?.table_rows ?? 0)),
+    graphRows: rows[0]?.graph_rows == null ? null : Math.max(0, Number(rows[0].graph_rows)),
     versions: rows.map((r) => [r.name, r.version]),
     lexemes: rows[0]?.lexemes ?? [],
   };

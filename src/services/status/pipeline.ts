@@ -8,7 +8,8 @@ const STUCK_MINUTES = 15;
 
 /**
  * Failed and stuck extraction jobs and ingested files of a tenant, of one collection when given,
- * and the chat proxy's turns that could not be stored (the last week's).
+ * the chat proxy's turns that could not be stored (the last week's), and a failed fill of the
+ * vector graph (the account's, whichever collection).
  * Only unfinished rows are read (the partial indexes of sql/013).
  */
 export async function pipelineJobs(app: App, tenantId: string, collection: string | null = null) {
@@ -18,6 +19,7 @@ export async function pipelineJobs(app: App, tenantId: string, collection: strin
     failed_files: number;
     stuck_files: number;
     failed_proxy_stores: number;
+    failed_graph_fills: number;
   }>(
     `with jobs as (
        select state, updated_at from extraction_jobs
@@ -30,7 +32,8 @@ export async function pipelineJobs(app: App, tenantId: string, collection: strin
             (select count(*) from jobs where state <> 'failed' and updated_at < now() - make_interval(mins => $3::int))::int as stuck_extractions,
             (select count(*) from files where state = 'failed')::int as failed_files,
             (select count(*) from files where state <> 'failed' and updated_at < now() - make_interval(mins => $3::int))::int as stuck_files,
-            (select count(*) from proxy_store_failures where tenant_id = $1 and ($2::text is null or collection = $2))::int as failed_proxy_stores`,
+            (select count(*) from proxy_store_failures where tenant_id = $1 and ($2::text is null or collection = $2))::int as failed_proxy_stores,
+            (select count(*) from graph_tenants where tenant_id = $1 and error is not null)::int as failed_graph_fills`,
     [tenantId, collection, STUCK_MINUTES],
   );
   return row!;

@@ -23,6 +23,7 @@ export const DATA_TABLES = [
   'connection_records',
   'proxy_threads',
   'proxy_store_failures',
+  'graph_tenants',
 ] as const;
 
 /** The database cannot hold a tenant's data; the message says why. */

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { App } from '../../core/context.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import { defineJob } from '../../ports/jobs/jobs.ts';
+
+/*
+ * Which tenants the vector graph holds (sql/039, docs/search.md "Which tenants the graph holds").
+ * A tenant's searches read its memories exactly until it holds ORGMEM_GRAPH_FROM of them (the
+ * read is then a few tens of milliseconds, exact-cost.ts), so its rows in the shared graph were
+ * only a cost: each insert's graph walk, and other tenants' walks stepping over them. Its
+ * memories are written with `graphed` false, outside the partial index, until the fill job
+ * marks the tenant and adds them; its searches use the graph once the fill is done.
+ *
+ * The race: an insert that read "not graphed" and commits after the fill went past its rows
+ * would leave them outside the graph for good. Every insert takes the tenant's graph lock shared
+ * before it reads the state and holds it to commit; the fill marks the tenant under the lock
+ * taken exclusively, so it waits for those inserts to commit (the fill then sees their rows) and
+ * every later insert reads the mark. The lock is an advisory one of the connection's own server,
+ * the coordinator on Citus, where every write arrives.
+ */
+
+export const graphFillJob = defineJob('graph_fill', z.object({ tenant_id: z.uuid() }), { maxAttempts: 5 });
+
+const lockKey = (param: string) => `hashtextextended('orgmem graph ' || ${param}::text, 0)`;
+/** Rows a fill statement marks: one short transaction each (each row is an HNSW insert, about 0.6 ms). */
+const FILL_ROWS = 2000;
+
+/**
+ * Every insert of memories calls this in its transaction before writing them: whether the rows
+ * go into the graph. Queues the fill when the tenant reaches ORGMEM_GRAPH_FROM with them, and
+ * again when a fill failed (its error is kept, so a write retries it).
+ */
+export async function graphedInsert(q: Queryable, app: App, tenantId: string, rows: number): Promise<boolean> {
+  // In one flight: the state is read by the statement after the lock's, so after it is held.
+  const [, [state]] = await Promise.all([
+    q.query(`select pg_advisory_xact_lock_shared(${lockKey('$1')})::text`, [tenantId]),
+    q.query<{ marked: boolean; failed: boolean; held: number }>(
+      `select exists (select 1 from graph_tenants where tenant_id = $1) as marked,
+              exists (select 1 from graph_tenants where tenant_id = $1 and error is not null) as failed,
+              (select coalesce(sum(memory_count), 0) from collections where tenant_id = $1)::float8 as held`,
+      [tenantId],
+    ),
+  ]);
+  if ((!state!.marked && state!.held + rows >= app.config.search.graphFrom) || state!.failed) {
+    await app.jobs.enqueue(q, graphFillJob, { tenant_id: tenantId }, { key: `graph_fill:${tenantId}` });
+  }
+  return state!.marked;
+}
+
+/**
+ * The job: marks the tenant (new memories are graphed from then on), adds its older memories to
+ * the graph in short steps, then makes it ready for graph searches. Resumable: a retry marks
+ * only what is left. Answers the memories added.
+ */
+export async function fillGraph(app: App, tenantId: string): Promise<number> {
+  // A deleted tenant's job has nothing to fill (its rows went with it).
+  if (!(await app.platform.query('select 1 from tenants where id = $1', [tenantId])).length) return 0;
+  await app.db.transaction(async (tx) => {
+    await tx.query(`select pg_advisory_xact_lock(${lockKey('$1')})::text`, [tenantId]);
+    await tx.query(`insert into graph_tenants (tenant_id, state) values ($1, 'filling') on conflict (tenant_id) do nothing`, [tenantId]);
+  });
+  try {
+    let filled = 0;
+    // In id order from the last one marked: the primary key's order, so no step reads a row twice.
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const [step] = await app.db.query<{ n: number; last: string | null }>(
+        `with marked as (
+           update memories m set graphed = true
+             from (select id from memories where tenant_id = $1 and id > $2 and not graphed order by id limit $3) b
+            where m.tenant_id = $1 and m.id = b.id
+           returning m.id)
+         select count(*)::int as n, max(id::text) as last from marked`,
+        [tenantId, after, FILL_ROWS],
+      );
+      if (!step!.n) break;
+      filled += step!.n;
+      after = step!.last!;
+    }
+    await app.db.query(`update graph_tenants set state = 'ready', error = null, updated_at = now() where tenant_id = $1`, [tenantId]);
+    app.log.info({ tenant_id: tenantId, filled }, 'tenant added to the vector graph');
+    return filled;
+  } catch (err) {
+    await recordFillFailure(app, tenantId, err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}
+
+/** A failed or abandoned fill, kept for the tenant's pipeline health until a fill succeeds. */
+export async function recordFillFailure(app: App, tenantId: string, reason: string): Promise<void> {
+  await app.db.query(`update graph_tenants set error = $2, updated_at = now() where tenant_id = $1`, [tenantId, reason]);
+}

@@ -3,6 +3,7 @@ import { crontab, tasks } from './tasks.ts';
 import type { Config } from '../src/core/config.ts';
 import type { App } from '../src/core/context.ts';
 import { migrate } from '../src/maintenance/migrate.ts';
+import { storageMismatch } from '../src/maintenance/vector-storage.ts';
 import { openLocalBlobStore } from '../src/ports/blobs/local.ts';
 import { s3BlobStore } from '../src/ports/blobs/s3.ts';
 import { blobUrlSigningKey } from '../src/ports/blobs/signed-url.ts';
@@ -36,7 +37,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Every user of the database gets it through the units of work, so that a call's writes commit with its audit entry.
   const db: Db = withUnitsOfWork(config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool) : await openPglite(config.dataDir));
   try {
-    await migrate(db, embedder.dimensions);
+    await migrate(db, embedder.dimensions, config.search.vectorIndex);
+    const mismatch = await storageMismatch(db, config.search.vectorIndex);
+    if (mismatch) log.warn(mismatch);
     const masterKey = loadMasterKey(config.masterKey, config.dataDir);
     const secrets = aesGcmSecrets(masterKey.key);
     await checkMasterKey(db, secrets, masterKey);

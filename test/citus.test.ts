@@ -181,7 +181,7 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     await sql`delete from schema_migrations where version = 36`;
     expect(await dated()).toBe(0);
     const [dim] = await sql<{ value: number }[]>`select value from settings where key = 'embedding_dim'`;
-    await migrate(server.app.db, Number(dim!.value));
+    await migrate(server.app.db, Number(dim!.value), server.app.config.search.vectorIndex);
     expect(await dated()).toBeGreaterThan(0);
     // Every shard has the new column (the tenant's shard is one of them).
     const shards = await sql<{ success: boolean; result: string }[]>`
@@ -410,7 +410,7 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
         expect((await list(t)).status).toBe(200);
         expect((await t.api('POST', '/v1/memory/collections/notes/memories', { text: 'written while another node is down' })).status).toBe(201);
         // A process starting now migrates first: with nothing to change, it sends nothing to the nodes.
-        await expect(migrate(server.app.db, server.app.embedder.dimensions)).resolves.toBeUndefined();
+        await expect(migrate(server.app.db, server.app.embedder.dimensions, server.app.config.search.vectorIndex)).resolves.toBeUndefined();
       } finally {
         execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', '15', cluster, 'start']);
       }

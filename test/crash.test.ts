@@ -20,7 +20,7 @@ const bin = join(import.meta.dirname, '..', 'bin', 'orgmem.js');
 describe('embedded runner after a crash', () => {
   it('runs again at once a job the dead process had taken, as its next try', async () => {
     const db = await openPglite('memory://');
-    await migrate(db, 8);
+    await migrate(db, 8, { storage: 'vector' });
     // What a process killed mid-job leaves: the job taken (locked, its first try counted), never finished.
     await db.query(`insert into jobs (task, payload, attempts, locked_at) values ('test_interrupted', '{}'::jsonb, 1, now())`);
     const tries: number[] = [];

@@ -175,7 +175,7 @@ describe('migration 019: the roles of the keys that existed before', () => {
     const db = server.app.platform;
     await db.query(`insert into database_configs (tenant_id, connection_string_sealed) values ($1, 'not read by the migration')`, [own.id]);
     await db.exec(`alter table api_keys drop column role; delete from schema_migrations where version = 19;`);
-    await migrate(db, server.app.embedder.dimensions);
+    await migrate(db, server.app.embedder.dimensions, server.app.config.search.vectorIndex);
     await db.query('delete from database_configs where tenant_id = $1', [own.id]);
 
     expect(await roles(open)).toEqual({ default: 'admin', helper: 'admin', bot: 'admin' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, VECTOR_STORAGES, type VectorStorage } from '../src/core/config.ts';
-import { applyStorage, currentStorage, planStorage } from '../src/maintenance/vector-storage.ts';
+import { applyStorage, currentStorage, planStorage, storageMismatch } from '../src/maintenance/vector-storage.ts';
 import { graphParams, graphSearch, isBinary } from '../src/ports/db/vector-storage.ts';
 import { fillGraph } from '../src/services/memory/graph-tenants.ts';
 import { newTenant, type Tenant } from './support/client.ts';
@@ -20,8 +20,8 @@ const QUESTIONS: Array<[string, number]> = [
   ['Chloe peanuts allergic lunches', 4],
 ];
 
-// Each storage on a database that starts as every database does (vector): applied by the
-// maintenance step `orgmem vector-storage` runs, then searched through the graph and exactly.
+// Each storage: a new database is created in it; converted to \`vector\` and back by the
+// maintenance step \`orgmem vector-storage\` runs, then searched through the graph and exactly.
 describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s', (storage: VectorStorage) => {
   let server: TestServer;
   let t: Tenant;
@@ -44,8 +44,15 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
   });
   afterAll(() => server?.close());
 
-  it('is planned from what the database holds, applied, and then reported as held', async () => {
+  it('is how a new database is created; planned from what the database holds, applied, and then reported as held', async () => {
+    expect(await currentStorage(server.app.db)).toMatchObject({ storage, partial: true });
+    expect((await planStorage(server.app.db, { storage })).build).toBe(false);
+    await applyStorage(server.app.db, await planStorage(server.app.db, { storage: 'vector' }), () => {});
     expect((await currentStorage(server.app.db)).storage).toBe('vector');
+    // What the service says at start on such a database.
+    expect(await storageMismatch(server.app.db, { storage })).toBe(
+      `The embeddings are stored as vector (m 12, ef_construction 32), not as configured, ${storage} (m ${isBinary(storage) ? 16 : 12}, ef_construction ${isBinary(storage) ? 64 : 32}): \`orgmem vector-storage\` converts them (docs/vectors.md).`,
+    );
     const plan = await planStorage(server.app.db, { storage });
     expect(plan).toMatchObject({ from: 'vector', to: storage, memories: 3, rewrite: storage.endsWith('halfvec'), build: true });
     expect(plan.graph).toEqual(isBinary(storage) ? { m: 16, efConstruction: 64 } : { m: 12, efConstruction: 32 });
@@ -53,6 +60,7 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
     await applyStorage(server.app.db, plan, () => {});
     expect(await currentStorage(server.app.db)).toMatchObject({ storage, column: storage.endsWith('halfvec') ? 'halfvec' : 'vector' });
     expect((await planStorage(server.app.db, { storage })).build).toBe(false);
+    expect(await storageMismatch(server.app.db, { storage })).toBeUndefined();
   });
 
   it('stores new memories and updates in the new column', async () => {
@@ -126,24 +134,27 @@ describe('the graph built and searched as the deployment says', () => {
   });
   afterAll(() => server?.close());
 
-  it('rebuilds the graph when only its parameters change, and then holds them', async () => {
+  it('creates a new database with its graph, rebuilds the graph when only its parameters change, and then holds them', async () => {
     const db = server.app.db;
-    const plan = await planStorage(db, server.app.config.search.vectorIndex);
-    expect(plan).toMatchObject({
-      from: 'vector',
-      fromGraph: { m: 12, efConstruction: 32 },
-      to: 'binary-halfvec',
-      graph: { m: 8, efConstruction: 20 },
-      build: true,
-    });
-    await applyStorage(db, plan, () => {});
-    expect(await currentStorage(db)).toMatchObject({ storage: 'binary-halfvec', graph: { m: 8, efConstruction: 20 } });
-    expect((await planStorage(db, server.app.config.search.vectorIndex)).build).toBe(false);
-    // The same storage with another graph is a rebuild without a rewrite.
+    const config = server.app.config.search.vectorIndex;
+    expect(await currentStorage(db)).toMatchObject({ storage: 'binary-halfvec', graph: { m: 8, efConstruction: 20 }, partial: true });
+    expect((await planStorage(db, config)).build).toBe(false);
+    // The same storage with another graph is a rebuild without a rewrite, and so is the way back.
     const denser = await planStorage(db, { storage: 'binary-halfvec', m: 10 });
     expect(denser).toMatchObject({ fromGraph: { m: 8, efConstruction: 20 }, graph: { m: 10, efConstruction: 64 }, rewrite: false, build: true });
     await applyStorage(db, denser, () => {});
     expect((await currentStorage(db)).graph).toEqual({ m: 10, efConstruction: 64 });
+    const back = await planStorage(db, config);
+    expect(back).toMatchObject({
+      from: 'binary-halfvec',
+      fromGraph: { m: 10, efConstruction: 64 },
+      graph: { m: 8, efConstruction: 20 },
+      rewrite: false,
+      build: true,
+    });
+    await applyStorage(db, back, () => {});
+    expect(await currentStorage(db)).toMatchObject({ storage: 'binary-halfvec', graph: { m: 8, efConstruction: 20 } });
+    expect((await planStorage(db, config)).build).toBe(false);
   });
 
   it('rebuilds an index of every row (a database from before sql/039) as partial on the graphed rows', async () => {

@@ -57,7 +57,7 @@ Options:
 ${HELP}`,
   options: { 'dry-run': { type: 'boolean' } },
   async run(values) {
-    const [{ loadConfig }, { openPglite }, { openPostgres }, { planStorage, applyStorage }] = await Promise.all([
+    const [{ loadConfig }, { openPglite }, { openPostgres }, { planStorage, applyStorage, described }] = await Promise.all([
       import('../../src/core/config.ts'),
       import('../../src/ports/db/pglite.ts'),
       import('../../src/ports/db/postgres.ts'),
@@ -68,14 +68,13 @@ ${HELP}`,
     const say = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
     try {
       const plan = await planStorage(db, config.search.vectorIndex);
-      const held = (storage: string, g: { m: number; efConstruction: number }) => `${storage} (m ${g.m}, ef_construction ${g.efConstruction})`;
       if (!plan.build) {
-        say(`The embeddings are already stored as ${held(plan.to, plan.graph)}: nothing to do.`);
+        say(`The embeddings are already stored as ${described(plan.to, plan.graph)}: nothing to do.`);
         return;
       }
       const minutes = (s: number) => (s < 90 ? `${s} s` : `${Math.round(s / 60)} min`);
-      const from = plan.from && plan.fromGraph ? held(plan.from, plan.fromGraph) : 'embeddings without a vector index';
-      say(`${plan.memories} memories (${plan.graphed} of them in the graph), stored as ${from}, to become ${held(plan.to, plan.graph)}:`);
+      const from = plan.from && plan.fromGraph ? described(plan.from, plan.fromGraph) : 'embeddings without a vector index';
+      say(`${plan.memories} memories (${plan.graphed} of them in the graph), stored as ${from}, to become ${described(plan.to, plan.graph)}:`);
       if (plan.rewrite) say(`  rewrite the table with the new column type: about ${minutes(plan.estimate.rewrite_s)} (reads and writes wait)`);
       say(`  build the index concurrently, then swap it in: about ${minutes(plan.estimate.build_s)} (searches go on)`);
       if (values['dry-run']) return;
@@ -84,7 +83,7 @@ ${HELP}`,
         const share = p.total > 0 ? ` ${Math.round((100 * p.done) / p.total)}% (${p.done}/${p.total} ${p.unit})` : '';
         say(`  ${p.phase}${share}, ${minutes(Math.round(elapsed))} so far`);
       });
-      say(`Done in ${minutes(Math.round((performance.now() - started) / 1000))}: the embeddings are stored as ${held(plan.to, plan.graph)}.`);
+      say(`Done in ${minutes(Math.round((performance.now() - started) / 1000))}: the embeddings are stored as ${described(plan.to, plan.graph)}.`);
     } finally {
       await db.close();
     }

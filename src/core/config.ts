@@ -103,7 +103,7 @@ const env = z.object({
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).optional(),
   ORGMEM_GRAPH_FROM: z.coerce.number().int().min(0).default(10_000),
-  ORGMEM_VECTOR_STORAGE: z.enum(VECTOR_STORAGES).default('vector'),
+  ORGMEM_VECTOR_STORAGE: z.enum(VECTOR_STORAGES).default('halfvec'),
   // The graph's build parameters (unset: the storage's defaults) and its search's (docs/vectors.md).
   ORGMEM_VECTOR_M: z.coerce.number().int().min(2).max(100).optional(),
   ORGMEM_VECTOR_EF_CONSTRUCTION: z.coerce.number().int().min(4).max(1000).optional(),

@@ -2,7 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { postgreSplitterOptions, splitQuery } from 'dbgate-query-splitter';
 import type { Db } from '../ports/db/db.ts';
+import type { VectorIndex } from '../ports/db/vector-storage.ts';
 import { distribute, isCitus } from './citus.ts';
+import { createStorage } from './vector-storage.ts';
 
 /** The package's `sql/`: one folder up from the bundle in `dist/`, two from this source file. */
 const SQL_DIR = ['../sql/', '../../sql/'].map((dir) => fileURLToPath(new URL(dir, import.meta.url))).find((dir) => existsSync(dir))!;
@@ -14,10 +16,12 @@ export class DimensionMismatchError extends Error {}
 /**
  * Applies the numbered files of sql/ that have not run yet, in one transaction under an
  * advisory lock so that several processes starting together migrate once. The embedding
- * dimension is fixed by the first migration and checked on every later start. On a Citus
- * coordinator the tables are then placed on the cluster (citus.ts).
+ * dimension is fixed by the first migration and checked on every later start. A new database
+ * stores and indexes its embeddings as `vectorIndex` says (docs/vectors.md); an existing one
+ * keeps what it holds until `orgmem vector-storage` converts it. On a Citus coordinator the
+ * tables are then placed on the cluster (citus.ts).
  */
-export async function migrate(db: Db, embeddingDim: number): Promise<void> {
+export async function migrate(db: Db, embeddingDim: number, vectorIndex: VectorIndex): Promise<void> {
   const files = readdirSync(SQL_DIR)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
     .sort();
@@ -53,6 +57,7 @@ export async function migrate(db: Db, embeddingDim: number): Promise<void> {
       for (const statement of splitQuery(text, postgreSplitterOptions)) await tx.exec(statement as string);
       await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [version, file]);
     }
+    if (!applied.size) await createStorage(tx, vectorIndex, embeddingDim);
     if (citus) await distribute(tx);
   });
 }

@@ -62,6 +62,41 @@ export async function currentStorage(
   return { storage, graph: graph || null, partial: !!index?.def.includes(` WHERE ${GRAPHED}`), column, dim: col!.dim };
 }
 
+/** Whether the database holds the configured storage and graph (then `orgmem vector-storage` has nothing to do). */
+export function heldAsConfigured(held: Pick<Awaited<ReturnType<typeof currentStorage>>, 'storage' | 'graph'>, index: VectorIndex): boolean {
+  const want = graphParams(index);
+  return held.storage === index.storage && held.graph?.m === want.m && held.graph.efConstruction === want.efConstruction;
+}
+
+/**
+ * What the service says at start when the database holds another storage than the configured one
+ * (an existing database keeps its own until converted): searches are correct either way, only
+ * a binary storage's walk needs its own index to be fast.
+ */
+export async function storageMismatch(db: Queryable, index: VectorIndex): Promise<string | undefined> {
+  const held = await currentStorage(db);
+  if (heldAsConfigured(held, index)) return undefined;
+  const was = held.storage && held.graph ? described(held.storage, held.graph) : `${held.column} without a vector index`;
+  return `The embeddings are stored as ${was}, not as configured, ${described(index.storage, graphParams(index))}: \`orgmem vector-storage\` converts them (docs/vectors.md).`;
+}
+
+/** A storage and its graph, as the service and `orgmem vector-storage` say them. */
+export const described = (storage: Storage, g: Graph) => `${storage} (m ${g.m}, ef_construction ${g.efConstruction})`;
+
+/**
+ * A new database's storage, in the transaction that creates its tables: sql/ creates the column
+ * as `vector` with the float graph's parameters, and an empty table converts at once. One
+ * statement at a time, as migrations run on Citus (migrate.ts).
+ */
+export async function createStorage(tx: Queryable, index: VectorIndex, dim: number): Promise<void> {
+  const held = await currentStorage(tx);
+  if (heldAsConfigured(held, index)) return;
+  const { column } = held;
+  await tx.exec(`drop index ${VECTOR_INDEX}`);
+  if (column !== columnType(index.storage)) await tx.exec(`alter table memories ${retype(index.storage, dim)}`);
+  await tx.exec(`create index ${VECTOR_INDEX} on memories ${indexBody(index, dim)} where ${GRAPHED}`);
+}
+
 /**
  * What applying `to` does and how long it should take. The estimate times the same steps on a
  * sample of the table in a temporary copy (same columns and indexes), then scales by the row
@@ -76,7 +111,7 @@ export async function planStorage(db: Db, target: VectorIndex): Promise<StorageP
   const to = target.storage;
   const graph = graphParams(target);
   const rewrite = column !== columnType(to);
-  const build = rewrite || !partial || from !== to || fromGraph?.m !== graph.m || fromGraph.efConstruction !== graph.efConstruction;
+  const build = rewrite || !partial || !heldAsConfigured({ storage: from, graph: fromGraph }, target);
   const estimate = { rewrite_s: 0, build_s: 0 };
   if (build && graphed > 0) {
     await db.transaction(async (tx) => {

@@ -53,7 +53,7 @@ export async function openDatabaseApp(app: App, url: string): Promise<App> {
     targets: targetRule(app.config),
   });
   try {
-    await migrateTenantDb(raw, app.embedder.dimensions);
+    await migrateTenantDb(raw, app.embedder.dimensions, app.config.search.vectorIndex);
   } catch (err) {
     await raw.close().catch(() => undefined);
     throw err;

@@ -1,4 +1,5 @@
 import type { Db } from '../../ports/db/db.ts';
+import type { VectorIndex } from '../../ports/db/vector-storage.ts';
 import { migrate } from '../../maintenance/migrate.ts';
 
 /**
@@ -35,7 +36,7 @@ export class UnusableDatabaseError extends Error {}
  * from data tables to control tables are dropped, since those rows live on the platform.
  * Idempotent, and cheap once current.
  */
-export async function migrateTenantDb(db: Db, embeddingDim: number): Promise<void> {
+export async function migrateTenantDb(db: Db, embeddingDim: number, vectorIndex: VectorIndex): Promise<void> {
   const [vector] = await db.query<{ installed: boolean; superuser: boolean }>(
     `select installed_version is not null as installed, (select rolsuper from pg_roles where rolname = current_user) as superuser
        from pg_available_extensions where name = 'vector'`,
@@ -53,7 +54,7 @@ export async function migrateTenantDb(db: Db, embeddingDim: number): Promise<voi
   if (tenants?.t && (await db.query('select 1 from tenants limit 1')).length) {
     throw new UnusableDatabaseError("this is an orgmem platform database, not one for a tenant's data");
   }
-  await migrate(db, embeddingDim);
+  await migrate(db, embeddingDim, vectorIndex);
   const foreign = await db.query<{ stmt: string }>(
     `select format('alter table %I drop constraint %I', c.conrelid::regclass::text, c.conname) as stmt
        from pg_constraint c

@@ -60,9 +60,14 @@ describe('database', () => {
       const moved = await createApp(loadConfig(env), { embedder: hashEmbedder(384), log: silent });
       const [mem] = await moved.db.query<{ dims: number; text: string }>('select vector_dims(embedding) as dims, text from memories');
       expect(mem).toEqual({ dims: 384, text: 'kept through re-embedding' });
-      // The vector index comes back as the migrations defined it, graph parameters included.
-      const [index] = await moved.db.query<{ def: string }>(`select pg_get_indexdef('memories_embedding'::regclass) as def`);
-      expect(index!.def).toMatch(/USING hnsw \(embedding vector_cosine_ops\) WITH \(m='12', ef_construction='32'\)/);
+      // The column and its vector index come back as they were: the default storage (halfvec), its
+      // graph's parameters, partial, and the embedding kept in the row (sql/007).
+      const [index] = await moved.db.query<{ def: string; storage: string }>(
+        `select pg_get_indexdef('memories_embedding'::regclass) as def,
+                (select attstorage from pg_attribute where attrelid = 'memories'::regclass and attname = 'embedding') as storage`,
+      );
+      expect(index!.def).toMatch(/USING hnsw \(embedding halfvec_cosine_ops\) WITH \(m='12', ef_construction='32'\) WHERE graphed$/);
+      expect(index!.storage).toBe('p');
       await closeApp(moved);
       await reembedBack(env);
       // The same dimension still opens, and migrating twice is a no-op.

@@ -166,7 +166,8 @@ async function recall(storage: VectorStorage, factor: number, exact = false, efS
   const where = `m.tenant_id = $2 and m.collection = 'main'`;
   const statement = exact
     ? `select m.id, m.embedding <=> $1::vector as distance from memories m where ${where} order by 2 limit ${K}`
-    : graphSearch(storage, dim, { columns: 'm.id', q: '$1::vector', where, k: K, candidates });
+    : // the graph is partial on `graphed` (sql/039): the walk must say so to be served by it
+      graphSearch(storage, dim, { columns: 'm.id', q: '$1::vector', where: `${where} and m.graphed`, k: K, candidates });
   const settings = exact
     ? 'set local enable_indexscan = off; set local enable_bitmapscan = off'
     : `set local hnsw.iterative_scan = relaxed_order; set local hnsw.ef_search = ${ef}`;

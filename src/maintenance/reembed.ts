@@ -18,12 +18,14 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
   const to = embedder.dimensions;
   let memories = 0;
   await db.transaction(async (tx) => {
-    // The index is rebuilt as the migrations defined it (its parameters live there only).
+    // The column and its index come back as they were: the same type, kept in the row (sql/007;
+    // a new column takes its type's own storage), the index's definition read before the drop.
     const [index] = await tx.query<{ def: string }>(`select pg_get_indexdef('memories_embedding'::regclass) as def`);
     const { column } = await currentStorage(tx);
     await tx.exec(`drop index if exists memories_embedding;
                    alter table memories drop column embedding;
-                   alter table memories add column embedding ${column}(${to})`);
+                   alter table memories add column embedding ${column}(${to});
+                   alter table memories alter column embedding set storage plain`);
     let lastTenant = '00000000-0000-0000-0000-000000000000';
     let lastId = '00000000-0000-0000-0000-000000000000';
     for (;;) {

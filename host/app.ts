@@ -3,7 +3,7 @@ import { crontab, tasks } from './tasks.ts';
 import type { Config } from '../src/core/config.ts';
 import type { App } from '../src/core/context.ts';
 import { migrate } from '../src/maintenance/migrate.ts';
-import { storageMismatch } from '../src/maintenance/vector-storage.ts';
+import { currentStorage, storageMismatch } from '../src/maintenance/vector-storage.ts';
 import { openLocalBlobStore } from '../src/ports/blobs/local.ts';
 import { s3BlobStore } from '../src/ports/blobs/s3.ts';
 import { blobUrlSigningKey } from '../src/ports/blobs/signed-url.ts';
@@ -38,7 +38,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const db: Db = withUnitsOfWork(config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool) : await openPglite(config.dataDir));
   try {
     await migrate(db, embedder.dimensions, config.search.vectorIndex);
-    const mismatch = await storageMismatch(db, config.search.vectorIndex);
+    const held = await currentStorage(db);
+    const mismatch = storageMismatch(held, config.search.vectorIndex);
     if (mismatch) log.warn(mismatch);
     const masterKey = loadMasterKey(config.masterKey, config.dataDir);
     const secrets = aesGcmSecrets(masterKey.key);
@@ -48,7 +49,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, config.workerHeartbeatSeconds, log)
       : embeddedQueue<App>(db, config.workerConcurrency, log);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
-    return { config, db, platform: db, embedder, jobs, secrets, mailer, blobs, log, metrics };
+    return { config, db, platform: db, embedder, jobs, secrets, mailer, blobs, log, metrics, embeddingColumn: held.column };
   } catch (err) {
     await db.close();
     throw err;

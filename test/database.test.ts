@@ -11,6 +11,7 @@ import { openPglite } from '../src/ports/db/pglite.ts';
 import { openPostgres } from '../src/ports/db/postgres.ts';
 import { hashEmbedder } from '../src/ports/embedder/hash.ts';
 import { reembed } from '../src/maintenance/reembed.ts';
+import { freshDatabase } from './support/database.ts';
 import { startServer } from './support/server.ts';
 
 const silent = pino({ level: 'silent' });
@@ -80,6 +81,30 @@ describe('database', () => {
     }
     // Embedded, this opens PGlite five times (seconds each in WASM).
   }, 180_000);
+
+  it('an existing database keeps the storage it was created with: the service says so at start and casts new rows to its column', async () => {
+    const base = process.env.TEST_DATABASE_URL;
+    const fresh = base ? await freshDatabase(base) : undefined;
+    const env: Record<string, string> = fresh ? { DATABASE_URL: fresh.url } : { ORGMEM_DATA_DIR: tempDir() };
+    try {
+      await closeApp(await createApp(loadConfig({ ...env, ORGMEM_VECTOR_STORAGE: 'vector' }), { embedder: hashEmbedder(512), log: silent }));
+      const said: string[] = [];
+      const log = pino({ level: 'warn' }, { write: (line: string) => void said.push((JSON.parse(line) as { msg: string }).msg) });
+      // The default storage (halfvec) configured, the database created with vector.
+      const app = await createApp(loadConfig(env), { embedder: hashEmbedder(512), log });
+      try {
+        expect(app.config.search.vectorIndex.storage).toBe('halfvec');
+        expect(app.embeddingColumn).toBe('vector');
+        expect(said).toEqual([
+          'The embeddings are stored as vector (m 12, ef_construction 32), not as configured, halfvec (m 12, ef_construction 32): `orgmem vector-storage` converts them (docs/vectors.md).',
+        ]);
+      } finally {
+        await closeApp(app);
+      }
+    } finally {
+      await fresh?.drop();
+    }
+  }, 60_000);
 
   it('a second process opening the same embedded data directory gets a clear error', async () => {
     const dir = tempDir();

@@ -50,7 +50,7 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
     await applyStorage(server.app.db, await planStorage(server.app.db, { storage: 'vector' }), () => {});
     expect((await currentStorage(server.app.db)).storage).toBe('vector');
     // What the service says at start on such a database.
-    expect(await storageMismatch(server.app.db, { storage })).toBe(
+    expect(storageMismatch(await currentStorage(server.app.db), { storage })).toBe(
       `The embeddings are stored as vector (m 12, ef_construction 32), not as configured, ${storage} (m ${isBinary(storage) ? 16 : 12}, ef_construction ${isBinary(storage) ? 64 : 32}): \`orgmem vector-storage\` converts them (docs/vectors.md).`,
     );
     const plan = await planStorage(server.app.db, { storage });
@@ -60,7 +60,7 @@ describe.each(VECTOR_STORAGES.filter((s) => s !== 'vector'))('vector storage %s'
     await applyStorage(server.app.db, plan, () => {});
     expect(await currentStorage(server.app.db)).toMatchObject({ storage, column: storage.endsWith('halfvec') ? 'halfvec' : 'vector' });
     expect((await planStorage(server.app.db, { storage })).build).toBe(false);
-    expect(await storageMismatch(server.app.db, { storage })).toBeUndefined();
+    expect(storageMismatch(await currentStorage(server.app.db), { storage })).toBeUndefined();
   });
 
   it('stores new memories and updates in the new column', async () => {

@@ -14,7 +14,7 @@ import postgres from 'postgres';
 import { CONNECTION_SETTINGS } from '../../src/ports/db/postgres.ts';
 import { toVectorLiteral } from '../../src/ports/db/db.ts';
 import { hashEmbedder } from '../../src/ports/embedder/hash.ts';
-import { INSERT_SQL, insertParams } from '../../src/services/memory/memories.ts';
+import { insertParams, insertSql } from '../../src/services/memory/memories.ts';
 import { summary } from '../lib/stats.ts';
 import { memories } from './corpus.ts';
 
@@ -52,7 +52,7 @@ function valuesStatement(): [string, unknown[]] {
 
 const statements: Record<string, () => [string, unknown[]]> = {
   'values (before)': valuesStatement,
-  'unnest (this build)': () => [INSERT_SQL, insertParams(ctx, name, items, embeddings, true).params],
+  'unnest (this build)': () => [insertSql('vector'), insertParams(ctx, name, items, embeddings, true).params],
 };
 const times: Record<string, { planning: number[]; execution: number[]; without_hnsw: number[] }> = {};
 

@@ -30,6 +30,12 @@ export interface App {
   log: Logger;
   /** This App's request and stage timings (the operator's metrics endpoints). */
   metrics: Metrics;
+  /**
+   * The platform database's embedding column type, read at start: new rows are cast to it, since
+   * a Citus coordinator fails an INSERT ... SELECT that needs the implicit vector-halfvec cast
+   * (docs/vectors.md). A process started before `orgmem vector-storage` changed it is restarted.
+   */
+  embeddingColumn: 'vector' | 'halfvec';
 }
 
 /** The API key a request authenticated with: each key is an agent identity. */

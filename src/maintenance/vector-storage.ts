@@ -40,10 +40,17 @@ const parameter = (def: string, name: string) => {
   return value === undefined ? undefined : Number(value);
 };
 
+/** What the database holds: the column's type, the vector index's storage (null when it is missing), its graph's parameters and whether it is partial. */
+export interface Held {
+  storage: Storage | null;
+  graph: Graph | null;
+  partial: boolean;
+  column: 'vector' | 'halfvec';
+  dim: number;
+}
+
 /** The storage the database holds: the column's type, the vector index's operator class and its graph's parameters. */
-export async function currentStorage(
-  db: Queryable,
-): Promise<{ storage: Storage | null; graph: Graph | null; partial: boolean; column: 'vector' | 'halfvec'; dim: number }> {
+export async function currentStorage(db: Queryable): Promise<Held> {
   const [col] = await db.query<{ type: string; dim: number }>(
     `select t.typname as type, a.atttypmod as dim from pg_attribute a join pg_type t on t.oid = a.atttypid
       where a.attrelid = 'memories'::regclass and a.attname = 'embedding'`,
@@ -63,7 +70,7 @@ export async function currentStorage(
 }
 
 /** Whether the database holds the configured storage and graph (then `orgmem vector-storage` has nothing to do). */
-export function heldAsConfigured(held: Pick<Awaited<ReturnType<typeof currentStorage>>, 'storage' | 'graph'>, index: VectorIndex): boolean {
+export function heldAsConfigured(held: Pick<Held, 'storage' | 'graph'>, index: VectorIndex): boolean {
   const want = graphParams(index);
   return held.storage === index.storage && held.graph?.m === want.m && held.graph.efConstruction === want.efConstruction;
 }
@@ -73,8 +80,7 @@ export function heldAsConfigured(held: Pick<Awaited<ReturnType<typeof currentSto
  * (an existing database keeps its own until converted): searches are correct either way, only
  * a binary storage's walk needs its own index to be fast.
  */
-export async function storageMismatch(db: Queryable, index: VectorIndex): Promise<string | undefined> {
-  const held = await currentStorage(db);
+export function storageMismatch(held: Held, index: VectorIndex): string | undefined {
   if (heldAsConfigured(held, index)) return undefined;
   const was = held.storage && held.graph ? described(held.storage, held.graph) : `${held.column} without a vector index`;
   return `The embeddings are stored as ${was}, not as configured, ${described(index.storage, graphParams(index))}: \`orgmem vector-storage\` converts them (docs/vectors.md).`;

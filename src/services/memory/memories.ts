@@ -1,4 +1,4 @@
-import type { AuthedCtx } from '../../core/context.ts';
+import type { App, AuthedCtx } from '../../core/context.ts';
 import { badRequest, notFound } from '../../core/errors.ts';
 import { isUuid, newId } from '../../core/ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
@@ -50,17 +50,25 @@ const INSERT_ROWS = 250;
  * 18 parameters a row (bench/README.md, "Bulk insert: where the time goes"). Every array is sent
  * as text[] and each element cast in the statement: both drivers send a text array the same way
  * (postgres.js reads a nested JS array, a memory's images, as a second dimension, and PGlite
- * writes a vector[] element unquoted).
+ * writes a vector[] element unquoted). The embedding is cast to the column's type (App's
+ * embeddingColumn).
  */
-export const INSERT_SQL = `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
+const insertStatement = (
+  column: App['embeddingColumn'],
+) => `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
                                   container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from, graphed)
   select $1, $2, nullif($3, '')::uuid, $4, r.id::uuid, r.text, r.importance::float8, r.category, r.source, r.metadata::jsonb,
-         r.container_tag, r.embedding::vector, r.valid_to::timestamptz, r.pinned::boolean, r.archived::boolean, r.images::jsonb,
+         r.container_tag, r.embedding::${column}, r.valid_to::timestamptz, r.pinned::boolean, r.archived::boolean, r.images::jsonb,
          coalesce(r.observed_at::timestamptz, now()), coalesce(r.valid_from::timestamptz, r.observed_at::timestamptz, now()), $19::boolean
     from unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
                 $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
            as r(id, text, importance, category, source, metadata, container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
   returning ${MEMORY_COLUMNS}`;
+
+const INSERT_SQL = { vector: insertStatement('vector'), halfvec: insertStatement('halfvec') };
+
+/** The insert statement for an embedding column of this type. */
+export const insertSql = (column: App['embeddingColumn']) => INSERT_SQL[column];
 
 async function insertRows(
   q: Queryable,
@@ -71,7 +79,7 @@ async function insertRows(
   graphed: boolean,
 ): Promise<MemoryRow[]> {
   const { ids, params } = insertParams(ctx, collection, items, embeddings, graphed);
-  const rows = await q.query<MemoryRow>(INSERT_SQL, params);
+  const rows = await q.query<MemoryRow>(insertSql(ctx.app.embeddingColumn), params);
   // In the input's order, whatever order the statement returned them in.
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)!);

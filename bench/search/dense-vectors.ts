@@ -48,7 +48,8 @@ const turns = samples.flatMap((s) =>
 const questions = samples.flatMap((s) => s.qa.map((q) => q.question));
 
 const dbUrl = await createDatabase(args.base!, args.db!, true);
-const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_LOG_LEVEL: 'warn' };
+// Float32 (vector), whatever the default: vector-storage.ts's exact answer is these vectors' own.
+const env = { DATABASE_URL: dbUrl, ORGMEM_EMBEDDER: 'hash', ORGMEM_LOG_LEVEL: 'warn', ORGMEM_VECTOR_STORAGE: 'vector' };
 execFileSync(process.execPath, ['bin/orgmem.js', 'migrate'], { env: { ...process.env, ...env }, stdio: 'inherit' });
 createTenantKey(env, 'dense');
 const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });

@@ -56,7 +56,8 @@ const TIES = 300;
 const [{ dim, type }] = (await sql`select atttypmod as dim, atttypid::regtype::text as type from pg_attribute
   where attrelid = 'memories'::regclass and attname = 'embedding'`) as unknown as [{ dim: number; type: string }];
 // The exact answer is the float32 vectors' own: a database loaded as halfvec (the default) has lost them.
-if (type !== 'vector') throw new Error(`memories.embedding is ${type}: load the database with ORGMEM_VECTOR_STORAGE=vector (the exact answer needs the float32 vectors)`);
+if (type !== 'vector')
+  throw new Error(`memories.embedding is ${type}: load the database with ORGMEM_VECTOR_STORAGE=vector (the exact answer needs the float32 vectors)`);
 const [{ tenant }] = (await sql`select tenant_id as tenant from memories where collection = 'main' limit 1`) as unknown as [{ tenant: string }];
 const vectors = args['query-table']
   ? (await sql<Array<{ v: string }>>`select v::text as v from ${sql(args['query-table'])} order by i limit ${Number(args.queries)}`).map((r) => r.v)

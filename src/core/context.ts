@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { BlobStore } from '../ports/blobs/blobs.ts';
 import type { Db } from '../ports/db/db.ts';
+import type { ColumnType } from '../ports/db/vector-storage.ts';
 import type { Embedder } from '../ports/embedder/embedder.ts';
 import type { JobQueue } from '../ports/jobs/jobs.ts';
 import type { Mailer } from '../ports/mailer.ts';
@@ -35,7 +36,7 @@ export interface App {
    * a Citus coordinator fails an INSERT ... SELECT that needs the implicit vector-halfvec cast
    * (docs/vectors.md). A process started before `orgmem vector-storage` changed it is restarted.
    */
-  embeddingColumn: 'vector' | 'halfvec';
+  embeddingColumn: ColumnType;
 }
 
 /** The API key a request authenticated with: each key is an agent identity. */

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../ports/db/db.ts';
-import { columnType, graphParams, indexBody, PGVECTOR_GRAPH, VECTOR_INDEX, type VectorIndex } from '../ports/db/vector-storage.ts';
+import { columnType, type ColumnType, graphParams, indexBody, PGVECTOR_GRAPH, VECTOR_INDEX, type VectorIndex } from '../ports/db/vector-storage.ts';
 
 type Storage = VectorIndex['storage'];
 type Graph = ReturnType<typeof graphParams>;
@@ -45,7 +45,7 @@ export interface Held {
   storage: Storage | null;
   graph: Graph | null;
   partial: boolean;
-  column: 'vector' | 'halfvec';
+  column: ColumnType;
   dim: number;
 }
 
@@ -55,7 +55,7 @@ export async function currentStorage(db: Queryable): Promise<Held> {
     `select t.typname as type, a.atttypmod as dim from pg_attribute a join pg_type t on t.oid = a.atttypid
       where a.attrelid = 'memories'::regclass and a.attname = 'embedding'`,
   );
-  const column = col!.type as 'vector' | 'halfvec';
+  const column = col!.type as ColumnType;
   const [index] = await db.query<{ def: string }>(
     `select pg_get_indexdef(i.indexrelid) as def from pg_index i join pg_class c on c.oid = i.indexrelid
       where c.relname = $1 and i.indisvalid`,
@@ -75,6 +75,9 @@ export function heldAsConfigured(held: Pick<Held, 'storage' | 'graph'>, index: V
   return held.storage === index.storage && held.graph?.m === want.m && held.graph.efConstruction === want.efConstruction;
 }
 
+/** A storage and its graph, as the service and `orgmem vector-storage` say them. */
+export const described = (storage: Storage, g: Graph) => `${storage} (m ${g.m}, ef_construction ${g.efConstruction})`;
+
 /**
  * What the service says at start when the database holds another storage than the configured one
  * (an existing database keeps its own until converted): searches are correct either way, only
@@ -85,9 +88,6 @@ export function storageMismatch(held: Held, index: VectorIndex): string | undefi
   const was = held.storage && held.graph ? described(held.storage, held.graph) : `${held.column} without a vector index`;
   return `The embeddings are stored as ${was}, not as configured, ${described(index.storage, graphParams(index))}: \`orgmem vector-storage\` converts them (docs/vectors.md).`;
 }
-
-/** A storage and its graph, as the service and `orgmem vector-storage` say them. */
-export const described = (storage: Storage, g: Graph) => `${storage} (m ${g.m}, ef_construction ${g.efConstruction})`;
 
 /**
  * A new database's storage, in the transaction that creates its tables: sql/ creates the column

@@ -19,8 +19,11 @@ import type { VectorStorage } from '../../core/config.ts';
 /** The HNSW index's name: search plans and `orgmem vector-storage` find it by it. */
 export const VECTOR_INDEX = 'memories_embedding';
 
+/** The embedding column's types. */
+export type ColumnType = 'vector' | 'halfvec';
+
 /** The column's type: what exact distances and re-ranks read. */
-export const columnType = (storage: VectorStorage): 'vector' | 'halfvec' => (storage === 'vector' || storage === 'binary-vector' ? 'vector' : 'halfvec');
+export const columnType = (storage: VectorStorage): ColumnType => (storage === 'vector' || storage === 'binary-vector' ? 'vector' : 'halfvec');
 
 export const isBinary = (storage: VectorStorage) => storage.startsWith('binary-');
 

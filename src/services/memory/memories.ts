@@ -1,7 +1,8 @@
-import type { App, AuthedCtx } from '../../core/context.ts';
+import type { AuthedCtx } from '../../core/context.ts';
 import { badRequest, notFound } from '../../core/errors.ts';
 import { isUuid, newId } from '../../core/ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
+import type { ColumnType } from '../../ports/db/vector-storage.ts';
 import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { graphedInsert } from './graph-tenants.ts';
@@ -54,7 +55,7 @@ const INSERT_ROWS = 250;
  * embeddingColumn).
  */
 const insertStatement = (
-  column: App['embeddingColumn'],
+  column: ColumnType,
 ) => `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
                                   container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from, graphed)
   select $1, $2, nullif($3, '')::uuid, $4, r.id::uuid, r.text, r.importance::float8, r.category, r.source, r.metadata::jsonb,
@@ -68,7 +69,7 @@ const insertStatement = (
 const INSERT_SQL = { vector: insertStatement('vector'), halfvec: insertStatement('halfvec') };
 
 /** The insert statement for an embedding column of this type. */
-export const insertSql = (column: App['embeddingColumn']) => INSERT_SQL[column];
+export const insertSql = (column: ColumnType) => INSERT_SQL[column];
 
 async function insertRows(
   q: Queryable,

@@ -49,7 +49,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       ? await graphileQueue<App>(config.databaseUrl, config.workerConcurrency, config.workerHeartbeatSeconds, log)
       : embeddedQueue<App>(db, config.workerConcurrency, log);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
-    return { config, db, platform: db, embedder, jobs, secrets, mailer, blobs, log, metrics, embeddingColumn: held.column };
+    return { config, db, platform: db, embedder, jobs, secrets, mailer, blobs, log, metrics, vectorStorage: held.storage ?? held.column };
   } catch (err) {
     await db.close();
     throw err;

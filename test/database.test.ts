@@ -1,17 +1,23 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeApp, createApp } from '../host/app.ts';
+import { buildServer } from '../host/server.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { toVectorLiteral } from '../src/ports/db/db.ts';
 import { openPglite } from '../src/ports/db/pglite.ts';
 import { openPostgres } from '../src/ports/db/postgres.ts';
 import { hashEmbedder } from '../src/ports/embedder/hash.ts';
 import { reembed } from '../src/maintenance/reembed.ts';
+import { currentStorage } from '../src/maintenance/vector-storage.ts';
+import { createTenant } from '../src/services/access/tenants.ts';
+import { fillGraph } from '../src/services/memory/graph-tenants.ts';
 import { freshDatabase } from './support/database.ts';
+import { newTenant } from './support/client.ts';
 import { startServer } from './support/server.ts';
 
 const silent = pino({ level: 'silent' });
@@ -61,13 +67,17 @@ describe('database', () => {
       const moved = await createApp(loadConfig(env), { embedder: hashEmbedder(384), log: silent });
       const [mem] = await moved.db.query<{ dims: number; text: string }>('select vector_dims(embedding) as dims, text from memories');
       expect(mem).toEqual({ dims: 384, text: 'kept through re-embedding' });
-      // The column and its vector index come back as they were: the default storage (halfvec), its
-      // graph's parameters, partial, and the embedding kept in the row (sql/007).
+      // The column and its vector index come back as they were: the bundled embedder's default
+      // storage (binary-halfvec), its codes as long as the new vectors, its graph's parameters,
+      // partial, and the embedding kept in the row (sql/007).
       const [index] = await moved.db.query<{ def: string; storage: string }>(
         `select pg_get_indexdef('memories_embedding'::regclass) as def,
                 (select attstorage from pg_attribute where attrelid = 'memories'::regclass and attname = 'embedding') as storage`,
       );
-      expect(index!.def).toMatch(/USING hnsw \(embedding halfvec_cosine_ops\) WITH \(m='12', ef_construction='32'\) WHERE graphed$/);
+      expect(index!.def).toMatch(
+        /USING hnsw \(\(\(binary_quantize\(embedding\)\)::bit\(384\)\) bit_hamming_ops\) WITH \(m='16', ef_construction='64'\) WHERE graphed$/,
+      );
+      expect(await currentStorage(moved.db)).toMatchObject({ storage: 'binary-halfvec', column: 'halfvec', dim: 384 });
       expect(index!.storage).toBe('p');
       await closeApp(moved);
       await reembedBack(env);
@@ -82,23 +92,53 @@ describe('database', () => {
     // Embedded, this opens PGlite five times (seconds each in WASM).
   }, 180_000);
 
-  it('an existing database keeps the storage it was created with: the service says so at start and casts new rows to its column', async () => {
+  it('an existing database keeps the storage it was created with: the service says so at start, walks its graph and casts new rows to its column', async () => {
     const base = process.env.TEST_DATABASE_URL;
     const fresh = base ? await freshDatabase(base) : undefined;
-    const env: Record<string, string> = fresh ? { DATABASE_URL: fresh.url } : { ORGMEM_DATA_DIR: tempDir() };
+    const env: Record<string, string> = { ...(fresh ? { DATABASE_URL: fresh.url } : { ORGMEM_DATA_DIR: tempDir() }), ORGMEM_GRAPH_FROM: '0' };
     try {
       await closeApp(await createApp(loadConfig({ ...env, ORGMEM_VECTOR_STORAGE: 'vector' }), { embedder: hashEmbedder(512), log: silent }));
       const said: string[] = [];
       const log = pino({ level: 'warn' }, { write: (line: string) => void said.push((JSON.parse(line) as { msg: string }).msg) });
-      // The default storage (halfvec) configured, the database created with vector.
+      // The bundled embedder's default storage (binary-halfvec) configured, the database created with vector.
       const app = await createApp(loadConfig(env), { embedder: hashEmbedder(512), log });
+      const server = await buildServer(app);
       try {
-        expect(app.config.search.vectorIndex.storage).toBe('halfvec');
-        expect(app.embeddingColumn).toBe('vector');
+        expect(app.config.search.vectorIndex.storage).toBe('binary-halfvec');
+        expect(app.vectorStorage).toBe('vector');
         expect(said).toEqual([
-          'The embeddings are stored as vector (m 12, ef_construction 32), not as configured, halfvec (m 12, ef_construction 32): `orgmem vector-storage` converts them (docs/vectors.md).',
+          'The embeddings are stored as vector (m 12, ef_construction 32), not as configured, binary-halfvec (m 16, ef_construction 64): `orgmem vector-storage` converts them (docs/vectors.md).',
         ]);
+        await server.listen({ host: '127.0.0.1', port: 0 });
+        const url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+        const admin = await createTenant(app, { name: 'operator', email: 'operator@test.local', is_admin: true, tier: 'enterprise' });
+        const t = await newTenant(url, admin.api_key);
+        const texts = ['Ana drinks oat milk flat whites', 'The deploy failed on an expired certificate', 'Ben goes bouldering on weekends'];
+        expect(
+          (
+            await t.api(
+              'POST',
+              '/v1/memory/collections/notes/memories/bulk',
+              texts.map((text) => ({ text })),
+            )
+          ).status,
+        ).toBe(201);
+        await fillGraph(app, t.id);
+        // Through the graph the database holds (the float one), not the binary one configured, whose
+        // order no index here serves.
+        const sent: string[] = [];
+        const query = app.db.query.bind(app.db);
+        app.db.query = ((sql: string, params?: unknown[]) => (sent.push(sql), query(sql, params))) as typeof app.db.query;
+        app.config.search.exactScanMax = 0;
+        const res = await t.api('POST', '/v1/memory/collections/notes/search', { query: 'bouldering on weekends', mode: 'vector', limit: 1, min_score: 0 });
+        app.db.query = query;
+        expect(res.status).toBe(200);
+        expect(res.body.results.map((r: { text: string }) => r.text)).toEqual([texts[2]]);
+        const walk = sent.find((sql) => sql.includes('m.graphed'));
+        expect(walk).toMatch(/order by m\.embedding <=> /);
+        expect(walk).not.toContain('<~>');
       } finally {
+        await server.close();
         await closeApp(app);
       }
     } finally {

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.ts';
 import type { App } from '../src/core/context.ts';
-import { exactMax, readsExactly } from '../src/services/search/exact-cost.ts';
+import { exactMax, readsExactly, walkEf } from '../src/services/search/exact-cost.ts';
 import { NO_FILTERS, type Scope } from '../src/services/search/scope.ts';
 import { textLimit } from '../src/services/search/text.ts';
 
-// The cost decisions read only the App's configuration.
-const appWith = (env: Record<string, string> = {}) => ({ config: loadConfig({ ORGMEM_DATA_DIR: 'memory://', ...env }) }) as App;
+// The cost decisions read only the App's configuration and the storage its database holds (the
+// configured one here; halfvec unless a test says otherwise).
+const appWith = (env: Record<string, string> = {}) => {
+  const config = loadConfig({ ORGMEM_DATA_DIR: 'memory://', ORGMEM_VECTOR_STORAGE: 'halfvec', ...env });
+  return { config, vectorStorage: config.search.vectorIndex.storage } as App;
+};
 // A tenant in the vector graph, whose rows are the whole table's (`graphRows` the graph's): the model's case.
 const scope = (memoryCount: number, graphRows: number | null): Scope => ({
   tenantId: 't',
@@ -42,6 +46,23 @@ describe('exact read or indexes (the cost model)', () => {
     expect(exactMax(longer, scope(1_000, 30_000), 20, 'hybrid')).toBeGreaterThan(exactMax(app, scope(1_000, 30_000), 20, 'hybrid'));
     // In a 1M table a scope at the bound is found after more visits than either walk keeps.
     expect(exactMax(longer, scope(1_000, 1_000_000), 20, 'hybrid')).toBe(exactMax(app, scope(1_000, 1_000_000), 20, 'hybrid'));
+  });
+
+  it("reads more rows before a binary graph's walk, which keeps the re-rank's candidates (ORGMEM_VECTOR_RERANK)", () => {
+    const binary = appWith({ ORGMEM_VECTOR_STORAGE: 'binary-halfvec' });
+    // 50 a result for k = 20: the walk keeps 1,000, as ORGMEM_VECTOR_EF_SEARCH 1000 does on a float graph.
+    expect(walkEf(binary, false, 20)).toBe(1000);
+    expect(walkEf(binary, true, 20)).toBe(1000);
+    expect(walkEf(app, false, 20)).toBe(100);
+    expect(walkEf(app, true, 20)).toBe(40);
+    expect(exactMax(binary, scope(1_000, 30_000), 20, 'hybrid')).toBe(
+      exactMax(appWith({ ORGMEM_VECTOR_EF_SEARCH: '1000' }), scope(1_000, 30_000), 20, 'hybrid'),
+    );
+    // A collection of 10k in an 18k table, which the float graph's walk serves, is read.
+    expect(readsExactly(binary, scope(10_000, 18_000), NO_FILTERS, 20, 'hybrid')).toBe(true);
+    expect(readsExactly(binary, scope(20_000, 28_000), NO_FILTERS, 20, 'hybrid')).toBe(false);
+    // Fewer candidates a result, a shorter walk.
+    expect(walkEf(appWith({ ORGMEM_VECTOR_STORAGE: 'binary-halfvec', ORGMEM_VECTOR_RERANK: '8' }), false, 20)).toBe(160);
   });
 
   it('reads a tenant not in the graph exactly, however large its scope, and ORGMEM_SEARCH_EXACT_MAX does not change that', () => {

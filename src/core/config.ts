@@ -62,6 +62,17 @@ export const MAX_EMAIL_BYTES = 25 * 1024 * 1024;
 export const VECTOR_STORAGES = ['vector', 'halfvec', 'binary-halfvec', 'binary-vector'] as const;
 export type VectorStorage = (typeof VECTOR_STORAGES)[number];
 
+/** The embedders (ORGMEM_EMBEDDER): the bundled model, an OpenAI-compatible endpoint, word hashing for tests and benchmarks. */
+const EMBEDDERS = ['local', 'openai', 'hash'] as const;
+
+/**
+ * The storage of a deployment that sets none: the lowest cost that keeps the graph's recall@10
+ * at 0.98 or more against exact search at a million memories (docs/vectors.md, "The default, and why"). On a
+ * real model's dense vectors that is the binary graph re-ranked on halfvec; the hash embedder's
+ * sparse vectors lose their neighbourhoods to one bit a dimension, so it keeps the halfvec graph.
+ */
+export const defaultStorage = (embedder: (typeof EMBEDDERS)[number]): VectorStorage => (embedder === 'hash' ? 'halfvec' : 'binary-halfvec');
+
 const bool = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const env = z.object({
@@ -73,7 +84,7 @@ const env = z.object({
   ORGMEM_TENANT_DB_POOL: z.coerce.number().int().positive().default(3),
   ORGMEM_TENANT_DB_MAX_POOLS: z.coerce.number().int().positive().default(50),
   ORGMEM_TENANT_DB_IDLE_SECONDS: z.coerce.number().int().positive().default(300),
-  ORGMEM_EMBEDDER: z.enum(['local', 'openai', 'hash']).optional(),
+  ORGMEM_EMBEDDER: z.enum(EMBEDDERS).optional(),
   ORGMEM_EMBEDDINGS_BASE_URL: z.string().url().optional(),
   ORGMEM_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
   ORGMEM_EMBEDDINGS_API_KEY: z.string().default(''),
@@ -103,12 +114,12 @@ const env = z.object({
   ORGMEM_SEARCH_TEXT_CAP: z.coerce.number().int().min(50).default(1000),
   ORGMEM_SEARCH_EXACT_MAX: z.coerce.number().int().min(0).optional(),
   ORGMEM_GRAPH_FROM: z.coerce.number().int().min(0).default(10_000),
-  ORGMEM_VECTOR_STORAGE: z.enum(VECTOR_STORAGES).default('halfvec'),
+  ORGMEM_VECTOR_STORAGE: z.enum(VECTOR_STORAGES).optional(),
   // The graph's build parameters (unset: the storage's defaults) and its search's (docs/vectors.md).
   ORGMEM_VECTOR_M: z.coerce.number().int().min(2).max(100).optional(),
   ORGMEM_VECTOR_EF_CONSTRUCTION: z.coerce.number().int().min(4).max(1000).optional(),
   ORGMEM_VECTOR_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
-  ORGMEM_VECTOR_RERANK: z.coerce.number().int().min(1).max(64).default(4),
+  ORGMEM_VECTOR_RERANK: z.coerce.number().int().min(1).max(64).default(50),
   ORGMEM_AUTO_ANALYZE: bool.default(true),
   ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
@@ -274,6 +285,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const dataDir = e.ORGMEM_DATA_DIR?.startsWith('memory://')
     ? e.ORGMEM_DATA_DIR
     : resolve((e.ORGMEM_DATA_DIR || defaultDataDir(source)).replace(/^~(?=$|\/)/, home(source)));
+  const embedder = e.ORGMEM_EMBEDDER ?? (e.ORGMEM_EMBEDDINGS_BASE_URL ? 'openai' : 'local');
   const tiers = e.ORGMEM_TIERS ? { ...DEFAULT_TIERS, ...z.record(z.string(), tierLimits).parse(JSON.parse(e.ORGMEM_TIERS)) } : DEFAULT_TIERS;
   return {
     host: e.HOST,
@@ -284,7 +296,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     /** Tenants' own databases (services/tenant-db): connections per database, open pools per process, idle time before one is closed. */
     tenantDb: { pool: e.ORGMEM_TENANT_DB_POOL, maxPools: e.ORGMEM_TENANT_DB_MAX_POOLS, idleSeconds: e.ORGMEM_TENANT_DB_IDLE_SECONDS },
     embedder: {
-      kind: e.ORGMEM_EMBEDDER ?? (e.ORGMEM_EMBEDDINGS_BASE_URL ? 'openai' : 'local'),
+      kind: embedder,
       baseUrl: e.ORGMEM_EMBEDDINGS_BASE_URL,
       model: e.ORGMEM_EMBEDDINGS_MODEL,
       apiKey: e.ORGMEM_EMBEDDINGS_API_KEY,
@@ -417,7 +429,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       /** A tenant's memories enter the vector graph once it holds this many (services/memory/graph-tenants.ts); 0: from its first. */
       graphFrom: e.ORGMEM_GRAPH_FROM,
       /** How embeddings are stored and the graph built (src/ports/db/vector-storage.ts); `orgmem vector-storage` applies it. */
-      vectorIndex: { storage: e.ORGMEM_VECTOR_STORAGE, m: e.ORGMEM_VECTOR_M, efConstruction: e.ORGMEM_VECTOR_EF_CONSTRUCTION },
+      vectorIndex: { storage: e.ORGMEM_VECTOR_STORAGE ?? defaultStorage(embedder), m: e.ORGMEM_VECTOR_M, efConstruction: e.ORGMEM_VECTOR_EF_CONSTRUCTION },
       /** hnsw.ef_search of an unfiltered graph search: the candidates it keeps while walking. */
       efSearch: e.ORGMEM_VECTOR_EF_SEARCH,
       /** Candidates per result the binary graph hands to the exact re-rank. */

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { Config, VectorStorage } from './config.ts';
 import type { BlobStore } from '../ports/blobs/blobs.ts';
 import type { Db } from '../ports/db/db.ts';
-import type { ColumnType } from '../ports/db/vector-storage.ts';
 import type { Embedder } from '../ports/embedder/embedder.ts';
 import type { JobQueue } from '../ports/jobs/jobs.ts';
 import type { Mailer } from '../ports/mailer.ts';
@@ -32,11 +31,14 @@ export interface App {
   /** This App's request and stage timings (the operator's metrics endpoints). */
   metrics: Metrics;
   /**
-   * The platform database's embedding column type, read at start: new rows are cast to it, since
-   * a Citus coordinator fails an INSERT ... SELECT that needs the implicit vector-halfvec cast
-   * (docs/vectors.md). A process started before `orgmem vector-storage` changed it is restarted.
+   * The storage the platform database holds, read at start (the column's type without a valid
+   * vector index): searches walk its graph and new rows are cast to its column, whatever is
+   * configured, since a database keeps its storage until `orgmem vector-storage` converts it and
+   * a search ordered for another graph would read every row. The cast is explicit because a Citus
+   * coordinator fails an INSERT ... SELECT that needs the implicit vector-halfvec one
+   * (docs/vectors.md). A process started before a conversion is restarted.
    */
-  embeddingColumn: ColumnType;
+  vectorStorage: VectorStorage;
 }
 
 /** The API key a request authenticated with: each key is an agent identity. */

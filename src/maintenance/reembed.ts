@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../ports/db/db.ts';
 import { toVectorLiteral } from '../ports/db/db.ts';
 import type { Embedder } from '../ports/embedder/embedder.ts';
-import { currentStorage } from './vector-storage.ts';
+import { indexBody, VECTOR_INDEX } from '../ports/db/vector-storage.ts';
+import { currentStorage, GRAPHED } from './vector-storage.ts';
 
 const BATCH = 256;
 
@@ -19,10 +20,10 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
   let memories = 0;
   await db.transaction(async (tx) => {
     // The column and its index come back as they were: the same type, kept in the row (sql/007;
-    // a new column takes its type's own storage), the index's definition read before the drop.
-    const [index] = await tx.query<{ def: string }>(`select pg_get_indexdef('memories_embedding'::regclass) as def`);
-    const { column } = await currentStorage(tx);
-    await tx.exec(`drop index if exists memories_embedding;
+    // a new column takes its type's own storage), the same storage, graph and predicate at the
+    // new dimension (a binary graph's codes are as long as the vectors).
+    const { column, storage, graph, partial } = await currentStorage(tx);
+    await tx.exec(`drop index if exists ${VECTOR_INDEX};
                    alter table memories drop column embedding;
                    alter table memories add column embedding ${column}(${to});
                    alter table memories alter column embedding set storage plain`);
@@ -45,7 +46,9 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
       ({ tenant_id: lastTenant, id: lastId } = rows[rows.length - 1]!);
       log.info(`re-embedded ${memories} memories`);
     }
-    await tx.exec(`alter table memories alter column embedding set not null; ${index!.def}`);
+    await tx.exec(`alter table memories alter column embedding set not null`);
+    if (storage && graph)
+      await tx.exec(`create index ${VECTOR_INDEX} on memories ${indexBody({ storage, ...graph }, to)}${partial ? ` where ${GRAPHED}` : ''}`);
     await tx.query(`insert into settings (key, value) values ('embedding_dim', $1::jsonb) on conflict (key) do update set value = excluded.value`, [to]);
   });
   return { from, to, memories };

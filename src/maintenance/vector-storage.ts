@@ -7,7 +7,7 @@ type Graph = ReturnType<typeof graphParams>;
 /** The index being built while the old one still serves searches; renamed over it at the swap. */
 const NEXT = `${VECTOR_INDEX}_next`;
 /** The index's predicate: it holds the memories of the tenants in the graph (services/memory/graph-tenants.ts). */
-const GRAPHED = 'graphed';
+export const GRAPHED = 'graphed';
 /** Rows copied to time the steps on this server before estimating them for the whole table. */
 const SAMPLE = 3000;
 

@@ -2,7 +2,7 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { badRequest, notFound } from '../../core/errors.ts';
 import { isUuid, newId } from '../../core/ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
-import type { ColumnType } from '../../ports/db/vector-storage.ts';
+import { columnType, type ColumnType } from '../../ports/db/vector-storage.ts';
 import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { graphedInsert } from './graph-tenants.ts';
@@ -52,7 +52,7 @@ const INSERT_ROWS = 250;
  * as text[] and each element cast in the statement: both drivers send a text array the same way
  * (postgres.js reads a nested JS array, a memory's images, as a second dimension, and PGlite
  * writes a vector[] element unquoted). The embedding is cast to the column's type (App's
- * embeddingColumn).
+ * vectorStorage).
  */
 const insertStatement = (
   column: ColumnType,
@@ -80,7 +80,7 @@ async function insertRows(
   graphed: boolean,
 ): Promise<MemoryRow[]> {
   const { ids, params } = insertParams(ctx, collection, items, embeddings, graphed);
-  const rows = await q.query<MemoryRow>(insertSql(ctx.app.embeddingColumn), params);
+  const rows = await q.query<MemoryRow>(insertSql(columnType(ctx.app.vectorStorage)), params);
   // In the input's order, whatever order the statement returned them in.
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)!);

@@ -2,7 +2,7 @@ import type { App } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { graphCandidates, graphSearch } from '../../ports/db/vector-storage.ts';
 import { markBroad } from './cache.ts';
-import { exactBound, readsExactly } from './exact-cost.ts';
+import { exactBound, readsExactly, walkEf } from './exact-cost.ts';
 import { sameDaySql, vectorSql, type SearchVector } from './feedback.ts';
 import { graphSettings, graphSettingsFilter } from './plan-settings.ts';
 import { scanExact } from './scan.ts';
@@ -27,15 +27,6 @@ export interface CandidateRow {
 
 /** A search result's columns, of a memory aliased `m`. */
 export const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.observed_at, m.valid_from, m.valid_to`;
-
-/**
- * hnsw.ef_search of a graph search: the candidates it keeps while walking, at least the `k`
- * wanted or it could not return that many. Without a filter ORGMEM_VECTOR_EF_SEARCH (100: recall@10
- * at 1M is 0.947 against 0.912 at 40, pgvector's default, for about 2 ms more at p95). Under a
- * filter (an iterative scan, which keeps walking until k rows pass) 40: 100 made the 2% filter's
- * p95 10 ms slower. docs/search.md and docs/vectors.md have the numbers.
- */
-const efSearch = (app: App, filtered: boolean, k: number) => String(Math.min(1000, Math.max(filtered ? 40 : app.config.search.efSearch, k)));
 
 /**
  * The memories behind lists of scored ids, each list in the order given with its scores (ids no
@@ -95,14 +86,14 @@ async function graphNearest(app: App, scope: Scope, filters: Filters, vector: Se
   const p = (v: unknown) => `$${params.push(v)}`;
   const q = vectorSql(vector, scope, p);
   const score = opts.scoreAgainst ? `1 - (m.embedding <=> ${p(opts.scoreAgainst)}::vector)` : `1 - (m.embedding <=> ${q})`;
-  const { vectorIndex, rerank } = app.config.search;
-  const candidates = graphCandidates(vectorIndex.storage, Number(k), rerank);
-  const ef = efSearch(app, narrows(filters), candidates);
+  const storage = app.vectorStorage;
+  const candidates = graphCandidates(storage, Number(k), app.config.search.rerank);
+  const ef = String(walkEf(app, narrows(filters), Number(k)));
   // `m.graphed`: the index is partial on it (memory/graph-tenants.ts); every row of a tenant searched here has it.
   const inGraph = `${where(scope, filters, params, opts)} and m.graphed`;
   const cond = narrows(filters) ? inGraph : `${inGraph} and ${graphSettingsFilter(`${p(ef)}::text`)}`;
   const columns = `${COLUMNS}, ${score} as score, ${sameDaySql(vector, scope, p)}::float8 as pull`;
-  const search = graphSearch(vectorIndex.storage, app.embedder.dimensions, { columns, q, where: cond, k: Number(k), candidates });
+  const search = graphSearch(storage, app.embedder.dimensions, { columns, q, where: cond, k: Number(k), candidates });
   // relaxed_order may return neighbours slightly out of order. The graph gives the nearest k;
   // among them the feedback search counts the best matches' days nearer (feedback.ts), as the
   // exact scan does over all memories in scope.

@@ -1,4 +1,5 @@
 import type { App } from '../../core/context.ts';
+import { graphCandidates } from '../../ports/db/vector-storage.ts';
 import { isBroad } from './cache.ts';
 import { narrows, type Filters, type Scope } from './scope.ts';
 
@@ -28,8 +29,10 @@ import { narrows, type Filters, type Scope } from './scope.ts';
  * vector 2.9 and 3.1). INDEX_US: the index path on `main` at 20k and 100k (hybrid 13.4 and 19.7
  * ms; vector 4.3 and 7.0). VISIT_US: vector search through the graph on a 2,000-memory
  * collection of the 108k table (about 1,080 visits) took 48.7 ms against 7.0 ms for `main`
- * (about EF visits): 42 us a visit. A deployment's own ef_search (ORGMEM_VECTOR_EF_SEARCH) adds
- * or takes off its visits beyond EF. docs/search.md has the table.
+ * (about EF visits): 42 us a visit. A walk that keeps more candidates than EF (the deployment's
+ * ORGMEM_VECTOR_EF_SEARCH, or a binary storage's re-rank: walkEf) costs as many more visits: the
+ * binary graph's walk at 1,000 took 46 ms at 1M against 4.3 for the float graph's at 100
+ * (docs/vectors.md), 46 us for each candidate more. docs/search.md has the table.
  */
 const PROFILES = {
   /** Both sides from one read (two passes with feedback) against the graph and the full-text index. */
@@ -44,6 +47,17 @@ const EF = 100;
 export type CostProfile = keyof typeof PROFILES;
 
 /**
+ * hnsw.ef_search of a graph search for `k` results: the candidates it keeps while walking, at
+ * least those it must return (graphCandidates: k, or for a binary storage the re-rank's) or it
+ * could not return that many. Without a filter ORGMEM_VECTOR_EF_SEARCH (100: recall@10 at 1M is
+ * 0.947 against 0.912 at 40, pgvector's default, for about 2 ms more at p95). Under a filter (an
+ * iterative scan, which keeps walking until k rows pass) 40: 100 made the 2% filter's p95 10 ms
+ * slower. At most 1,000, pgvector's largest. docs/search.md and docs/vectors.md have the numbers.
+ */
+export const walkEf = (app: App, filtered: boolean, k: number) =>
+  Math.min(1000, Math.max(filtered ? 40 : app.config.search.efSearch, graphCandidates(app.vectorStorage, k, app.config.search.rerank)));
+
+/**
  * The most memories worth reading row by row for a search of `k` candidates per side, from the
  * model above; ORGMEM_SEARCH_EXACT_MAX, when set, instead. Unbounded for a tenant not in the graph.
  */
@@ -53,7 +67,7 @@ export function exactMax(app: App, scope: Scope, k: number, profile: CostProfile
   if (fixed !== undefined) return fixed;
   const { ROW_US, INDEX_US } = PROFILES[profile];
   const table = Math.max(scope.graphRows, scope.memoryCount);
-  const ef = app.config.search.efSearch;
+  const ef = walkEf(app, false, k);
   const walk = INDEX_US + VISIT_US * (ef - EF);
   // Where exact(n) = index(n): without extra visits n = walk / ROW_US; with them the
   // positive root of ROW_US n^2 - (walk - VISIT_US ef) n - VISIT_US k table = 0.

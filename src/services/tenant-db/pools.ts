@@ -53,7 +53,8 @@ export async function openDatabaseApp(app: App, url: string): Promise<App> {
     targets: targetRule(app.config),
   });
   try {
-    await migrateTenantDb(raw, app.embedder.dimensions, app.config.search.vectorIndex);
+    // Stored as the platform's database is, which the App's searches and inserts are written for.
+    await migrateTenantDb(raw, app.embedder.dimensions, { ...app.config.search.vectorIndex, storage: app.vectorStorage });
   } catch (err) {
     await raw.close().catch(() => undefined);
     throw err;

@@ -5,7 +5,7 @@
  * scan, the graph search's time, and the cost of inserting rows into the graph.
  *
  *   node --import tsx bench/search/vector-storage.ts --db orgmem_vectors_1m [--queries 100]
- *        [--storages vector,binary-vector,halfvec,binary-halfvec:24:96] [--factors 2,4,8] [--inserts 2000] [--ef 100]
+ *        [--storages vector,binary-vector,halfvec,binary-halfvec:24:96] [--factors 4,16,50] [--inserts 2000] [--ef 100]
  *        [--query-table dense_queries]
  *
  * A storage may name its graph's m and ef_construction after it (`vector:16:64`), applied as
@@ -37,7 +37,7 @@ const { values: args } = parseArgs({
     base: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     queries: { type: 'string', default: '100' },
     storages: { type: 'string', default: 'vector,binary-vector,halfvec,binary-halfvec' },
-    factors: { type: 'string', default: '2,4,8' },
+    factors: { type: 'string', default: '4,16,50' },
     inserts: { type: 'string', default: '2000' },
     // ef_search values tried for each storage and factor; the service's is 100 (or the candidates if more).
     ef: { type: 'string', default: '100' },

@@ -241,7 +241,8 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     const res = await t.api('POST', '/v1/memory/collections/notes/search', { min_score: 0, ...body });
     expect(res.status).toBe(200);
     expect(res.body.results.length).toBeGreaterThan(0);
-    const at = ran.findIndex((s) => /order by m\.embedding <=>/.test(s.sql));
+    // The float graph's order or the binary one's (the default storage: docs/vectors.md).
+    const at = ran.findIndex((s) => /order by (m\.embedding <=>|binary_quantize\(m\.embedding\))/.test(s.sql));
     expect(at, 'the search walked the HNSW graph').toBeGreaterThanOrEqual(0);
     const settings = ran.slice(0, at).filter((s) => /^set local/i.test(s.sql.trim()));
     return sql.begin(async (tx) => {

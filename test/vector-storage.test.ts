@@ -208,6 +208,9 @@ describe('the graph built and searched as the deployment says', () => {
       expect(() => loadConfig({ [name!]: value })).toThrow(new RegExp(`Invalid configuration:\\n  ${name}: `));
     }
     expect(graphParams({ storage: 'vector' })).toEqual({ m: 12, efConstruction: 32 });
+    expect(graphParams({ storage: 'vector', m: 24 })).toEqual({ m: 24, efConstruction: 48 });
+    expect(graphParams({ storage: 'halfvec', efConstruction: 16 })).toEqual({ m: 8, efConstruction: 16 });
+    expect(graphParams({ storage: 'binary-vector' })).toEqual({ m: 16, efConstruction: 64 });
   });
 
   it('defaults to the binary graph re-ranked on halfvec for a real model, and to the halfvec graph for the hash embedder', () => {
@@ -221,8 +224,5 @@ describe('the graph built and searched as the deployment says', () => {
     expect(() => loadConfig({ ORGMEM_VECTOR_STORAGE: 'float16' })).toThrow(/Invalid configuration:\n {2}ORGMEM_VECTOR_STORAGE: /);
     // Its re-rank takes the 1,000 candidates (50 a result of k = 20) that bring recall@10 at 1M to 0.988.
     expect(loadConfig({}).search.rerank).toBe(50);
-    expect(graphParams({ storage: 'vector', m: 24 })).toEqual({ m: 24, efConstruction: 48 });
-    expect(graphParams({ storage: 'halfvec', efConstruction: 16 })).toEqual({ m: 8, efConstruction: 16 });
-    expect(graphParams({ storage: 'binary-vector' })).toEqual({ m: 16, efConstruction: 64 });
   });
 });

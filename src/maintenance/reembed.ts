@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../ports/db/db.ts';
 import { toVectorLiteral } from '../ports/db/db.ts';
 import type { Embedder } from '../ports/embedder/embedder.ts';
-import { indexBody, VECTOR_INDEX } from '../ports/db/vector-storage.ts';
-import { currentStorage, GRAPHED } from './vector-storage.ts';
+import { VECTOR_INDEX } from '../ports/db/vector-storage.ts';
+import { createIndexSql, currentStorage } from './vector-storage.ts';
 
 const BATCH = 256;
 
@@ -47,8 +47,7 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
       log.info(`re-embedded ${memories} memories`);
     }
     await tx.exec(`alter table memories alter column embedding set not null`);
-    if (storage && graph)
-      await tx.exec(`create index ${VECTOR_INDEX} on memories ${indexBody({ storage, ...graph }, to)}${partial ? ` where ${GRAPHED}` : ''}`);
+    if (storage && graph) await tx.exec(createIndexSql({ storage, ...graph }, to, partial));
     await tx.query(`insert into settings (key, value) values ('embedding_dim', $1::jsonb) on conflict (key) do update set value = excluded.value`, [to]);
   });
   return { from, to, memories };

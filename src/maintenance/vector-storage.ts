@@ -7,7 +7,7 @@ type Graph = ReturnType<typeof graphParams>;
 /** The index being built while the old one still serves searches; renamed over it at the swap. */
 const NEXT = `${VECTOR_INDEX}_next`;
 /** The index's predicate: it holds the memories of the tenants in the graph (services/memory/graph-tenants.ts). */
-export const GRAPHED = 'graphed';
+const GRAPHED = 'graphed';
 /** Rows copied to time the steps on this server before estimating them for the whole table. */
 const SAMPLE = 3000;
 
@@ -89,6 +89,10 @@ export function storageMismatch(held: Held, index: VectorIndex): string | undefi
   return `The embeddings are stored as ${was}, not as configured, ${described(index.storage, graphParams(index))}: \`orgmem vector-storage\` converts them (docs/vectors.md).`;
 }
 
+/** The vector index as `index` says at `dim`: partial on the graphed rows, or (`partial` false) over every row. */
+export const createIndexSql = (index: VectorIndex, dim: number, partial = true) =>
+  `create index ${VECTOR_INDEX} on memories ${indexBody(index, dim)}${partial ? ` where ${GRAPHED}` : ''}`;
+
 /**
  * A new database's storage, in the transaction that creates its tables: sql/ creates the column
  * as `vector` with the float graph's parameters, and an empty table converts at once. One
@@ -100,7 +104,7 @@ export async function createStorage(tx: Queryable, index: VectorIndex, dim: numb
   const { column } = held;
   await tx.exec(`drop index ${VECTOR_INDEX}`);
   if (column !== columnType(index.storage)) await tx.exec(`alter table memories ${retype(index.storage, dim)}`);
-  await tx.exec(`create index ${VECTOR_INDEX} on memories ${indexBody(index, dim)} where ${GRAPHED}`);
+  await tx.exec(createIndexSql(index, dim));
 }
 
 /**

@@ -19,9 +19,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { processCpuSeconds } from './lib/cpu.ts';
+import { bulkLoad } from './lib/load.ts';
 import { api, createTenantKey, startOrgmem } from './lib/server.ts';
 import { pool, round, summary } from './lib/stats.ts';
-import { memories, queries } from './search/corpus.ts';
+import { queries } from './search/corpus.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -96,29 +97,7 @@ async function firstWrite(url: string, key: string) {
 }
 
 async function load(url: string, key: string, count = N, seed = 1) {
-  const batches: unknown[][] = [];
-  let batch: unknown[] = [];
-  for (const m of memories(count, seed)) {
-    batch.push(m);
-    if (batch.length === 100) {
-      batches.push(batch);
-      batch = [];
-    }
-  }
-  if (batch.length) batches.push(batch);
-  const started = performance.now();
-  let done = 0;
-  let lastReport = started;
-  await pool(batches, 4, async (items) => {
-    const res = await api(url, key, 'POST', `/v1/memory/collections/${COLLECTION}/memories/bulk`, items);
-    if (res.status !== 201) throw new Error(`bulk insert: ${res.status} ${JSON.stringify(res.body)}`);
-    done += items.length;
-    if (performance.now() - lastReport > 30_000) {
-      lastReport = performance.now();
-      log(`${done}/${count} (${Math.round(done / ((lastReport - started) / 1000))}/s)`);
-    }
-  });
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = await bulkLoad(url, key, [{ collection: COLLECTION, count, seed }], 4, log);
   const perSecond = round(count / seconds);
   log(`inserted ${count} in ${round(seconds)} s: ${perSecond}/s`);
   return { memories: count, seconds: round(seconds), per_second: perSecond, batch: 100, concurrency: 4 };

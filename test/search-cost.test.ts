@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.ts';
 import type { App } from '../src/core/context.ts';
+import type { Db } from '../src/ports/db/db.ts';
 import { exactMax, readsExactly, walkEf } from '../src/services/search/exact-cost.ts';
 import { NO_FILTERS, type Scope } from '../src/services/search/scope.ts';
 import { textLimit } from '../src/services/search/text.ts';
 
-// The cost decisions read only the App's configuration and the storage its database holds (the
-// configured one here; halfvec unless a test says otherwise).
-const appWith = (env: Record<string, string> = {}) => {
+// The cost decisions read only the App's configuration, the storage its database holds (the
+// configured one here; halfvec unless a test says otherwise) and the database's kind (PostgreSQL
+// unless a test says otherwise).
+const appWith = (env: Record<string, string> = {}, kind: Db['kind'] = 'postgres') => {
   const config = loadConfig({ ORGMEM_DATA_DIR: 'memory://', ORGMEM_VECTOR_STORAGE: 'halfvec', ...env });
-  return { config, vectorStorage: config.search.vectorIndex.storage } as App;
+  return { config, vectorStorage: config.search.vectorIndex.storage, db: { kind } } as App;
 };
 // A tenant in the vector graph, whose rows are the whole table's (`graphRows` the graph's): the model's case.
 const scope = (memoryCount: number, graphRows: number | null): Scope => ({
@@ -63,6 +65,18 @@ describe('exact read or indexes (the cost model)', () => {
     expect(readsExactly(binary, scope(20_000, 28_000), NO_FILTERS, 20, 'hybrid')).toBe(false);
     // Fewer candidates a result, a shorter walk.
     expect(walkEf(appWith({ ORGMEM_VECTOR_STORAGE: 'binary-halfvec', ORGMEM_VECTOR_RERANK: '8' }), false, 20)).toBe(160);
+  });
+
+  it('reads fewer rows on PGlite, where a row read costs more and a graph step less than on PostgreSQL', () => {
+    const binary = { ORGMEM_VECTOR_STORAGE: 'binary-halfvec' };
+    const embedded = appWith(binary, 'pglite');
+    // The embedded default's 10k collection walks the binary graph there; on PostgreSQL it is read.
+    expect(readsExactly(embedded, scope(10_000, 12_000), NO_FILTERS, 20, 'hybrid')).toBe(false);
+    expect(readsExactly(appWith(binary), scope(10_000, 12_000), NO_FILTERS, 20, 'hybrid')).toBe(true);
+    for (const profile of ['hybrid', 'single'] as const) {
+      expect(exactMax(embedded, scope(1_000, 12_000), 20, profile)).toBeLessThan(exactMax(appWith(binary), scope(1_000, 12_000), 20, profile));
+      expect(exactMax(embedded, scope(1_000, 12_000), 20, profile)).toBeGreaterThan(1_000);
+    }
   });
 
   it('reads a tenant not in the graph exactly, however large its scope, and ORGMEM_SEARCH_EXACT_MAX does not change that', () => {

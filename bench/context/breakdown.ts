@@ -31,7 +31,7 @@ const { values: args } = parseArgs({
   },
 });
 const SAMPLES = Number(args.samples);
-const { ctx, close } = await openInProcess(args.base!, args.db!, 10);
+const { ctx, close } = await openInProcess({ base: args.base!, db: args.db! }, 10);
 const input = (query: string): ContextInput => ({
   query,
   max_tokens: Number(args['max-tokens']),

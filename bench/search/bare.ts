@@ -186,7 +186,7 @@ async function floor(ops: Op[], conns: postgres.ReservedSql[]): Promise<number> 
   return ms;
 }
 
-const { app, ctx, url, close } = await openInProcess(args.base!, dbName, POOL, { ORGMEM_SEARCH_CACHE_MB: '0' });
+const { app, ctx, url, close } = await openInProcess({ base: args.base!, db: dbName }, POOL, { ORGMEM_SEARCH_CACHE_MB: '0' });
 const rec: { current: Recorder | null; explain: Explained[] | null } = { current: null, explain: null };
 app.db = recording(app.db, rec);
 // The port's options (src/ports/db/postgres.ts): prepared statements, its connection settings.

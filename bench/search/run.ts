@@ -26,8 +26,9 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { backendCpuSeconds, backendCpuSince, machineCpuSeconds, processCpuSeconds } from '../lib/cpu.ts';
 import { api, createDatabase, createTenantKey, dropDatabase, startOrgmem } from '../lib/server.ts';
+import { bulkLoad } from '../lib/load.ts';
 import { pool, round, summary } from '../lib/stats.ts';
-import { memories, queries } from './corpus.ts';
+import { queries } from './corpus.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -154,36 +155,11 @@ async function afterLoad(apiKey: string) {
 }
 
 async function load(apiKey: string) {
-  const batches: Array<{ collection: string; items: unknown[] }> = [];
-  const add = (collection: string, count: number, seed: number) => {
-    let batch: unknown[] = [];
-    for (const m of memories(count, seed)) {
-      batch.push(m);
-      if (batch.length === 100) {
-        batches.push({ collection, items: batch });
-        batch = [];
-      }
-    }
-    if (batch.length) batches.push({ collection, items: batch });
-  };
-  SMALL.forEach((c, i) => add(c, SMALL_SIZE, 100 + i));
-  add(MAIN, N, 1);
+  const sets = [...SMALL.map((collection, i) => ({ collection, count: SMALL_SIZE, seed: 100 + i })), { collection: MAIN, count: N, seed: 1 }];
   const total = N + SMALL.length * SMALL_SIZE;
-  log(`loading ${total} memories in ${batches.length} bulk calls`);
-  const started = performance.now();
+  log(`loading ${total} memories in bulk calls of 100`);
   const cpu = { server: processCpuSeconds(server.pid), machine: machineCpuSeconds(), backends: await backendCpuSeconds(sql) };
-  let done = 0;
-  let lastReport = started;
-  await pool(batches, Number(args['load-concurrency']), async (b) => {
-    const res = await api(server.url, apiKey, 'POST', `/v1/memory/collections/${b.collection}/memories/bulk`, b.items);
-    if (res.status !== 201) throw new Error(`bulk insert: ${res.status} ${JSON.stringify(res.body)}`);
-    done += b.items.length;
-    if (performance.now() - lastReport > 30_000) {
-      lastReport = performance.now();
-      log(`${done}/${total} (${Math.round(done / ((lastReport - started) / 1000))}/s)`);
-    }
-  });
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = await bulkLoad(server.url, apiKey, sets, Number(args['load-concurrency']), log);
   const perSecond = Math.round(total / seconds);
   const serverMs = ((processCpuSeconds(server.pid) - cpu.server) * 1000) / total;
   const cpuMs = {

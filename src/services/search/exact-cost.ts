@@ -1,4 +1,5 @@
 import type { App } from '../../core/context.ts';
+import type { Db } from '../../ports/db/db.ts';
 import { graphCandidates } from '../../ports/db/vector-storage.ts';
 import { isBroad } from './cache.ts';
 import { narrows, type Filters, type Scope } from './scope.ts';
@@ -20,31 +21,36 @@ import { narrows, type Filters, type Scope } from './scope.ts';
  * against 8.9 ms at 100k). With a filter, n is not known before reading: the read stops at that
  * n plus one and the filter is then remembered as broad (cache.ts).
  *
- * Constants: `bench/search/exact-cost.ts` on databases loaded by `bench/search/run.ts` (a
- * collection `main` of 10k, 20k and 100k memories and four of 2,000 in the same table), the same
- * searches forced exact and forced through the indexes, search_ms p50 in the service
- * (2026-11-25, PostgreSQL 15, 2 cores shared with other work: load average 6 to 9, so every
- * figure is pessimistic, by about the same factor on both sides). ROW_US: the slope of the exact
- * times over the collection sizes at 20k and 100k (hybrid 4.6 and 4.5 us a memory, two passes;
- * vector 2.9 and 3.1). INDEX_US: the index path on `main` at 20k and 100k (hybrid 13.4 and 19.7
- * ms; vector 4.3 and 7.0). VISIT_US: vector search through the graph on a 2,000-memory
- * collection of the 108k table (about 1,080 visits) took 48.7 ms against 7.0 ms for `main`
- * (about EF visits): 42 us a visit. A walk that keeps more candidates than EF (the deployment's
- * ORGMEM_VECTOR_EF_SEARCH, or a binary storage's re-rank: walkEf) costs as many more visits: the
- * binary graph's walk at 1,000 took 46 ms at 1M against 4.3 for the float graph's at 100
- * (docs/vectors.md), 46 us for each candidate more. docs/search.md has the table.
+ * Constants: `bench/search/exact-cost.ts`, the same searches forced exact and forced through the
+ * indexes, search_ms p50 in the service, per database kind (bench/README.md has the runs,
+ * docs/search.md the table):
+ * - ROW_US: the exact time over the collection's size (PostgreSQL: at 20k and 100k, 2026-11-25;
+ *   PGlite: at 10k, 2026-12-03, the bundled model's vectors).
+ * - INDEX_US: the index path on the same collections with a walk of EF.
+ * - VISIT_US: what each visit more costs a walk. PostgreSQL: a 2,000-memory collection of a 108k
+ *   table through the float graph (about 1,080 visits) against `main` (about EF): 42 us; the
+ *   binary graph's walk of 1,000 at 1M cost 46 us a candidate more than the float graph's of 100
+ *   (docs/vectors.md). A graph of 100k walks cheaper (16 to 21 us on a quiet machine); 42 keeps
+ *   the cost of the large graphs, where a walk costs the most. PGlite: the binary graph's walk of 1,000 against 100
+ *   (ORGMEM_VECTOR_RERANK 50 and 5) in a 12k table, 20 to 25 us.
+ * An exact read on PGlite (WebAssembly, one process) costs two to three times PostgreSQL's a
+ * row while a graph step costs about half: with PostgreSQL's constants the embedded default's
+ * 10k collections were read exactly, three times slower than their walk.
  */
-const PROFILES = {
-  /** Both sides from one read (two passes with feedback) against the graph and the full-text index. */
-  hybrid: { ROW_US: 4.5, INDEX_US: 15_000 },
-  /** One side: the vector side (or the text side of a filtered search) alone. */
-  single: { ROW_US: 3, INDEX_US: 5_000 },
+/** hybrid: both sides from one read (two passes with feedback) against the graph and the full-text index; single: one side alone (the vector side, or the text side of a filtered search). */
+export type CostProfile = 'hybrid' | 'single';
+const CONSTANTS: Record<Db['kind'], { profiles: Record<CostProfile, { ROW_US: number; INDEX_US: number }>; VISIT_US: number }> = {
+  postgres: {
+    profiles: { hybrid: { ROW_US: 4.5, INDEX_US: 15_000 }, single: { ROW_US: 3, INDEX_US: 5_000 } },
+    VISIT_US: 42,
+  },
+  pglite: {
+    profiles: { hybrid: { ROW_US: 10, INDEX_US: 16_000 }, single: { ROW_US: 6, INDEX_US: 6_500 } },
+    VISIT_US: 22,
+  },
 };
-const VISIT_US = 42;
 /** hnsw.ef_search at which INDEX_US was measured (the default of ORGMEM_VECTOR_EF_SEARCH). */
 const EF = 100;
-
-export type CostProfile = keyof typeof PROFILES;
 
 /**
  * hnsw.ef_search of a graph search for `k` results: the candidates it keeps while walking, at
@@ -65,7 +71,8 @@ export function exactMax(app: App, scope: Scope, k: number, profile: CostProfile
   if (scope.graphRows === null) return Infinity;
   const fixed = app.config.search.exactScanMax;
   if (fixed !== undefined) return fixed;
-  const { ROW_US, INDEX_US } = PROFILES[profile];
+  const { profiles, VISIT_US } = CONSTANTS[app.db.kind];
+  const { ROW_US, INDEX_US } = profiles[profile];
   const table = Math.max(scope.graphRows, scope.memoryCount);
   const ef = walkEf(app, false, k);
   const walk = INDEX_US + VISIT_US * (ef - EF);

@@ -34,14 +34,15 @@ export function feedbackVector(queryLiteral: string, textRows: Array<{ id: strin
 
 /**
  * The search vector as a SQL expression (`p` adds a parameter). The centroid is computed inside
- * the search statement (an uncorrelated subquery, which PostgreSQL runs once before the scan)
- * instead of being read back first, which cost a round trip; with no matches, or when they are
- * gone, the query vector alone.
+ * the search statement instead of being read back first, which cost a round trip; with no
+ * matches, or when they are gone, the query vector alone. The whole sum is one uncorrelated
+ * subquery, which PostgreSQL runs once before the scan: with only the average inside it, the
+ * addition and the coalesce ran again for every row an exact read ranks.
  */
 export function vectorSql(v: SearchVector, scope: Scope, p: (value: unknown) => string): string {
   const query = `${p(v.literal)}::vector`;
   if (!v.feedbackIds?.length) return query;
-  return `coalesce(${query} + (select avg(c.embedding) ${fromFeedback(v, scope, p)}), ${query})`;
+  return `(select coalesce(${query} + avg(c.embedding), ${query}) ${fromFeedback(v, scope, p)})`;
 }
 
 const fromFeedback = (v: SearchVector, scope: Scope, p: (value: unknown) => string) =>

@@ -3,7 +3,7 @@ import type { Db } from '../ports/db/db.ts';
 import { toVectorLiteral } from '../ports/db/db.ts';
 import type { Embedder } from '../ports/embedder/embedder.ts';
 import { VECTOR_INDEX } from '../ports/db/vector-storage.ts';
-import { createIndexSql, currentStorage } from './vector-storage.ts';
+import { createIndexSql, currentStorage, retypeColumn } from './vector-storage.ts';
 
 const BATCH = 256;
 
@@ -18,15 +18,14 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
   const from = Number(recorded?.value);
   const to = embedder.dimensions;
   let memories = 0;
-  await db.transaction(async (tx) => {
+  const onShards = await db.transaction(async (tx) => {
     // The column and its index come back as they were: the same type, kept in the row (sql/007;
     // a new column takes its type's own storage), the same storage, graph and predicate at the
     // new dimension (a binary graph's codes are as long as the vectors).
     const { column, storage, graph, partial } = await currentStorage(tx);
-    await tx.exec(`drop index if exists ${VECTOR_INDEX};
-                   alter table memories drop column embedding;
-                   alter table memories add column embedding ${column}(${to});
-                   alter table memories alter column embedding set storage plain`);
+    await tx.exec(`drop index if exists ${VECTOR_INDEX}`);
+    await tx.exec(`alter table memories drop column embedding`);
+    const keepOnShards = await retypeColumn(tx, `add column embedding ${column}(${to})`);
     let lastTenant = '00000000-0000-0000-0000-000000000000';
     let lastId = '00000000-0000-0000-0000-000000000000';
     for (;;) {
@@ -49,6 +48,8 @@ export async function reembed(db: Db, embedder: Embedder, log: Logger): Promise<
     await tx.exec(`alter table memories alter column embedding set not null`);
     if (storage && graph) await tx.exec(createIndexSql({ storage, ...graph }, to, partial));
     await tx.query(`insert into settings (key, value) values ('embedding_dim', $1::jsonb) on conflict (key) do update set value = excluded.value`, [to]);
+    return keepOnShards;
   });
+  await onShards(db);
   return { from, to, memories };
 }

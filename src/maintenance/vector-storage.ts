@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../ports/db/db.ts';
+import { isCitus } from './citus.ts';
 import { columnType, type ColumnType, graphParams, indexBody, PGVECTOR_GRAPH, VECTOR_INDEX, type VectorIndex } from '../ports/db/vector-storage.ts';
 
 type Storage = VectorIndex['storage'];
@@ -11,8 +12,38 @@ const GRAPHED = 'graphed';
 /** Rows copied to time the steps on this server before estimating them for the whole table. */
 const SAMPLE = 3000;
 
-/** The column's new type, kept in the row as sql/007 keeps it (a new type takes its own default storage). */
-const retype = (to: Storage, dim: number) => `alter column embedding type ${columnType(to)}(${dim}), alter column embedding set storage plain`;
+/** The embedding kept in the row, as sql/007 keeps it (a new column or type takes its type's own storage). */
+const KEEP_IN_ROW = 'alter column embedding set storage plain';
+/** The column's new type, kept in the row. */
+const retypeTo = (to: Storage, dim: number) => `alter column embedding type ${columnType(to)}(${dim})`;
+const retype = (to: Storage, dim: number) => `${retypeTo(to, dim)}, ${KEEP_IN_ROW}`;
+
+/**
+ * Gives `memories` the embedding column `define` makes (run in `tx`), kept in the row as sql/007
+ * keeps it: in one statement where the table is PostgreSQL's own. On Citus (docs/citus.md) the
+ * table is distributed after the migrations: Citus carries the column's change to every shard
+ * but refuses SET STORAGE, so the coordinator's table takes it alone (DDL propagation off for
+ * that statement) and each shard once `tx` has committed (the shards' connections of
+ * run_command_on_shards are not the transaction's, and would wait on its locks). Answers that
+ * last step, to run after the commit; it throws naming a shard that refused.
+ */
+export async function retypeColumn(tx: Queryable, define: string): Promise<(db: Queryable) => Promise<void>> {
+  const distributed = (await isCitus(tx)) && (await tx.query(`select 1 from pg_dist_partition where logicalrelid = 'memories'::regclass`)).length > 0;
+  if (!distributed) {
+    await tx.exec(`alter table memories ${define}, ${KEEP_IN_ROW}`);
+    return async () => {};
+  }
+  await tx.exec(`alter table memories ${define}`);
+  await tx.exec(`set local citus.enable_ddl_propagation to off`);
+  await tx.exec(`alter table memories ${KEEP_IN_ROW}`);
+  await tx.exec(`set local citus.enable_ddl_propagation to on`);
+  return async (db) => {
+    const failed = await db.query<{ shardid: string; result: string }>(
+      `select shardid::text, result from run_command_on_shards('memories', $$alter table %s ${KEEP_IN_ROW}$$) where not success`,
+    );
+    if (failed.length) throw new Error(`Citus: shard ${failed[0]!.shardid} of memories kept its embedding's storage: ${failed[0]!.result}`);
+  };
+}
 
 export interface StoragePlan {
   /** What the database holds now: null when the vector index is missing. */
@@ -189,10 +220,11 @@ export async function applyStorage(db: Db, plan: StoragePlan, progress: (p: Buil
   const concurrently = db.kind === 'postgres' ? 'concurrently' : '';
   await db.exec(`drop index ${concurrently} if exists ${NEXT}`);
   if (plan.rewrite) {
-    await db.transaction(async (tx) => {
-      await tx.exec(`drop index if exists ${VECTOR_INDEX};
-        alter table memories ${retype(plan.to, plan.dim)}`);
+    const onShards = await db.transaction(async (tx) => {
+      await tx.exec(`drop index if exists ${VECTOR_INDEX}`);
+      return retypeColumn(tx, retypeTo(plan.to, plan.dim));
     });
+    await onShards(db);
   }
   if (!plan.build) return;
   const started = performance.now();
@@ -216,6 +248,7 @@ export async function applyStorage(db: Db, plan: StoragePlan, progress: (p: Buil
     clearInterval(poll);
   }
   await db.transaction(async (tx) => {
-    await tx.exec(`drop index if exists ${VECTOR_INDEX}; alter index ${NEXT} rename to ${VECTOR_INDEX}`);
+    await tx.exec(`drop index if exists ${VECTOR_INDEX}`);
+    await tx.exec(`alter index ${NEXT} rename to ${VECTOR_INDEX}`);
   });
 }

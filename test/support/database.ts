@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import type { Queryable } from '../../src/ports/db/db.ts';
 
 const admin = (url: string) => postgres(url, { max: 1, onnotice: () => {} });
 
@@ -84,4 +85,18 @@ export async function freshDatabase(base: string): Promise<{ url: string; drop()
       }
     },
   };
+}
+
+/**
+ * How the embedding column is stored ('p': kept in the row, as sql/007 keeps it) in `memories`
+ * and, on a Citus coordinator, in each of its shards: one letter for each.
+ */
+export async function embeddingStorage(db: Queryable): Promise<string[]> {
+  const column = `attrelid = 'memories'::regclass and attname = 'embedding'`;
+  const [own] = await db.query<{ storage: string }>(`select attstorage::text as storage from pg_attribute where ${column}`);
+  if (!(await db.query(`select 1 from pg_extension where extname = 'citus'`)).length) return [own!.storage];
+  const shards = await db.query<{ result: string }>(
+    `select result from run_command_on_shards('memories', $$select attstorage from pg_attribute where attrelid = '%s'::regclass and attname = 'embedding'$$)`,
+  );
+  return [own!.storage, ...shards.map((s) => s.result)];
 }

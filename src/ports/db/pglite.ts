@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Db, Queryable, Row, Tx } from './db.ts';
@@ -23,12 +24,20 @@ export async function openPglite(dataDir: string): Promise<Db> {
     release();
     throw err;
   }
+  // PGlite runs each statement on this thread, and a chain of awaited statements continues in
+  // microtasks, so a job's steps (the graph fill: minutes on halfvec) would hold the event loop
+  // from the first to the last: no request was read meanwhile, and a client's next request on a
+  // kept connection was reset when the keep-alive timer fired first. Each statement gives the
+  // loop a turn after it.
   const wrap = (s: PGlite | Transaction): Queryable => ({
     async query<T = Row>(text: string, params: unknown[] = []) {
-      return (await s.query<T>(text, params)).rows;
+      const { rows } = await s.query<T>(text, params);
+      await nextTurn();
+      return rows;
     },
     async exec(text: string) {
       await s.exec(text);
+      await nextTurn();
     },
   });
   let savepoints = 0;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { App } from '../../core/context.ts';
-import type { Queryable } from '../../ports/db/db.ts';
+import type { Db, Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 
 /*
@@ -22,8 +22,14 @@ import { defineJob } from '../../ports/jobs/jobs.ts';
 export const graphFillJob = defineJob('graph_fill', z.object({ tenant_id: z.uuid() }), { maxAttempts: 5 });
 
 const lockKey = (param: string) => `hashtextextended('orgmem graph ' || ${param}::text, 0)`;
-/** Rows a fill statement marks: one short transaction each (each row is an HNSW insert, about 0.6 ms). */
-const FILL_ROWS = 2000;
+/**
+ * Rows a fill statement marks: one short transaction each, each row an HNSW insert (about 0.6 ms
+ * on PostgreSQL). PGlite runs a statement on the service's own thread, so a step holds its
+ * event loop: on halfvec, 2,000 rows took 22 to 24 s there (12 ms a row; the binary graph's 1.3),
+ * longer than the HTTP server's keep-alive timeout (5 s), so a client's next request on a kept
+ * connection was reset when the loop came back. 200 keep a step within about 2.5 s.
+ */
+const FILL_ROWS: Record<Db['kind'], number> = { postgres: 2000, pglite: 200 };
 
 /**
  * Every insert of memories calls this in its transaction before writing them: whether the rows
@@ -71,7 +77,7 @@ export async function fillGraph(app: App, tenantId: string): Promise<number> {
             where m.tenant_id = $1 and m.id = b.id
            returning m.id)
          select count(*)::int as n, max(id::text) as last from marked`,
-        [tenantId, after, FILL_ROWS],
+        [tenantId, after, FILL_ROWS[app.db.kind]],
       );
       if (!step!.n) break;
       filled += step!.n;

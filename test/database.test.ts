@@ -163,4 +163,21 @@ describe('database', () => {
     const reopened = await createApp(loadConfig({ ORGMEM_DATA_DIR: dir }), { embedder: hashEmbedder(512), log: silent });
     await closeApp(reopened);
   }, 120_000);
+
+  it('an embedded database lets the event loop run between statements, so a job of many steps does not hold requests', async () => {
+    const db = await openPglite('memory://');
+    try {
+      // A chain of statements, as a job's steps run: each holds the thread while it runs.
+      let turns = 0;
+      const timer = setInterval(() => turns++, 0);
+      try {
+        for (let i = 0; i < 20; i++) await db.query('select count(*)::int as n from generate_series(1, 20000)');
+      } finally {
+        clearInterval(timer);
+      }
+      expect(turns).toBeGreaterThanOrEqual(10);
+    } finally {
+      await db.close();
+    }
+  });
 });

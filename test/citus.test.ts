@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable, Tx } from '../src/ports/db/db.ts';
 import { CITUS_LOCAL_SCHEMAS, CITUS_TABLES } from '../src/maintenance/citus.ts';
 import { migrate } from '../src/maintenance/migrate.ts';
+import { CONNECTION_SETTINGS } from '../src/ports/db/postgres.ts';
 import { fillGraph } from '../src/services/memory/graph-tenants.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { isCitusServer } from './support/database.ts';
@@ -90,7 +91,8 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     }));
     expect((await t.api('POST', '/v1/memory/collections/notes/memories/bulk', texts)).status).toBe(201);
     await fillGraph(server.app, t.id);
-    sql = postgres((server.app.config as { databaseUrl: string }).databaseUrl, { max: 1, onnotice: () => {} });
+    // The port's connection settings: the search's statements are replayed as the service runs them.
+    sql = postgres((server.app.config as { databaseUrl: string }).databaseUrl, { max: 1, onnotice: () => {}, connection: CONNECTION_SETTINGS });
     // Copies make the collection large enough for the planner to walk the graph rather than sort.
     const columns = (
       await sql<{ name: string }[]>`select column_name as name from information_schema.columns

@@ -164,6 +164,21 @@ describe('database', () => {
     await closeApp(reopened);
   }, 120_000);
 
+  it.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL every connection makes SET LOCAL reach Citus workers, one opened before migrate too', async () => {
+    const fresh = await freshDatabase(process.env.TEST_DATABASE_URL!);
+    const db = openPostgres(fresh.url, 1);
+    try {
+      // Opened before any migration: a setting of the database would not reach it.
+      await db.query('select 1');
+      await closeApp(await createApp(loadConfig({ DATABASE_URL: fresh.url }), { embedder: hashEmbedder(512), log: silent }));
+      const [row] = await db.query<{ p: string }>(`select current_setting('citus.propagate_set_commands') as p`);
+      expect(row!.p).toBe('local');
+    } finally {
+      await db.close();
+      await fresh.drop();
+    }
+  });
+
   it('an embedded database lets the event loop run between statements, so a job of many steps does not hold requests', async () => {
     const db = await openPglite('memory://');
     try {

@@ -99,8 +99,7 @@ export async function placements(db: Queryable): Promise<Map<string, string>> {
  * On a Citus coordinator, places every table as CITUS_TABLES says; tables already placed are
  * left alone, so it runs on every start. It runs in the migrations' transaction, after them
  * (Citus copies the rows into the shards), reference tables first: a distributed table's foreign
- * keys need their targets placed. It also makes SET LOCAL reach the workers (search's planner
- * settings). Throws, naming what is missing, when the coordinator or the workers are not in the
+ * keys need their targets placed. Throws, naming what is missing, when the coordinator or the workers are not in the
  * cluster's metadata or a table is not listed.
  */
 export async function distribute(tx: Queryable): Promise<void> {
@@ -121,14 +120,6 @@ export async function distribute(tx: Queryable): Promise<void> {
     throw new CitusSetupError("Citus: this database has no worker node; add each with SELECT citus_add_node('<host>', <port>) in it (docs/citus.md).");
   }
   const placed = await placements(tx);
-  // Set once: Citus sends ALTER DATABASE to every node, and a process starting while a worker is
-  // down must find nothing to change (docs/citus.md, "A node down").
-  const [setting] = await tx.query<{ name: string; set: boolean }>(
-    `select current_database() as name, exists (select 1 from pg_db_role_setting s join pg_database d on d.oid = s.setdatabase
-                                                 where d.datname = current_database() and s.setrole = 0
-                                                   and 'citus.propagate_set_commands=local' = any(s.setconfig)) as set`,
-  );
-  if (!setting!.set) await tx.exec(`alter database "${setting!.name.replaceAll('"', '""')}" set citus.propagate_set_commands = 'local'`);
   // A 'local' one is a Citus local table: Citus makes one of a local table that gains a foreign
   // key to a reference table; it is placed like a plain one.
   const todo = Object.entries(CITUS_TABLES).filter(([table, p]) => p.kind !== 'local' && [undefined, 'local'].includes(placed.get(table)));

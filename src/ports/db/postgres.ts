@@ -52,8 +52,11 @@ function checkedSocket(rule: TargetRule, to: Destination, timeoutMs: number) {
  * generic plan after its fifth run; whether search takes the HNSW index, a filter's index, the
  * GIN index or a scan depends on how many rows the tenant, collection, filters and words
  * select, which a generic plan cannot know. Planning each time costs tens of microseconds.
+ * On a Citus coordinator, SET LOCAL reaches the worker that plans a shard's query (search's
+ * planner settings, docs/citus.md): set on each connection rather than on the database, which
+ * would reach only connections opened after it; plain PostgreSQL keeps it as an unused placeholder.
  */
-export const CONNECTION_SETTINGS = { jit: 'off', plan_cache_mode: 'force_custom_plan' };
+export const CONNECTION_SETTINGS = { jit: 'off', plan_cache_mode: 'force_custom_plan', 'citus.propagate_set_commands': 'local' };
 
 /**
  * Where `url` points, for the checked socket. The hosts are read here: postgres.js splits a host on

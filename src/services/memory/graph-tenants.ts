@@ -27,9 +27,11 @@ const lockKey = (param: string) => `hashtextextended('orgmem graph ' || ${param}
  * on PostgreSQL). PGlite runs a statement on the service's own thread, so a step holds its
  * event loop: on halfvec, 2,000 rows took 22 to 24 s there (12 ms a row; the binary graph's 1.3),
  * longer than the HTTP server's keep-alive timeout (5 s), so a client's next request on a kept
- * connection was reset when the loop came back. 200 keep a step within about 2.5 s.
+ * connection was reset when the loop came back. PGlite also runs one statement at a time, so each
+ * statement of a search made during a fill waits for the step before it: 50 rows keep that wait
+ * within about 0.6 s on halfvec (200 made searches take 9 to 21 s; bench/README.md, embedded).
  */
-const FILL_ROWS: Record<Db['kind'], number> = { postgres: 2000, pglite: 200 };
+const FILL_ROWS: Record<Db['kind'], number> = { postgres: 2000, pglite: 50 };
 
 /**
  * Every insert of memories calls this in its transaction before writing them: whether the rows

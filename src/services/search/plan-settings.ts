@@ -21,7 +21,7 @@ export const graphSettingsFilter = (ef: string) =>
  * so it cannot sit in the statement it governs: the caller sends these statements and the search
  * in one flight (pipelined, no round trip between them), inside the transaction that scopes them.
  * SET LOCAL rather than set_config: on Citus only a SET LOCAL reaches the worker that plans the
- * shard's query (orgmem migrate sets citus.propagate_set_commands; docs/citus.md).
+ * shard's query (every connection sets citus.propagate_set_commands, src/ports/db/postgres.ts; docs/citus.md).
  * `ef` is hnsw.ef_search, a number.
  */
 export const graphSettings = (ef: string) =>

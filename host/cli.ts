@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { admin } from './commands/admin.ts';
 import { HELP, UsageError, type Command, type Values } from './commands/command.ts';
-import { migrateCommand, reembedCommand, vectorStorageCommand } from './commands/database.ts';
+import { graphTenantsCommand, migrateCommand, reembedCommand, vectorStorageCommand } from './commands/database.ts';
 import { hook } from './commands/hook.ts';
 import { importCommand } from './commands/import.ts';
 import { inboundSmtp } from './commands/inbound-smtp.ts';
@@ -26,6 +26,7 @@ Commands:
   migrate           apply database migrations and exit
   reembed           re-embed every memory after changing the embedder
   vector-storage    store and index the embeddings as ORGMEM_VECTOR_STORAGE says
+  graph-tenants     put each tenant in or out of the vector graph as ORGMEM_GRAPH_FROM says
   admin             operator commands: create-tenant, create-key
   import            import a file (orgmem, mem0, supermemory, Letta, Zep, PAM) into a running server
 
@@ -45,6 +46,7 @@ ${DATA}`,
     migrate: migrateCommand,
     reembed: reembedCommand,
     'vector-storage': vectorStorageCommand,
+    'graph-tenants': graphTenantsCommand,
     admin,
     import: importCommand,
   },

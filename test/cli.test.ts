@@ -4,6 +4,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { closeApp, createApp } from '../host/app.ts';
+import { loadConfig } from '../src/core/config.ts';
+import { toVectorLiteral } from '../src/ports/db/db.ts';
+import { openPglite } from '../src/ports/db/pglite.ts';
+import { hashEmbedder } from '../src/ports/embedder/hash.ts';
 import { call } from './support/client.ts';
 import { closedPort } from './support/closed-port.ts';
 import { spawnServe } from './support/serve.ts';
@@ -228,6 +234,54 @@ describe('orgmem on an empty embedded database, started from another directory',
   }, 120_000);
 });
 
+describe('orgmem graph-tenants', () => {
+  it('says which tenants are out of place in the vector graph, changes nothing with --dry-run, then takes the small ones out', async () => {
+    const dir = tempDir();
+    const cwd = tempDir();
+    // A tenant of three memories in the graph, as a database from before ORGMEM_GRAPH_FROM holds every tenant.
+    const app = await createApp(loadConfig({ ORGMEM_DATA_DIR: dir, ORGMEM_EMBEDDER: 'hash' }), { embedder: hashEmbedder(512), log: pino({ level: 'silent' }) });
+    const tenant = '01900000-0000-7000-8000-00000000cccc';
+    try {
+      await app.db.query(`insert into tenants (id, name, email) values ($1, 'g', 'g@example.com')`, [tenant]);
+      // Its count kept by hand, as the service keeps it with every write.
+      await app.db.query(`insert into collections (tenant_id, name, memory_count) values ($1, 'c', 3)`, [tenant]);
+      const vectors = await hashEmbedder(512).embed(['one', 'two', 'three']);
+      for (const v of vectors) {
+        await app.db.query(`insert into memories (tenant_id, id, collection, text, embedding) values ($1, gen_random_uuid(), 'c', 'a note', $2::vector)`, [
+          tenant,
+          toVectorLiteral(v),
+        ]);
+      }
+      await app.db.query(`insert into graph_tenants (tenant_id, state) values ($1, 'ready')`, [tenant]);
+    } finally {
+      await closeApp(app);
+    }
+    const held = async () => {
+      const db = await openPglite(dir);
+      try {
+        const [r] = await db.query<{ graphed: number; marked: boolean }>(
+          `select count(*) filter (where graphed)::int as graphed, exists (select 1 from graph_tenants where tenant_id = $1) as marked from memories where tenant_id = $1`,
+          [tenant],
+        );
+        return r;
+      } finally {
+        await db.close();
+      }
+    };
+
+    const dry = await orgmem(['graph-tenants', '--dry-run'], { ORGMEM_DATA_DIR: dir }, cwd);
+    expect(dry).toMatchObject({ code: 0, stderr: '' });
+    expect(dry.stdout).toContain('1 tenants to take out of the graph (fewer than 10000 memories each, 3 in all)');
+    expect(dry.stdout).toContain('0 tenants to add to it (10000 memories or more each, 0 in all)');
+    expect(await held()).toEqual({ graphed: 3, marked: true });
+
+    const run = await orgmem(['graph-tenants'], { ORGMEM_DATA_DIR: dir }, cwd);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/Done in \d+ s: 1 tenants out of the graph \(3 memories\); 0 added \(0 memories\)\./);
+    expect(await held()).toEqual({ graphed: 0, marked: false });
+  }, 120_000);
+});
+
 describe('arguments', () => {
   // On PostgreSQL runs the commands get a real database too, to show that they leave it alone.
   let server: TestServer | undefined;
@@ -268,6 +322,7 @@ describe('arguments', () => {
       [['migrate', '--help'], 'Usage: orgmem migrate'],
       [['mcp', '--help'], 'Usage: orgmem mcp'],
       [['reembed', '--help'], 'Usage: orgmem reembed'],
+      [['graph-tenants', '--help'], 'Usage: orgmem graph-tenants'],
       [['help', 'reembed'], 'Usage: orgmem reembed'],
       [['admin', '--help'], 'Usage: orgmem admin <command>'],
       [['admin', 'create-tenant', '--help'], 'Usage: orgmem admin create-tenant'],
@@ -305,6 +360,7 @@ describe('arguments', () => {
       [['serve', '--port', 'eighty'], "--port must be a port number (0-65535), not 'eighty'", 'Usage: orgmem serve'],
       [['serve', '--port'], "Option '--port <value>' argument missing", 'Usage: orgmem serve'],
       [['reembed', '--all'], "unknown option '--all'", 'Usage: orgmem reembed'],
+      [['graph-tenants', '--all'], "unknown option '--all'", 'Usage: orgmem graph-tenants'],
       [['serve', '--version'], "unknown option '--version'", 'Usage: orgmem serve'],
       [['migrate', 'now'], "Unexpected argument 'now'", 'Usage: orgmem migrate'],
       [['admin'], "'admin' needs a command", 'Usage: orgmem admin <command>'],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillGraph, graphedInsert, recordFillFailure } from '../src/services/memory/graph-tenants.ts';
+import type { Db } from '../src/ports/db/db.ts';
+import { fillGraph, graphedInsert, leaveGraph, misplacedTenants, recordFillFailure } from '../src/services/memory/graph-tenants.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -181,5 +182,99 @@ describe('a failed fill', () => {
 
   it('of a deleted tenant does nothing', async () => {
     expect(await fillGraph(server.app, '00000000-0000-4000-8000-000000000000')).toBe(0);
+  });
+});
+
+describe('orgmem graph-tenants: each tenant where ORGMEM_GRAPH_FROM puts it', () => {
+  /** Where a tenant stands in the lists of the command: 'leave', 'enter' or null. */
+  const listed = async (t: Tenant) => {
+    const { leave, enter } = await misplacedTenants(server.app.db, FROM);
+    const at = (list: Array<{ tenantId: string; memories: number }>) => list.find((x) => x.tenantId === t.id);
+    return at(leave) ? ['leave', at(leave)!.memories] : at(enter) ? ['enter', at(enter)!.memories] : null;
+  };
+  /** A small tenant in the graph, as a database from before ORGMEM_GRAPH_FROM holds every tenant (or one whose setting was raised). */
+  const graphedSmall = async (n: number, tag: string) => {
+    const t = await newTenant(server.url, server.adminKey);
+    await add(t, notes(n, tag));
+    expect(await fillGraph(server.app, t.id)).toBe(n);
+    return t;
+  };
+
+  it('takes a small tenant out: its rows leave the graph, its searches read exactly, its writes stay outside; a large one stays', async () => {
+    const small = await graphedSmall(10, 'small-in');
+    const large = await graphedSmall(FROM + 2, 'large-in');
+    expect(await listed(small)).toEqual(['leave', 10]);
+    expect(await listed(large)).toBeNull();
+
+    expect(await leaveGraph(server.app.db, small.id, FROM)).toBe(10);
+    expect(await state(small)).toBeNull();
+    expect(await rows(small)).toEqual([[false, 10]]);
+    expect(await listed(small)).toBeNull();
+    const [later] = await add(small, [{ text: 'The harbour ferry timetable changes in winter' }]);
+    expect(await rows(small)).toEqual([[false, 11]]);
+    expect(await queuedFills(small)).toBe(0);
+    // Told to walk the graph, it reads exactly: its rows are found though none is in the graph.
+    server.app.config.search.exactScanMax = 0;
+    try {
+      expect((await search(small, 'The harbour ferry timetable changes in winter')).body.results[0].id).toBe(later);
+    } finally {
+      server.app.config.search.exactScanMax = undefined;
+    }
+    // Run again, it has nothing to do; the large tenant is never taken out.
+    expect(await leaveGraph(server.app.db, large.id, FROM)).toBeNull();
+    expect(await state(large)).toEqual({ state: 'ready', error: null });
+    expect(await rows(large)).toEqual([[true, FROM + 2]]);
+  });
+
+  it('finishes a leave that stopped part way, and keeps a tenant whose fill has not finished', async () => {
+    const stopped = await graphedSmall(6, 'stopped');
+    // Unmarked, then stopped before its rows left the graph.
+    await server.app.db.query('delete from graph_tenants where tenant_id = $1', [stopped.id]);
+    expect(await listed(stopped)).toEqual(['leave', 6]);
+    expect(await leaveGraph(server.app.db, stopped.id, FROM)).toBe(6);
+    expect(await rows(stopped)).toEqual([[false, 6]]);
+    expect(await listed(stopped)).toBeNull();
+
+    const filling = await newTenant(server.url, server.adminKey);
+    await add(filling, notes(4, 'filling'));
+    await server.app.db.query(`insert into graph_tenants (tenant_id, state) values ($1, 'filling')`, [filling.id]);
+    expect(await listed(filling)).toBeNull();
+    expect(await leaveGraph(server.app.db, filling.id, FROM)).toBeNull();
+    expect(await state(filling)).toEqual({ state: 'filling', error: null });
+  });
+
+  it('keeps a tenant that grew to ORGMEM_GRAPH_FROM after it was listed', async () => {
+    const t = await graphedSmall(FROM - 2, 'growing');
+    expect(await listed(t)).toEqual(['leave', FROM - 2]);
+    await add(t, notes(2, 'grown'));
+    expect(await leaveGraph(server.app.db, t.id, FROM)).toBeNull();
+    expect(await state(t)).toEqual({ state: 'ready', error: null });
+    expect(await rows(t)).toEqual([[true, FROM]]);
+  });
+
+  it('lists a tenant at ORGMEM_GRAPH_FROM out of the graph to enter it (a lowered setting, or a fill not yet run)', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    await add(t, notes(FROM, 'waiting'));
+    expect(await listed(t)).toEqual(['enter', FROM]);
+    expect(await fillGraph(server.app, t.id)).toBe(FROM);
+    expect(await listed(t)).toBeNull();
+  });
+
+  it('a step taking rows out changes nothing once a fill has marked the tenant again', async () => {
+    const t = await graphedSmall(5, 'refilled');
+    // The real database, with a fill marking the tenant between the leave's unmarking and its first step.
+    let transactions = 0;
+    const db: Db = {
+      ...server.app.db,
+      async transaction(fn) {
+        if (++transactions === 2) await server.app.db.query(`insert into graph_tenants (tenant_id, state) values ($1, 'filling')`, [t.id]);
+        return server.app.db.transaction(fn);
+      },
+    };
+    expect(await leaveGraph(db, t.id, FROM)).toBe(0);
+    expect(transactions).toBe(2);
+    expect(await rows(t)).toEqual([[true, 5]]);
+    expect(await fillGraph(server.app, t.id)).toBe(0);
+    expect(await state(t)).toEqual({ state: 'ready', error: null });
   });
 });

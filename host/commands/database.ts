@@ -89,3 +89,52 @@ ${HELP}`,
     }
   },
 };
+
+export const graphTenantsCommand: Command = {
+  usage: `Usage: orgmem graph-tenants [--dry-run]
+
+Puts each tenant where ORGMEM_GRAPH_FROM says (docs/search.md, "Which tenants the graph holds"):
+takes the tenants holding fewer memories out of the vector graph, so their searches read
+exactly and their writes skip the graph (a database from before the setting holds every tenant
+in it, and a raised setting leaves tenants in it), and adds those holding as many or more that
+are not in it (a lowered setting adds them only at their next write). Says first which, then
+does it while the service runs.
+
+Options:
+      --dry-run     only say which tenants would leave or enter the graph
+${HELP}`,
+  options: { 'dry-run': { type: 'boolean' } },
+  async run(values) {
+    const { misplacedTenants, leaveGraph, fillGraph } = await import('../../src/services/memory/graph-tenants.ts');
+    const app = await openApp();
+    const say = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+    try {
+      const from = app.config.search.graphFrom;
+      const { leave, enter } = await misplacedTenants(app.db, from);
+      const memories = (list: Array<{ memories: number }>) => list.reduce((n, t) => n + t.memories, 0);
+      say(`${leave.length} tenants to take out of the graph (fewer than ${from} memories each, ${memories(leave)} in all)`);
+      say(`${enter.length} tenants to add to it (${from} memories or more each, ${memories(enter)} in all)`);
+      if (values['dry-run']) return;
+      const started = performance.now();
+      const done = { left: 0, out: 0, kept: 0, entered: 0, filled: 0 };
+      for (const t of leave) {
+        const rows = await leaveGraph(app.db, t.tenantId, from);
+        if (rows === null) done.kept++;
+        else {
+          done.left++;
+          done.out += rows;
+        }
+      }
+      for (const t of enter) {
+        done.filled += await fillGraph(app, t.tenantId);
+        done.entered++;
+      }
+      const seconds = Math.round((performance.now() - started) / 1000);
+      say(
+        `Done in ${seconds} s: ${done.left} tenants out of the graph (${done.out} memories)${done.kept ? `, ${done.kept} kept (grown or filling since)` : ''}; ${done.entered} added (${done.filled} memories).`,
+      );
+    } finally {
+      await stopApp(app);
+    }
+  },
+};

@@ -68,23 +68,7 @@ export async function fillGraph(app: App, tenantId: string): Promise<number> {
     await tx.query(`insert into graph_tenants (tenant_id, state) values ($1, 'filling') on conflict (tenant_id) do nothing`, [tenantId]);
   });
   try {
-    let filled = 0;
-    // In id order from the last one marked: the primary key's order, so no step reads a row twice.
-    let after = '00000000-0000-0000-0000-000000000000';
-    for (;;) {
-      const [step] = await app.db.query<{ n: number; last: string | null }>(
-        `with marked as (
-           update memories m set graphed = true
-             from (select id from memories where tenant_id = $1 and id > $2 and not graphed order by id limit $3) b
-            where m.tenant_id = $1 and m.id = b.id
-           returning m.id)
-         select count(*)::int as n, max(id::text) as last from marked`,
-        [tenantId, after, FILL_ROWS[app.db.kind]],
-      );
-      if (!step!.n) break;
-      filled += step!.n;
-      after = step!.last!;
-    }
+    const filled = await markRows(app.db, tenantId, true, (statement, params) => app.db.query(statement, params));
     await app.db.query(`update graph_tenants set state = 'ready', error = null, updated_at = now() where tenant_id = $1`, [tenantId]);
     app.log.info({ tenant_id: tenantId, filled }, 'tenant added to the vector graph');
     return filled;
@@ -97,4 +81,92 @@ export async function fillGraph(app: App, tenantId: string): Promise<number> {
 /** A failed or abandoned fill, kept for the tenant's pipeline health until a fill succeeds. */
 export async function recordFillFailure(app: App, tenantId: string, reason: string): Promise<void> {
   await app.db.query(`update graph_tenants set error = $2, updated_at = now() where tenant_id = $1`, [tenantId, reason]);
+}
+
+type Step = { n: number; last: string | null };
+
+/**
+ * Sets `graphed` to `to` on the tenant's rows that differ, in steps of FILL_ROWS in id order from
+ * the last one changed (the primary key's order, so no step reads a row twice); `run` runs each
+ * step's statement, and a step changes nothing unless `guard` (SQL, the tenant as $1) holds.
+ * Answers the rows changed.
+ */
+async function markRows(db: Db, tenantId: string, to: boolean, run: (statement: string, params: unknown[]) => Promise<Step[]>, guard = 'true') {
+  let changed = 0;
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const [step] = await run(
+      `with changed as (
+         update memories m set graphed = ${to}
+           from (select id from memories where tenant_id = $1 and id > $2 and graphed <> ${to} and ${guard} order by id limit $3) b
+          where m.tenant_id = $1 and m.id = b.id
+         returning m.id)
+       select count(*)::int as n, max(id::text) as last from changed`,
+      [tenantId, after, FILL_ROWS[db.kind]],
+    );
+    if (!step!.n) return changed;
+    changed += step!.n;
+    after = step!.last!;
+  }
+}
+
+export interface GraphPlace {
+  tenantId: string;
+  memories: number;
+}
+
+/**
+ * The tenants whose place in the graph is not the one ORGMEM_GRAPH_FROM (`graphFrom`) gives
+ * them: `leave`, in it (ready) while holding fewer memories, or out of it with rows still
+ * graphed (a leave that stopped part way); `enter`, out of it while holding as many or more
+ * (they would enter at their next write). A tenant whose fill has not finished is in neither.
+ */
+export async function misplacedTenants(db: Queryable, graphFrom: number): Promise<{ leave: GraphPlace[]; enter: GraphPlace[] }> {
+  const rows = await db.query<{ tenant_id: string; memories: number; state: string | null; left_over: boolean }>(
+    `select h.tenant_id, h.memories, g.state,
+            g.tenant_id is null and exists (select 1 from memories m where m.tenant_id = h.tenant_id and m.graphed) as left_over
+       from (select tenant_id, sum(memory_count)::float8 as memories from collections group by tenant_id) h
+       left join graph_tenants g on g.tenant_id = h.tenant_id
+      order by h.tenant_id`,
+  );
+  const place = (r: (typeof rows)[number]): GraphPlace => ({ tenantId: r.tenant_id, memories: r.memories });
+  return {
+    leave: rows.filter((r) => r.memories < graphFrom && (r.state === 'ready' || r.left_over)).map(place),
+    enter: rows.filter((r) => r.memories >= graphFrom && r.state === null).map(place),
+  };
+}
+
+/**
+ * Takes a tenant holding fewer than `graphFrom` memories out of the graph, as if it had never
+ * reached it: unmarked under its graph lock taken exclusively (so no write is between reading
+ * the mark and committing), its searches read exactly and its writes stay outside the graph from
+ * then on; then its rows leave the graph in steps. A step holds the lock shared and changes
+ * nothing once a fill has marked the tenant again, which waits for the step: the fill then sees
+ * the rows the step took out. Answers the rows taken out, or null when the tenant stays (it holds
+ * `graphFrom` or more now, or its fill has not finished).
+ */
+export async function leaveGraph(db: Db, tenantId: string, graphFrom: number): Promise<number | null> {
+  const left = await db.transaction(async (tx) => {
+    await tx.query(`select pg_advisory_xact_lock(${lockKey('$1')})::text`, [tenantId]);
+    const [row] = await tx.query<{ held: number; state: string | null }>(
+      `select (select coalesce(sum(memory_count), 0) from collections where tenant_id = $1)::float8 as held,
+              (select state from graph_tenants where tenant_id = $1) as state`,
+      [tenantId],
+    );
+    if (row!.held >= graphFrom || row!.state === 'filling') return false;
+    await tx.query(`delete from graph_tenants where tenant_id = $1`, [tenantId]);
+    return true;
+  });
+  if (!left) return null;
+  return markRows(
+    db,
+    tenantId,
+    false,
+    (statement, params) =>
+      db.transaction(async (tx) => {
+        await tx.query(`select pg_advisory_xact_lock_shared(${lockKey('$1')})::text`, [tenantId]);
+        return tx.query<Step>(statement, params);
+      }),
+    'not exists (select 1 from graph_tenants where tenant_id = $1)',
+  );
 }

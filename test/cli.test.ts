@@ -278,6 +278,7 @@ describe('orgmem graph-tenants', () => {
     const run = await orgmem(['graph-tenants'], { ORGMEM_DATA_DIR: dir }, cwd);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/Done in \d+ s: 1 tenants out of the graph \(3 memories\); 0 added \(0 memories\)\./);
+    expect(run.stdout).toContain('REINDEX INDEX CONCURRENTLY memories_embedding');
     expect(await held()).toEqual({ graphed: 0, marked: false });
   }, 120_000);
 });

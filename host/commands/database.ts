@@ -133,6 +133,8 @@ ${HELP}`,
       say(
         `Done in ${seconds} s: ${done.left} tenants out of the graph (${done.out} memories)${done.kept ? `, ${done.kept} kept (grown or filling since)` : ''}; ${done.entered} added (${done.filled} memories).`,
       );
+      // The index keeps the nodes of the rows taken out until rebuilt or vacuumed; a rebuild is the quick way (docs/search.md).
+      if (done.out) say('The vector index keeps their nodes until rebuilt: REINDEX INDEX CONCURRENTLY memories_embedding, then VACUUM memories.');
     } finally {
       await stopApp(app);
     }

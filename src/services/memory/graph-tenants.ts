@@ -28,10 +28,11 @@ const lockKey = (param: string) => `hashtextextended('orgmem graph ' || ${param}
  * event loop: on halfvec, 2,000 rows took 22 to 24 s there (12 ms a row; the binary graph's 1.3),
  * longer than the HTTP server's keep-alive timeout (5 s), so a client's next request on a kept
  * connection was reset when the loop came back. PGlite also runs one statement at a time, so each
- * statement of a search made during a fill waits for the step before it: 50 rows keep that wait
- * within about 0.6 s on halfvec (200 made searches take 9 to 21 s; bench/README.md, embedded).
+ * statement of a search made during a fill waits for the step before it. On halfvec at 10k, a
+ * search during the fill took 9 to 21 s with steps of 200 rows, 2.5 s (p50) with 50, and 0.53 s
+ * (0.92 at most) with 10, the fill sharing the thread with the searches (bench/README.md, embedded).
  */
-const FILL_ROWS: Record<Db['kind'], number> = { postgres: 2000, pglite: 50 };
+const FILL_ROWS: Record<Db['kind'], number> = { postgres: 2000, pglite: 10 };
 
 /**
  * Every insert of memories calls this in its transaction before writing them: whether the rows

@@ -1,5 +1,8 @@
 import { HELP, cliLog, openApp, stopApp, type Command } from './command.ts';
 
+/** A line of a long-running command's progress, with the time it was said. */
+const say = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
 export const migrateCommand: Command = {
   usage: `Usage: orgmem migrate
 
@@ -65,7 +68,6 @@ ${HELP}`,
     ]);
     const config = loadConfig();
     const db = config.databaseUrl ? openPostgres(config.databaseUrl, 2) : await openPglite(config.dataDir);
-    const say = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
     try {
       const plan = await planStorage(db, config.search.vectorIndex);
       if (!plan.build) {
@@ -107,7 +109,6 @@ ${HELP}`,
   async run(values) {
     const { misplacedTenants, leaveGraph, fillGraph } = await import('../../src/services/memory/graph-tenants.ts');
     const app = await openApp();
-    const say = (line: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
     try {
       const from = app.config.search.graphFrom;
       const { leave, enter } = await misplacedTenants(app.db, from);

@@ -99,8 +99,8 @@ export async function placements(db: Queryable): Promise<Map<string, string>> {
  * On a Citus coordinator, places every table as CITUS_TABLES says; tables already placed are
  * left alone, so it runs on every start. It runs in the migrations' transaction, after them
  * (Citus copies the rows into the shards), reference tables first: a distributed table's foreign
- * keys need their targets placed. Throws, naming what is missing, when the coordinator or the workers are not in the
- * cluster's metadata or a table is not listed.
+ * keys need their targets placed. Throws, naming what is missing, when the coordinator or the
+ * workers are not in the cluster's metadata or a table is not listed.
  */
 export async function distribute(tx: Queryable): Promise<void> {
   const unplaced = await unplacedTables(tx);

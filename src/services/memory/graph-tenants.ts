@@ -125,10 +125,12 @@ export interface GraphPlace {
 export async function misplacedTenants(db: Queryable, graphFrom: number): Promise<{ leave: GraphPlace[]; enter: GraphPlace[] }> {
   const rows = await db.query<{ tenant_id: string; memories: number; state: string | null; left_over: boolean }>(
     `select h.tenant_id, h.memories, g.state,
-            g.tenant_id is null and exists (select 1 from memories m where m.tenant_id = h.tenant_id and m.graphed) as left_over
+            -- read for the small tenants out of the graph only: those a stopped leave may have left rows of
+            g.tenant_id is null and h.memories < $1 and exists (select 1 from memories m where m.tenant_id = h.tenant_id and m.graphed) as left_over
        from (select tenant_id, sum(memory_count)::float8 as memories from collections group by tenant_id) h
        left join graph_tenants g on g.tenant_id = h.tenant_id
       order by h.tenant_id`,
+    [graphFrom],
   );
   const place = (r: (typeof rows)[number]): GraphPlace => ({ tenantId: r.tenant_id, memories: r.memories });
   return {

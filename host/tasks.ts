@@ -8,8 +8,7 @@ import { dropOldLinks } from '../src/services/access/signup.ts';
 import { dropOldStripeEvents } from '../src/services/billing/accounts.ts';
 import { mailJob } from '../src/services/events/mail.ts';
 import { connectorSyncJob, enqueueDueSyncs, syncConnection } from '../src/services/connectors/sync.ts';
-import { webhookJob } from '../src/services/events/memory-events.ts';
-import { deliverEvent } from '../src/services/events/webhooks.ts';
+import { flushWebhook, sweepOutbox, webhookFlushJob } from '../src/services/events/webhook-outbox.ts';
 import { ingestJob } from '../src/services/files/batches.ts';
 import { dropUnusedPresigns } from '../src/services/files/drop.ts';
 import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-run.ts';
@@ -77,7 +76,7 @@ const importRecords = actingTask(
   (app, { tenant_id, import_id }, reason) => abandonImport(app, tenant_id, import_id, reason),
 );
 
-const webhookDelivery = defineTask(webhookJob, (app: App, { tenant_id, event }) => deliverEvent(app, tenant_id, event));
+const webhookFlush = defineTask(webhookFlushJob, (app: App, { tenant_id }) => flushWebhook(app, tenant_id));
 
 const mailSend = defineTask(mailJob, (app: App, mail) => app.mailer.send(mail));
 
@@ -117,13 +116,21 @@ const expireMemories = defineTask(cronJob('expire_memories'), async (app: App) =
 });
 
 /**
- * Drops rate-limit windows long past, reveal links a week after they stopped working, and the
- * Stripe event ids kept against replays once they are 30 days old.
+ * Drops rate-limit windows long past, reveal links a week after they stopped working, the
+ * Stripe event ids kept against replays once they are 30 days old, webhook events past the
+ * outbox's bounds, and the jobs out of tries queued a week ago (whose owners recorded the failure).
  */
 const accessSweep = defineTask(cronJob('access_sweep'), async (app: App) => {
   await dropOldWindows(app.platform);
   await dropOldLinks(app.platform);
   await dropOldStripeEvents(app.platform);
+  const [events, jobs] = [await sweepOutbox(app.platform), await app.jobs.dropSettled(7)];
+  if (events || jobs) app.log.info({ webhook_events: events, jobs }, 'webhook events past their bounds and settled jobs dropped');
+});
+
+/** Keeps the queue's order fair as backlogs shrink (src/ports/jobs/shares.ts). */
+const jobsRebalance = defineTask(cronJob('jobs_rebalance'), async (app: App) => {
+  await app.jobs.rebalance();
 });
 
 /**
@@ -159,7 +166,7 @@ export const tasks: TaskDef<z.ZodType, App>[] = [
   extractFacts,
   ingestFile,
   importRecords,
-  webhookDelivery,
+  webhookFlush,
   mailSend,
   fileCleanup,
   graphFill,
@@ -170,6 +177,7 @@ export const tasks: TaskDef<z.ZodType, App>[] = [
   accessSweep,
   writesSweep,
   connectorSchedule,
+  jobsRebalance,
 ];
 
 export const crontab: CronDef[] = [
@@ -181,4 +189,5 @@ export const crontab: CronDef[] = [
   { task: connectorSchedule.name, match: '* * * * *' },
   // Autovacuum's naptime: small writes add up to a stale table too (bulk writes queue it sooner).
   { task: analyzeTables.name, match: '* * * * *' },
+  { task: jobsRebalance.name, match: '* * * * *' },
 ];

@@ -110,9 +110,13 @@ import systemHealth from './system.health.ts';
 import systemPulse from './system.pulse.ts';
 import systemStatus from './system.status.ts';
 import systemTrack from './system.track.ts';
+import webhookDeadLetters from './webhook.dead-letters.ts';
 import webhookDelete from './webhook.delete.ts';
 import webhookGet from './webhook.get.ts';
 import webhookPut from './webhook.put.ts';
+import webhookReplay from './webhook.replay.ts';
+import webhookResume from './webhook.resume.ts';
+import webhookTest from './webhook.test.ts';
 
 /**
  * The catalogue: every operation of the service, grouped as `resource.verb`. The grouping is
@@ -188,7 +192,7 @@ export const catalogue = {
   },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke, setRole: keysSetRole },
   oauth: { consent: oauthConsent, decide: oauthDecide },
-  webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete },
+  webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete, resume: webhookResume, test: webhookTest, deadLetters: webhookDeadLetters, replay: webhookReplay },
   billing: { checkout: billingCheckout, portal: billingPortal, webhook: billingWebhook },
   account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },
   admin: {

@@ -8,8 +8,9 @@ export default defineProcedure({
   description:
     'Events memory.created, memory.updated and memory.deleted are POSTed as {id, type, created_at, data: {collection, memory}} ' +
     'with X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed with the secret>, X-Service-Event and ' +
-    'X-Service-Delivery (the event id). Best effort: 5 s timeout, up to 3 tries. Only http(s) URLs; in production mode ' +
-    'private and loopback targets are refused (400) unless the operator allows them.',
+    'X-Service-Delivery (the event id), one at a time, oldest first. A try has 5 s; an event has 3 tries, then it is a dead letter; ' +
+    'failing tries back the webhook off, and 10 in a row suspend it. Only http(s) URLs; in production mode ' +
+    'private and loopback targets are refused (400) unless the operator allows them. Every PUT resumes the webhook.',
   rest: { method: 'PUT', path: '/v1/memory/webhook/config', status: 200 },
   access: 'write',
   keyRole: 'admin',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/core/context.ts';
 import { defineJob, type TaskDef } from '../src/ports/jobs/jobs.ts';
+import { capOf, type Lane } from '../src/ports/jobs/shares.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /** The job queue of whichever database the suite runs on: graphile-worker or the embedded runner. */
@@ -50,6 +51,95 @@ describe('job queue', () => {
         server.app.jobs.enqueue(tx, numbered, { n: 'four' }),
       );
     await expect(enqueue()).rejects.toThrow(/expected number/);
+  });
+});
+
+/** A task that records what runs and waits for `gate` before it ends. */
+function gatedTask(name: string, lane?: Lane) {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const running = new Map<string, number>();
+  const most = new Map<string, number>();
+  const order: string[] = [];
+  const task: TaskDef = {
+    ...defineJob(name, z.object({ tenant_id: z.string(), n: z.number(), wait: z.boolean().default(true) }), { lane }),
+    async run(_app: App, { tenant_id, n, wait }: { tenant_id: string; n: number; wait: boolean }) {
+      order.push(`${tenant_id}${n}`);
+      running.set(tenant_id, (running.get(tenant_id) ?? 0) + 1);
+      most.set(tenant_id, Math.max(most.get(tenant_id) ?? 0, running.get(tenant_id)!));
+      try {
+        if (wait) await gate;
+      } finally {
+        running.set(tenant_id, running.get(tenant_id)! - 1);
+      }
+    },
+  };
+  return { task, open, running, most, order };
+}
+
+describe('how the workers are shared (shares.ts)', () => {
+  it("one tenant's jobs hold all but one of 4 workers, a lane's at most its share, and another tenant's job runs meanwhile", { timeout: 180_000 }, async () => {
+    const server = await startServer({ ORGMEM_WORKER_CONCURRENCY: '4' }, { worker: false });
+    server.app.log = pino({ level: 'silent' });
+    const plain = gatedTask('test_plain');
+    const llm = gatedTask('test_llm', 'llm');
+    try {
+      await server.app.jobs.start(server.app, [plain.task, llm.task], []);
+      for (let n = 0; n < 10; n++) await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, llm.task, { tenant_id: 'c', n }));
+      await expect.poll(() => llm.running.get('c'), { timeout: 20_000, interval: 100 }).toBe(capOf('tenant-lane:c:llm', 4));
+      for (let n = 0; n < 10; n++) await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, plain.task, { tenant_id: 'a', n }));
+      await expect.poll(() => plain.running.get('a'), { timeout: 20_000, interval: 100 }).toBe(4 - capOf('tenant-lane:c:llm', 4));
+      // Every worker is busy now; the first to free up takes the other tenant's job, not a 4th of a's.
+      await server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, plain.task, { tenant_id: 'b', n: 0, wait: false }));
+      llm.open();
+      await expect.poll(() => plain.order.includes('b0') && llm.order.length === 10, { timeout: 20_000, interval: 100 }).toBe(true);
+      await expect.poll(() => plain.running.get('a'), { timeout: 20_000, interval: 100 }).toBe(capOf('tenant:a', 4));
+      // A worker stays free with 6 of a's jobs waiting: a moment for a 4th take, had the cap let one through.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(plain.most.get('a')).toBe(capOf('tenant:a', 4));
+      expect(llm.most.get('c')).toBe(capOf('tenant-lane:c:llm', 4));
+      expect(capOf('tenant:a', 4)).toBe(3);
+      expect(capOf('tenant-lane:c:llm', 4)).toBe(2);
+    } finally {
+      plain.open();
+      llm.open();
+      await server.close();
+    }
+  });
+
+  it("takes one job of each tenant in turn, and moves a tenant's backlog up once it has shrunk", { timeout: 180_000 }, async () => {
+    const server = await startServer({ ORGMEM_WORKER_CONCURRENCY: '1' }, { worker: false });
+    server.app.log = pino({ level: 'silent' });
+    const turns = gatedTask('test_turns');
+    const rebalanced = gatedTask('test_rebalanced');
+    try {
+      const enqueue = (task: TaskDef, tenant_id: string, n: number, wait = false) =>
+        server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, task, { tenant_id, n, wait }));
+      for (let n = 0; n < 5; n++) await enqueue(turns.task, 'a', n);
+      for (let n = 0; n < 2; n++) await enqueue(turns.task, 'b', n);
+      // The first waiting job of each tenant, then the second of each, then the rest.
+      await server.app.jobs.start(server.app, [turns.task, rebalanced.task], []);
+      await expect.poll(() => turns.order.length, { timeout: 20_000, interval: 100 }).toBe(7);
+      expect(turns.order).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'a3', 'a4']);
+
+      // c's jobs are queued behind x's at places 0 to 4; once c0 runs, the 4 others wait at 1 to 4 until moved up.
+      await enqueue(turns.task, 'x', 0, true);
+      await expect.poll(() => turns.order.at(-1), { timeout: 20_000, interval: 100 }).toBe('x0');
+      await enqueue(rebalanced.task, 'c', 0, true);
+      for (let n = 1; n < 5; n++) await enqueue(rebalanced.task, 'c', n);
+      turns.open();
+      await expect.poll(() => rebalanced.order, { timeout: 20_000, interval: 100 }).toEqual(['c0']);
+      expect(await server.app.jobs.rebalance()).toBe(4);
+      expect(await server.app.jobs.rebalance()).toBe(0);
+      await enqueue(rebalanced.task, 'd', 0);
+      rebalanced.open();
+      await expect.poll(() => rebalanced.order.length, { timeout: 20_000, interval: 100 }).toBe(6);
+      expect(rebalanced.order).toEqual(['c0', 'c1', 'd0', 'c2', 'c3', 'c4']);
+    } finally {
+      turns.open();
+      rebalanced.open();
+      await server.close();
+    }
   });
 });
 

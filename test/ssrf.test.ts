@@ -10,7 +10,7 @@ import { fileKey } from '../src/ports/blobs/blobs.ts';
 import { outboundFetch } from '../src/ports/outbound-http.ts';
 import { complete, LlmUnavailableError } from '../src/ports/llm/llm.ts';
 import { isPublicAddress, PrivateTargetError, targetRule, type TargetRule } from '../src/ports/public-target.ts';
-import { deliverEvent } from '../src/services/events/webhooks.ts';
+import { flushWebhook } from '../src/services/events/webhook-outbox.ts';
 import { storeFor } from '../src/services/storage/tenant-store.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
@@ -380,15 +380,22 @@ describe('configs saved before production mode', () => {
       last_error: expect.stringMatching(/^confluence is not reachable from this server: 127\.0\.0\.1 is a private/),
     });
 
-    // A refused webhook target drops the event rather than delivering or retrying it.
-    await expect(deliverEvent(strict.app, t.id, { id: 'evt_1', type: 'memory.created' })).resolves.toBeUndefined();
+    // A refused webhook target suspends the webhook at once, keeping the event as a dead letter, rather than delivering or retrying it.
+    const written = await t.api('POST', '/v1/memory/collections/refused/memories', { text: 'an event for a refused target' });
+    expect(written.status).toBe(201);
+    await flushWebhook(strict.app, t.id);
     const refusal = logLines.map((l) => JSON.parse(l) as { msg: string; event?: string; reason?: string }).find((l) => l.msg === 'webhook target refused');
-    expect(refusal).toMatchObject({ event: 'evt_1', reason: expect.stringMatching(/^127\.0\.0\.1 is a private, loopback/) });
-    // The tenant sees it too, on its webhook.
+    expect(refusal).toMatchObject({ reason: expect.stringMatching(/^the target is refused, 127\.0\.0\.1 is a private, loopback/) });
+    // The tenant sees it too, on its webhook and in its dead letters.
     expect((await t.api('GET', '/v1/memory/webhook/config')).body).toMatchObject({
-      last_error: expect.stringMatching(/^Event evt_1 \(memory\.created\) was dropped: the target is refused, 127\.0\.0\.1 is a private, loopback/),
+      state: 'suspended',
+      suspended_reason: expect.stringMatching(/^Event \S+ \(memory\.created\) failed: the target is refused, 127\.0\.0\.1 is a private, loopback/),
       last_error_at: expect.stringMatching(/Z$/),
+      pending: 0,
+      dead_letters: 1,
     });
+    const dead = (await t.api('GET', '/v1/memory/webhook/dead-letters')).body;
+    expect(dead.events).toEqual([expect.objectContaining({ type: 'memory.created', attempts: 1, last_error: expect.stringMatching(/the target is refused/) })]);
 
     const store = await storeFor(strict.app, t.id);
     await expect(store.put(fileKey(t.id, 'c', 'x.txt'), Buffer.from('x'), 'text/plain')).rejects.toThrow(/127\.0\.0\.1 is a private, loopback/);

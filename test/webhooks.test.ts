@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrivateTargetError } from '../src/ports/public-target.ts';
 import { postWebhook } from '../src/services/events/webhook-http.ts';
+import { EVENT_TRIES, flushWebhook, SUSPEND_AFTER } from '../src/services/events/webhook-outbox.ts';
 import { startReceiver, type Behaviour, type Received } from './fakes/webhook-receiver.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -9,6 +10,21 @@ import { OPEN, PUBLIC_ONLY } from './support/targets.ts';
 
 const parse = (r: Received) => JSON.parse(r.body) as { id: string; type: string; created_at: string; data: { collection: string; memory: any } };
 const sign = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+/** What GET answers without a webhook. */
+const NONE = {
+  url: null,
+  created_at: null,
+  state: 'none',
+  last_delivered_at: null,
+  last_error: null,
+  last_error_at: null,
+  failures: 0,
+  next_try_at: null,
+  suspended_at: null,
+  suspended_reason: null,
+  pending: 0,
+  dead_letters: 0,
+};
 
 describe('webhooks', () => {
   let server: TestServer;
@@ -35,11 +51,11 @@ describe('webhooks', () => {
     const t = await newTenant(server.url, server.adminKey);
     const none = await t.api('GET', '/v1/memory/webhook/config');
     expect(none.status).toBe(200);
-    expect(none.body).toEqual({ url: null, created_at: null, last_delivered_at: null, last_error: null, last_error_at: null });
+    expect(none.body).toEqual(NONE);
     const put = await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url });
     expect(put.body).toEqual({ url: receiver.url, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
     const got = await t.api('GET', '/v1/memory/webhook/config');
-    expect(got.body).toEqual({ url: receiver.url, created_at: expect.stringMatching(/Z$/), last_delivered_at: null, last_error: null, last_error_at: null });
+    expect(got.body).toEqual({ ...NONE, url: receiver.url, created_at: expect.stringMatching(/Z$/), state: 'active' });
     // The secret is stored sealed, never in clear.
     const [row] = await server.app.db.query<{ secret_sealed: string }>('select secret_sealed from webhooks where tenant_id = $1', [t.id]);
     expect(row!.secret_sealed).not.toContain(put.body.secret);
@@ -54,7 +70,7 @@ describe('webhooks', () => {
     expect((await t.api('DELETE', '/v1/memory/webhook/config', undefined, reader.key)).status).toBe(403);
     expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(204);
     const removed = await t.api('GET', '/v1/memory/webhook/config');
-    expect([removed.status, removed.body]).toEqual([200, { url: null, created_at: null, last_delivered_at: null, last_error: null, last_error_at: null }]);
+    expect([removed.status, removed.body]).toEqual([200, NONE]);
     expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(404);
   });
 
@@ -179,6 +195,187 @@ describe('webhooks', () => {
     expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
     expect((await t.api('GET', '/v1/memory/webhook/config')).body).toMatchObject({ last_delivered_at: null, last_error: null, last_error_at: null });
   }, 30_000);
+});
+
+describe('a receiver that keeps failing', () => {
+  let server: TestServer;
+  let behaviour: Behaviour = 500;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    // No worker: the test runs each flush itself, and moves the back-off's clock in the database.
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
+    receiver = await startReceiver(() => behaviour);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await server?.close();
+  });
+  const flush = (t: Tenant) => flushWebhook(server.app, t.id);
+  /** Time passes: the webhook's back-off is over. */
+  const backOffOver = (t: Tenant) => server.app.db.query('update webhooks set next_try_at = now() where tenant_id = $1 and next_try_at is not null', [t.id]);
+  const hook = async (t: Tenant) => (await t.api('GET', '/v1/memory/webhook/config')).body;
+
+  it('is backed off, then suspended with the reason; its events become dead letters, replayed once it is resumed', async () => {
+    behaviour = 500;
+    const t = await newTenant(server.url, server.adminKey);
+    expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+    const written = await t.api('POST', '/v1/memory/collections/b/memories/bulk', [{ text: 'first' }, { text: 'second' }]);
+    expect(written.status).toBe(201);
+    const start = receiver.received.length;
+
+    await flush(t);
+    expect(receiver.received.length - start).toBe(1);
+    const first = parse(receiver.received[start]!);
+    expect(first.data.memory.text).toBe('first');
+    expect(await hook(t)).toMatchObject({
+      state: 'backing_off',
+      failures: 1,
+      next_try_at: expect.stringMatching(/Z$/),
+      pending: 2,
+      dead_letters: 0,
+      last_error: `Event ${first.id} (memory.created) failed: the target answered 500`,
+    });
+    // While backing off, a flush sends nothing.
+    await flush(t);
+    expect(receiver.received.length - start).toBe(1);
+
+    for (let i = 2; i <= SUSPEND_AFTER; i++) {
+      await backOffOver(t);
+      await flush(t);
+    }
+    // Every try was of the oldest event until its tries ran out, then of the next.
+    const tried = receiver.received.slice(start).map((r) => parse(r).data.memory.text);
+    expect(tried).toEqual([...Array(EVENT_TRIES).fill('first'), ...Array(SUSPEND_AFTER - EVENT_TRIES).fill('second')]);
+    const suspended = await hook(t);
+    expect(suspended).toMatchObject({
+      state: 'suspended',
+      failures: SUSPEND_AFTER,
+      next_try_at: null,
+      suspended_at: expect.stringMatching(/Z$/),
+      suspended_reason: expect.stringMatching(
+        new RegExp(`^${SUSPEND_AFTER} tries in a row failed; the last: Event \\S+ \\(memory\\.created\\) failed: the target answered 500$`),
+      ),
+      pending: 0,
+      dead_letters: 2,
+    });
+    // A suspended webhook is not tried; a write meanwhile is kept as a dead letter at once.
+    expect((await t.api('POST', '/v1/memory/collections/b/memories', { text: 'third' })).status).toBe(201);
+    await flush(t);
+    expect(receiver.received.length - start).toBe(SUSPEND_AFTER);
+    const dead = (await t.api('GET', '/v1/memory/webhook/dead-letters')).body;
+    expect(dead.total).toBe(3);
+    expect(dead.events.map((e: { type: string; attempts: number }) => [e.type, e.attempts]).sort()).toEqual(
+      [
+        ['memory.created', 0],
+        ['memory.created', EVENT_TRIES],
+        ['memory.created', SUSPEND_AFTER - EVENT_TRIES],
+      ].sort(),
+    );
+    const replay = await t.api('POST', '/v1/memory/webhook/dead-letters/replay', {});
+    expect([replay.status, replay.body.detail]).toEqual([409, 'The webhook is suspended: resume it first (POST /v1/memory/webhook/resume)']);
+
+    // A failed test changes nothing; a successful one resumes.
+    const failedTest = await t.api('POST', '/v1/memory/webhook/test');
+    expect(failedTest.body).toEqual({ delivered: false, status: 500, error: 'the target answered 500', resumed: false });
+    expect((await hook(t)).state).toBe('suspended');
+    behaviour = 204;
+    const test = await t.api('POST', '/v1/memory/webhook/test');
+    expect(test.body).toEqual({ delivered: true, status: 204, error: null, resumed: true });
+    const sent = parse(receiver.received.at(-1)!);
+    expect([sent.type, sent.data]).toEqual(['webhook.test', {}]);
+    expect(await hook(t)).toMatchObject({ state: 'active', failures: 0, suspended_at: null, suspended_reason: null, dead_letters: 3 });
+
+    // Replayed dead letters go out with their own event ids, the named one first, then the rest.
+    const firstDead = dead.events.find((e: { attempts: number }) => e.attempts === EVENT_TRIES).id as string;
+    expect((await t.api('POST', '/v1/memory/webhook/dead-letters/replay', { ids: [firstDead] })).body).toEqual({ replayed: 1 });
+    await flush(t);
+    expect(receiver.received.at(-1)!.headers['x-service-delivery']).toBe(firstDead);
+    expect((await t.api('POST', '/v1/memory/webhook/dead-letters/replay', {})).body).toEqual({ replayed: 2 });
+    await flush(t);
+    expect(await hook(t)).toMatchObject({ state: 'active', pending: 0, dead_letters: 0, last_delivered_at: expect.stringMatching(/Z$/) });
+    expect(
+      receiver.received
+        .slice(-2)
+        .map((r) => parse(r).data.memory.text)
+        .sort(),
+    ).toEqual(['second', 'third']);
+  });
+
+  it('is resumed by a request, and a new URL starts afresh; every route answers 404 without a webhook', async () => {
+    behaviour = 500;
+    const t = await newTenant(server.url, server.adminKey);
+    for (const [method, path] of [
+      ['POST', '/v1/memory/webhook/resume'],
+      ['POST', '/v1/memory/webhook/test'],
+    ] as const) {
+      const res = await t.api(method, path);
+      expect([res.status, res.body.detail]).toEqual([404, 'No webhook is configured']);
+    }
+    expect((await t.api('GET', '/v1/memory/webhook/dead-letters')).body).toEqual({ events: [], total: 0 });
+    expect((await t.api('POST', '/v1/memory/webhook/dead-letters/replay', { ids: ['not-an-id'] })).status).toBe(422);
+    expect((await t.api('POST', '/v1/memory/webhook/dead-letters/replay', { ids: [] })).status).toBe(422);
+    expect((await t.api('GET', '/v1/memory/webhook/dead-letters?limit=0')).status).toBe(422);
+
+    expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+    expect((await t.api('POST', '/v1/memory/collections/r/memories', { text: 'held' })).status).toBe(201);
+    await flush(t);
+    expect((await hook(t)).state).toBe('backing_off');
+    const reader = await t.newKey('reader', true);
+    expect((await t.api('POST', '/v1/memory/webhook/resume', undefined, reader.key)).status).toBe(403);
+    behaviour = 204;
+    const resumed = await t.api('POST', '/v1/memory/webhook/resume');
+    expect(resumed.body).toMatchObject({ state: 'active', failures: 1, next_try_at: null, pending: 1 });
+    await flush(t);
+    expect(await hook(t)).toMatchObject({ state: 'active', failures: 0, pending: 0 });
+
+    // Suspended, then a new URL: a fresh start, its dead letters kept.
+    await server.app.db.query(`update webhooks set suspended_at = now(), suspended_reason = 'test' where tenant_id = $1`, [t.id]);
+    expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+    expect(await hook(t)).toMatchObject({ state: 'active', failures: 0, suspended_at: null, suspended_reason: null });
+    // Removing the webhook removes what waits for it.
+    expect((await t.api('DELETE', '/v1/memory/webhook/config')).status).toBe(204);
+    const [left] = await server.app.db.query<{ n: number }>('select count(*)::int as n from webhook_events where tenant_id = $1', [t.id]);
+    expect(left!.n).toBe(0);
+  });
+});
+
+describe("one tenant's webhook cannot starve another tenant's jobs", () => {
+  let server: TestServer;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    // The worker runs 4 jobs at a time, as by default.
+    server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_WORKER_CONCURRENCY: '4' });
+    receiver = await startReceiver(() => 'hang');
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await server?.close();
+  });
+
+  it("a receiver that never answers gets one request at a time, and another tenant's job runs meanwhile", async () => {
+    const noisy = await newTenant(server.url, server.adminKey);
+    const quiet = await newTenant(server.url, server.adminKey);
+    expect((await noisy.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const bulk = await noisy.api(
+        'POST',
+        '/v1/memory/collections/flood/memories/bulk',
+        Array.from({ length: 100 }, (_, j) => ({ text: `event ${i}-${j}` })),
+      );
+      expect(bulk.status).toBe(201);
+    }
+    const remembered = await quiet.api('POST', '/v1/memory/collections/q/remember', { content: 'Ana prefers oat milk.' });
+    expect(remembered.status).toBe(202);
+    await expect
+      .poll(async () => (await quiet.api('GET', `/v1/memory/extract/job/${remembered.body.job_id}`)).body.state, { timeout: 60_000, interval: 250 })
+      .toBe('done');
+    // Meanwhile the noisy tenant's receiver had one request open at most, and its events still wait.
+    expect(receiver.open.most).toBe(1);
+    expect(receiver.received.length).toBeLessThan(10);
+    const waiting = (await noisy.api('GET', '/v1/memory/webhook/config')).body;
+    expect(waiting.pending + waiting.dead_letters).toBe(300);
+    expect(waiting.pending).toBeGreaterThan(290);
+  }, 120_000);
 });
 
 describe('webhook targets in production mode', () => {

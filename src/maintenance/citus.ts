@@ -39,6 +39,7 @@ export const CITUS_TABLES: Record<string, Placement> = {
   extraction_configs: distributed,
   extraction_jobs: distributed,
   webhooks: distributed,
+  webhook_events: distributed,
   audit_log: distributed,
   storage_configs: distributed,
   ingest_batches: distributed,

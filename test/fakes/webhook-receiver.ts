@@ -15,7 +15,11 @@ export type Behaviour = number | 'hang';
 /** A real webhook receiver on 127.0.0.1 that records every request it gets. */
 export async function startReceiver(behaviour: () => Behaviour = () => 204) {
   const received: Received[] = [];
+  // Requests open at once: now, and the most there ever were.
+  const open = { now: 0, most: 0 };
   const server = http.createServer((req, res) => {
+    open.most = Math.max(open.most, ++open.now);
+    res.on('close', () => open.now--);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -32,6 +36,7 @@ export async function startReceiver(behaviour: () => Behaviour = () => 204) {
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     received,
+    open,
     /** Resolves once `n` requests (or one matching `ok`) have arrived; rejects after `ms`. */
     async waitFor(n: number, ms = 15_000, ok: (r: Received[]) => boolean = (r) => r.length >= n): Promise<Received[]> {
       const deadline = Date.now() + ms;

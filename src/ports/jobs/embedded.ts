@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Db, Queryable } from '../db/db.ts';
 import { ABANDONED, abandonTask, backoffSeconds, checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
+import { BACKLOG_BOUND, WorkerShares } from './shares.ts';
 
 const POLL_MS = 200;
 
@@ -12,12 +13,14 @@ interface JobRow {
   payload: unknown;
   attempts: number;
   max_attempts: number;
+  flags: string[];
 }
 
 /**
  * The embedded mode's job runner: graphile-worker cannot run over PGlite (one shared session,
  * no cross-connection LISTEN), so this polls the `jobs` table in-process with the same task
- * definitions, the same retry curve and the same cron patterns.
+ * definitions, the same retry curve, the same cron patterns and the same shares of its workers
+ * (shares.ts: a job's priority is its tenant's backlog, and a take skips the flags at their cap).
  */
 export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQueue<C> {
   let timers: NodeJS.Timeout[] = [];
@@ -26,17 +29,26 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
   const inFlight = new Set<Promise<void>>();
 
   // A job with a key that is already waiting is not added again (graphile-worker's job_key).
-  const add = (q: Queryable, task: string, payload: unknown, runAt: Date | null, maxAttempts: number, key: string | null = null, move = false) =>
+  const add = (
+    q: Queryable,
+    task: string,
+    payload: unknown,
+    runAt: Date | null,
+    maxAttempts: number,
+    { key = null, move = false, tenant = null, flags = [] }: { key?: string | null; move?: boolean; tenant?: string | null; flags?: string[] } = {},
+  ) =>
     q.query(
-      `insert into jobs (task, payload, run_at, max_attempts, job_key) values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4, $5)
+      `insert into jobs (task, payload, run_at, max_attempts, job_key, flags, priority)
+       values ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4, $5, $7::text[],
+               (select count(*)::int from (select 1 from jobs j where j.payload->>'tenant_id' = $8 and j.locked_at is null and j.run_at < 'infinity' limit $9) b))
        on conflict (job_key) where job_key is not null do update set run_at = case when $6 then excluded.run_at else jobs.run_at end`,
-      [task, payload, runAt, maxAttempts, key, move],
+      [task, payload, runAt, maxAttempts, key, move, flags, tenant, BACKLOG_BOUND],
     );
 
   return {
     async enqueue(q, job, payload, opts = {}) {
-      const { payload: checked, maxAttempts } = jobRecord(job, payload);
-      await add(q, job.name, checked, opts.runAt ?? null, maxAttempts, opts.key ?? null, !!opts.moveRunAt);
+      const { payload: checked, maxAttempts, tenant, flags } = jobRecord(job, payload);
+      await add(q, job.name, checked, opts.runAt ?? null, maxAttempts, { key: opts.key ?? null, move: !!opts.moveRunAt, tenant, flags });
     },
     async start(ctx, tasks, crontab) {
       checkCrontab(tasks, crontab);
@@ -55,18 +67,22 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
       if (orphans.length) log.warn({ jobs: orphans.length }, 'jobs interrupted by a crash are taken again (or settled, after their last try)');
       stopped = false;
       const byName = new Map(tasks.map((t) => [t.name, t]));
+      const shares = new WorkerShares(concurrency);
       const poll = async () => {
         while (!stopped && running < concurrency) {
           const [job] = await db.query<JobRow>(
             // A job taken gives its key up: the same work may be queued again while it runs.
             `update jobs set locked_at = now(), attempts = attempts + 1, job_key = null
-             where id = (select id from jobs where locked_at is null and run_at <= now() order by run_at, id limit 1)
-             returning id, task, payload, attempts, max_attempts`,
+             where id = (select id from jobs where locked_at is null and run_at <= now() and not (flags && $1::text[]) order by priority, run_at, id limit 1)
+             returning id, task, payload, attempts, max_attempts, flags`,
+            [shares.forbidden()],
           );
           if (!job) return;
           running++;
+          shares.started(job.flags);
           const p = execute(ctx, db, log, byName.get(job.task), job).finally(() => {
             running--;
+            shares.finished(job.flags);
             inFlight.delete(p);
           });
           inFlight.add(p);
@@ -109,6 +125,22 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
         'select (extract(epoch from now() - min(run_at)) * 1000)::float8 as lag_ms from jobs where locked_at is null and run_at <= now()',
       );
       return Math.max(0, row?.lag_ms ?? 0);
+    },
+    async rebalance() {
+      const moved = await db.query(
+        `update jobs j set priority = j.priority - m.head
+           from (select payload->>'tenant_id' as tenant, min(priority) as head from jobs
+                  where locked_at is null and run_at < 'infinity' and payload->>'tenant_id' is not null group by 1 having min(priority) > 0) m
+          where j.payload->>'tenant_id' = m.tenant and j.locked_at is null and j.run_at < 'infinity' returning j.id`,
+      );
+      return moved.length;
+    },
+    async dropSettled(days) {
+      const dropped = await db.query(
+        `delete from jobs where run_at = 'infinity' and locked_at is null and created_at < now() - make_interval(days => $1) returning id`,
+        [days],
+      );
+      return dropped.length;
     },
     async stop() {
       stopped = true;

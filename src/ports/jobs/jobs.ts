@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Queryable } from '../db/db.ts';
+import { jobTenant, shareFlags, type Lane } from './shares.ts';
 
 export interface JobMeta {
   /** 1 on the first try. */
@@ -18,9 +19,11 @@ export interface JobDef<S extends z.ZodType = z.ZodType> {
   payload: S;
   /** Tries before the job counts as failed; 3 when not given. */
   maxAttempts?: number;
+  /** What the job waits on outside the service, which bounds how many workers such jobs hold (shares.ts). */
+  lane?: Lane;
 }
 
-export function defineJob<S extends z.ZodType>(name: string, payload: S, opts: { maxAttempts?: number } = {}): JobDef<S> {
+export function defineJob<S extends z.ZodType>(name: string, payload: S, opts: { maxAttempts?: number; lane?: Lane } = {}): JobDef<S> {
   return { name, payload, ...opts };
 }
 
@@ -87,15 +90,28 @@ export interface JobQueue<C = unknown> {
    * that drains keeps it near the poll interval. Jobs waiting for a retry's backoff are not due.
    */
   lagMs(): Promise<number>;
+  /**
+   * Moves each tenant's waiting jobs up so that its first is at the head of the order again
+   * (shares.ts, `BACKLOG_BOUND`): a backlog counted when it was long would otherwise keep a tenant
+   * behind every newcomer once it has shrunk. Answers how many jobs moved.
+   */
+  rebalance(): Promise<number>;
+  /** Drops the jobs out of tries that were queued more than `days` ago (their owners recorded the failure); answers how many. */
+  dropSettled(days: number): Promise<number>;
   stop(): Promise<void>;
 }
 
 /** Seconds to wait before retry number `attempt` + 1; the same curve graphile-worker uses. */
 export const backoffSeconds = (attempt: number) => Math.exp(Math.min(attempt, 10));
 
-/** What both queues store for a job: the payload as its schema parses it, and its number of tries. */
+/**
+ * What both queues store for a job: the payload as its schema parses it, its number of tries, its
+ * tenant (for the backlog order) and the flags its share is counted by (shares.ts).
+ */
 export function jobRecord<S extends z.ZodType>(job: JobDef<S>, payload: z.input<S>) {
-  return { payload: job.payload.parse(payload) as unknown, maxAttempts: job.maxAttempts ?? 3 };
+  const checked = job.payload.parse(payload) as unknown;
+  const tenant = jobTenant(checked);
+  return { payload: checked, maxAttempts: job.maxAttempts ?? 3, tenant, flags: shareFlags(tenant, job.lane) };
 }
 
 /** Every cron entry must name a task of the list; a typo would otherwise never run. */

@@ -1,7 +1,12 @@
+import { createHmac } from 'node:crypto';
 import { outboundFetch } from '../../ports/outbound-http.ts';
 import type { TargetRule } from '../../ports/public-target.ts';
 
+/** A try's whole exchange: short, since a receiver that hangs holds one of the workers meanwhile. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
+
+/** `sha256=<hex HMAC-SHA256 of the raw body>` keyed with the signing secret. */
+export const signature = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 
 /**
  * POSTs `body` and resolves with the status code. The whole exchange is bounded by the

@@ -12,7 +12,7 @@ import { actingJob } from '../access/grants.ts';
  * collection. Its identifier predates the job definitions and is kept: queued jobs store it, so a
  * new name would strand the jobs queued before an upgrade.
  */
-export const extractionJob = actingJob(defineJob('extract_facts', z.object({ tenant_id: z.uuid(), job_id: z.uuid() }), { maxAttempts: 3 }), {
+export const extractionJob = actingJob(defineJob('extract_facts', z.object({ tenant_id: z.uuid(), job_id: z.uuid() }), { maxAttempts: 3, lane: 'llm' }), {
   subject: async (app, { tenant_id, job_id }) => {
     const [job] = await app.db.query<Pick<JobRow, 'collection' | 'agent_id'>>(
       'select collection, agent_id from extraction_jobs where tenant_id = $1 and id = $2',

@@ -198,7 +198,7 @@ export const IMPORT_TRIES = 5;
  * An import's job: it stores the import's staged records as the key that sent it
  * (docs/import.md); each step checks that key's grants as they are then.
  */
-export const importJob = actingJob(defineJob('import', z.object({ tenant_id: z.uuid(), import_id: z.uuid() }), { maxAttempts: IMPORT_TRIES }), {
+export const importJob = actingJob(defineJob('import', z.object({ tenant_id: z.uuid(), import_id: z.uuid() }), { maxAttempts: IMPORT_TRIES, lane: 'import' }), {
   subject: async (app, { tenant_id, import_id }) => {
     const [row] = await app.db.query<{ agent_id: string }>(
       `select agent_id from imports where tenant_id = $1 and id = $2 and agent_id is not null and state in ('queued', 'running')`,

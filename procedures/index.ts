@@ -192,7 +192,15 @@ export const catalogue = {
   },
   keys: { list: keysList, create: keysCreate, revoke: keysRevoke, setRole: keysSetRole },
   oauth: { consent: oauthConsent, decide: oauthDecide },
-  webhook: { get: webhookGet, put: webhookPut, delete: webhookDelete, resume: webhookResume, test: webhookTest, deadLetters: webhookDeadLetters, replay: webhookReplay },
+  webhook: {
+    get: webhookGet,
+    put: webhookPut,
+    delete: webhookDelete,
+    resume: webhookResume,
+    test: webhookTest,
+    deadLetters: webhookDeadLetters,
+    replay: webhookReplay,
+  },
   billing: { checkout: billingCheckout, portal: billingPortal, webhook: billingWebhook },
   account: { signup: accountSignup, recoverKey: accountRecoverKey, reveal: accountReveal },
   admin: {

@@ -28,13 +28,16 @@ const LEASE_MINUTES = 30;
  * writing its collection. A failed sync is recorded on the connection and retried by the next
  * schedule, not by the queue.
  */
-export const connectorSyncJob = actingJob(defineJob('connector_sync', z.object({ tenant_id: z.uuid(), connection_id: z.uuid() }), { maxAttempts: 1, lane: 'sync' }), {
-  subject: async (app, { tenant_id, connection_id }) => {
-    const [conn] = await app.db.query<ConnectionRow>('select * from connections where tenant_id = $1 and id = $2', [tenant_id, connection_id]);
-    return conn && { actor: { service: `${conn.provider} connection${conn.name ? ` "${conn.name}"` : ''}`, id: conn.id }, collection: conn.collection };
+export const connectorSyncJob = actingJob(
+  defineJob('connector_sync', z.object({ tenant_id: z.uuid(), connection_id: z.uuid() }), { maxAttempts: 1, lane: 'sync' }),
+  {
+    subject: async (app, { tenant_id, connection_id }) => {
+      const [conn] = await app.db.query<ConnectionRow>('select * from connections where tenant_id = $1 and id = $2', [tenant_id, connection_id]);
+      return conn && { actor: { service: `${conn.provider} connection${conn.name ? ` "${conn.name}"` : ''}`, id: conn.id }, collection: conn.collection };
+    },
+    grant: { field: 'collection', permission: 'write' },
   },
-  grant: { field: 'collection', permission: 'write' },
-});
+);
 
 export interface SyncResult {
   synced: number;

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
 import { MCP_PATH, oauthUrls, SCOPES, type OAuthUrls } from '../src/core/oauth-urls.ts';
-import { findClient, redirectUriProblem, registerClient, REGISTRATION_MAX_BYTES, type OAuthClient } from '../src/services/access/oauth-clients.ts';
+import { findClient, firstIssue, redirectUriProblem, registerClient, REGISTRATION_MAX_BYTES, type OAuthClient } from '../src/services/access/oauth-clients.ts';
 import { enforce, hit } from '../src/services/access/rate-limit.ts';
 import {
   authenticateClient,
@@ -130,9 +130,6 @@ const AuthorizeRequest = z.object({
   resource: z.string().max(2000).optional(),
 });
 
-/** The first message of a zod failure, as an OAuth error description. */
-const firstIssue = (error: z.ZodError) => `${error.issues[0]!.path.join('.') || 'request'}: ${error.issues[0]!.message}`;
-
 /**
  * Authorization request: errors about the client or its redirect_uri are answered here (never
  * redirected to an unchecked URI); the others go back to the client's redirect_uri with `state`
@@ -145,7 +142,7 @@ async function authorize(app: App, req: FastifyRequest, reply: FastifyReply) {
   let redirectUri: string;
   try {
     const parsed = AuthorizeParams.safeParse(params);
-    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error));
+    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error, 'request'));
     client = await findClient(app, parsed.data.client_id);
     const asked = parsed.data.redirect_uri;
     if (asked !== undefined) {
@@ -163,7 +160,7 @@ async function authorize(app: App, req: FastifyRequest, reply: FastifyReply) {
   }
   try {
     const parsed = AuthorizeRequest.safeParse(params);
-    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error));
+    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error, 'request'));
     const { code_challenge, scope, state, resource } = parsed.data;
     const id = await startAuthorization(app, client, {
       redirectUri,

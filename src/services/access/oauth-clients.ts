@@ -21,7 +21,7 @@ export type OAuthClient = OAuthClientInformationFull;
 /** The registration request's body, whole. */
 export const REGISTRATION_MAX_BYTES = 16_384;
 /** A metadata document is a few hundred bytes; anything past this is not one. */
-const DOCUMENT_MAX_BYTES = 10_000;
+const MAX_DOCUMENT_BYTES = 10_000;
 const DOCUMENT_TIMEOUT_MS = 5_000;
 const REDIRECT_URIS_MAX = 10;
 const URI_MAX = 2_048;
@@ -68,8 +68,8 @@ const ClientMetadata = OAuthClientMetadataSchema.omit({ jwks: true, jwks_uri: tr
   software_version: text(WORD_MAX).optional(),
 });
 
-/** The first problem of a metadata that does not parse, as an error description. */
-const firstIssue = (error: z.ZodError) => `${error.issues[0]!.path.join('.') || 'body'}: ${error.issues[0]!.message}`;
+/** The first message of a zod failure, as an OAuth error description; `whole` names what was parsed. */
+export const firstIssue = (error: z.ZodError, whole = 'body') => `${error.issues[0]!.path.join('.') || whole}: ${error.issues[0]!.message}`;
 
 /** The grant types and the one response type this server supports; a registration asking others is refused. */
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
@@ -212,7 +212,7 @@ async function readDocument(app: App, clientId: string): Promise<OAuthClient> {
   } catch (err) {
     app.log.info({ client_id: clientId, reason: (err as Error).message }, 'client metadata document not read');
     throw new InvalidClientError(
-      `The client's metadata document at ${clientId} could not be used: it must answer 200 from a public address within ${DOCUMENT_TIMEOUT_MS / 1000} seconds, with at most ${DOCUMENT_MAX_BYTES} bytes of JSON`,
+      `The client's metadata document at ${clientId} could not be used: it must answer 200 from a public address within ${DOCUMENT_TIMEOUT_MS / 1000} seconds, with at most ${MAX_DOCUMENT_BYTES} bytes of JSON`,
     );
   }
   if ((document as { client_id?: unknown } | null)?.client_id !== clientId) {
@@ -239,9 +239,9 @@ async function boundedText(res: Response): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > DOCUMENT_MAX_BYTES) {
+    if (size > MAX_DOCUMENT_BYTES) {
       await reader.cancel();
-      throw new Error(`it is larger than ${DOCUMENT_MAX_BYTES} bytes`);
+      throw new Error(`it is larger than ${MAX_DOCUMENT_BYTES} bytes`);
     }
     chunks.push(value);
   }

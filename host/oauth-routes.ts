@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
 import { MCP_PATH, oauthUrls, SCOPES, type OAuthUrls } from '../src/core/oauth-urls.ts';
-import { findClient, registerClient, type OAuthClient } from '../src/services/access/oauth-clients.ts';
+import { findClient, firstIssue, redirectUriProblem, registerClient, REGISTRATION_MAX_BYTES, type OAuthClient } from '../src/services/access/oauth-clients.ts';
 import { enforce, hit } from '../src/services/access/rate-limit.ts';
 import {
   authenticateClient,
@@ -37,7 +37,9 @@ const AUTHORIZE_PATH = '/oauth/authorize';
 /** The dashboard's consent page (web/src/pages/OAuthConsent.tsx). */
 const CONSENT_PATH = '/oauth/consent';
 
-const urlsOf = (app: App, req: FastifyRequest): OAuthUrls => oauthUrls(app.config.publicUrl, `${req.protocol}://${req.host}`);
+/** Each request's URLs, found before its route runs (the scope's onRequest hook). */
+const requestUrls = new WeakMap<FastifyRequest, OAuthUrls>();
+const urlsOf = (req: FastifyRequest): OAuthUrls => requestUrls.get(req)!;
 
 function authorizationServerMetadata(urls: OAuthUrls): OAuthMetadata & Record<string, unknown> {
   return {
@@ -128,22 +130,19 @@ const AuthorizeRequest = z.object({
   resource: z.string().max(2000).optional(),
 });
 
-/** The first message of a zod failure, as an OAuth error description. */
-const firstIssue = (error: z.ZodError) => `${error.issues[0]!.path.join('.') || 'request'}: ${error.issues[0]!.message}`;
-
 /**
  * Authorization request: errors about the client or its redirect_uri are answered here (never
  * redirected to an unchecked URI); the others go back to the client's redirect_uri with `state`
  * and `iss`. A valid request is kept and the browser sent to the consent page.
  */
 async function authorize(app: App, req: FastifyRequest, reply: FastifyReply) {
-  const urls = urlsOf(app, req);
+  const urls = urlsOf(req);
   const params = paramsOf(req.method === 'POST' ? req.body : req.query);
   let client: OAuthClient;
   let redirectUri: string;
   try {
     const parsed = AuthorizeParams.safeParse(params);
-    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error));
+    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error, 'request'));
     client = await findClient(app, parsed.data.client_id);
     const asked = parsed.data.redirect_uri;
     if (asked !== undefined) {
@@ -153,12 +152,15 @@ async function authorize(app: App, req: FastifyRequest, reply: FastifyReply) {
       redirectUri = asked;
     } else if (client.redirect_uris.length === 1) redirectUri = client.redirect_uris[0]!;
     else throw new InvalidRequestError('redirect_uri is required: the client registered several');
+    // A client registered before the rule was: its URI is judged again before the browser goes there.
+    const problem = redirectUriProblem(redirectUri);
+    if (problem) throw new InvalidRequestError(problem);
   } catch (err) {
     return sendOAuthError(reply, err, req, app);
   }
   try {
     const parsed = AuthorizeRequest.safeParse(params);
-    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error));
+    if (!parsed.success) throw new InvalidRequestError(firstIssue(parsed.error, 'request'));
     const { code_challenge, scope, state, resource } = parsed.data;
     const id = await startAuthorization(app, client, {
       redirectUri,
@@ -183,7 +185,7 @@ async function token(app: App, req: FastifyRequest, reply: FastifyReply) {
   try {
     const params = paramsOf(req.body);
     const client = await requestingClient(app, req, params);
-    const urls = urlsOf(app, req);
+    const urls = urlsOf(req);
     let tokens;
     if (params.grant_type === 'authorization_code') {
       if (!params.code || !params.code_verifier) throw new InvalidRequestError('code and code_verifier are required');
@@ -218,19 +220,25 @@ export async function registerOAuthRoutes(server: FastifyInstance, app: App) {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
       done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
-    scope.addHook('onRequest', async (_req, reply) => allowAnyOrigin(reply));
+    // Every route here names or checks the issuer: a Host it may not come from is refused first (src/core/oauth-urls.ts).
+    scope.addHook('onRequest', async (req, reply) => {
+      allowAnyOrigin(reply);
+      const urls = oauthUrls(app.config, req);
+      if (urls instanceof AppError) throw urls;
+      requestUrls.set(req, urls);
+    });
 
-    const prm = async (req: FastifyRequest) => protectedResourceMetadata(urlsOf(app, req));
+    const prm = async (req: FastifyRequest) => protectedResourceMetadata(urlsOf(req));
     scope.get('/.well-known/oauth-protected-resource', prm);
     scope.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, prm);
-    const asm = async (req: FastifyRequest) => authorizationServerMetadata(urlsOf(app, req));
+    const asm = async (req: FastifyRequest) => authorizationServerMetadata(urlsOf(req));
     scope.get('/.well-known/oauth-authorization-server', asm);
     scope.get('/.well-known/openid-configuration', asm);
 
     scope.get(AUTHORIZE_PATH, (req, reply) => authorize(app, req, reply));
     scope.post(AUTHORIZE_PATH, (req, reply) => authorize(app, req, reply));
     scope.post('/oauth/token', (req, reply) => token(app, req, reply));
-    scope.post('/oauth/register', async (req, reply) => {
+    scope.post('/oauth/register', { bodyLimit: REGISTRATION_MAX_BYTES }, async (req, reply) => {
       try {
         await registrationBudget(app, req, reply);
         return reply

@@ -77,19 +77,21 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
     // batch against the rate limit (docs/contract.md, "Rate limits"): a bad key or token is a 401
     // whose WWW-Authenticate points at where to get a token (RFC 9728), no call within the limit
     // a 429; the tools then run as this agent. An OAuth token is accepted here, its audience.
+    // A Host OAuth does not answer for (src/core/oauth-urls.ts) takes keys only, and its challenge names no metadata.
     const headers: Record<string, string> = {};
-    const urls = oauthUrls(app.config.publicUrl, `${req.protocol}://${req.host}`);
+    const urls = oauthUrls(app.config, req);
+    const known = urls instanceof AppError ? undefined : urls;
     let auth;
     try {
-      auth = await authenticateRequest(app, req.headers.authorization, headers, callsIn(req.body), urls.resource);
+      auth = await authenticateRequest(app, req.headers.authorization, headers, callsIn(req.body), known?.resource);
     } catch (err) {
       const e = err as AppError;
-      const challenge: Record<string, string> =
-        e.code === 'UNAUTHORIZED'
-          ? {
-              'WWW-Authenticate': `Bearer resource_metadata="${urls.resourceMetadata}", scope="${SCOPES.join(' ')}"${req.headers.authorization ? ', error="invalid_token"' : ''}`,
-            }
-          : {};
+      const params = [
+        ...(known ? [`resource_metadata="${known.resourceMetadata}"`] : []),
+        `scope="${SCOPES.join(' ')}"`,
+        ...(req.headers.authorization ? ['error="invalid_token"'] : []),
+      ];
+      const challenge: Record<string, string> = e.code === 'UNAUTHORIZED' ? { 'WWW-Authenticate': `Bearer ${params.join(', ')}` } : {};
       return sendError(reply, new AppError(e.code, e.detail, e.errors, { ...headers, ...e.headers, ...challenge }));
     }
     const refused = unreadable(req.body);

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import {
@@ -15,6 +16,8 @@ import {
   tokenRequest,
 } from './support/oauth-client.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { trpcClient } from './support/transports.ts';
+import type { AppRouter } from '../trpc/router.ts';
 
 let server: TestServer;
 let url: string;
@@ -163,6 +166,21 @@ describe('refusals: each with its OAuth error, nothing granted', () => {
     const refused = await mcpPost(url, c.access);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('an access token sent to REST or tRPC is told where it is accepted, not taken for a wrong key', async () => {
+    const c = await approvedClient(url, t.key);
+    const detail =
+      'This is an OAuth access token: it is accepted only by the MCP endpoint /v1/mcp, at the address it was issued for. REST, tRPC and the proxies take an API key (mv_...)';
+    expect(await call(url, 'GET', '/v1/memory/collections', { key: c.access })).toMatchObject({ status: 401, body: { detail } });
+    const trpc = await trpcClient(url, c.access)
+      .collections.list.query({})
+      .catch((err: unknown) => err);
+    expect(trpc).toBeInstanceOf(TRPCClientError);
+    expect((trpc as TRPCClientError<AppRouter>).message).toBe(detail);
+    expect((trpc as TRPCClientError<AppRouter>).data?.httpStatus).toBe(401);
+    // A key that is not one is still just that.
+    expect((await call(url, 'GET', '/v1/memory/collections', { key: 'mv_not-a-key' })).body.detail).toBe('Invalid or revoked API key');
   });
 
   it('an expired access token is refused', async () => {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { BlockList, type AddressInfo } from 'node:net';
+import { BlockList } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -9,31 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileKey } from '../src/ports/blobs/blobs.ts';
 import { outboundFetch } from '../src/ports/outbound-http.ts';
 import { complete, LlmUnavailableError } from '../src/ports/llm/llm.ts';
-import { isPublicAddress, PrivateTargetError, targetRule, type TargetRule } from '../src/ports/public-target.ts';
+import { anonymousRule, isPublicAddress, PrivateTargetError, targetRule, type TargetRule } from '../src/ports/public-target.ts';
 import { flushWebhook } from '../src/services/events/webhook-outbox.ts';
 import { storeFor } from '../src/services/storage/tenant-store.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
-import { OPEN, PUBLIC_ONLY } from './support/targets.ts';
+import { listen, OPEN, PUBLIC_ONLY, SECRET_PAGE } from './support/targets.ts';
 
 const base = process.env.TEST_DATABASE_URL;
-const SECRET_PAGE = 'INTERNAL-ONLY admin page: db_password=hunter2';
-
-/** An HTTP server on `host` that counts what reaches it and answers with `handler` (by default the secret page). */
-async function listen(host: string, handler?: (req: IncomingMessage, res: ServerResponse) => void) {
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    if (handler) return handler(req, res);
-    res.writeHead(200, { 'content-type': 'text/html' }).end(SECRET_PAGE);
-  });
-  await new Promise<void>((r) => server.listen(0, host, r));
-  const { port } = server.address() as AddressInfo;
-  return { hits, port, url: `http://${host}:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 /** Every spelling of this machine (and of other internal networks) an attacker tried, on `port`. */
 const internalUrls = (port: number) => [
   `http://127.0.0.1:${port}/`,
@@ -114,6 +98,20 @@ describe('the address rule', () => {
       const res = await outboundFetch(allowed)(`http://localhost:${target.port}/page`);
       expect(await res.text()).toBe(SECRET_PAGE);
       expect(target.hits).toEqual(['GET /page']);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("refuses an address anyone may name without a key (a client metadata document) in every mode, the operator's networks aside", async () => {
+    const target = await listen('127.0.0.1');
+    try {
+      // Default mode: a tenant's rule lets every address through, the anonymous rule does not.
+      const anonymous = anonymousRule({ targets: { publicOnly: false, allowedNetworks: [] } });
+      for (const url of [target.url, `http://localhost:${target.port}/`]) await expect(outboundFetch(anonymous)(url)).rejects.toThrow(PrivateTargetError);
+      expect(target.connections.count).toBe(0);
+      const operators = anonymousRule({ targets: { publicOnly: false, allowedNetworks: ['127.0.0.1'] } });
+      expect(await (await outboundFetch(operators)(target.url)).text()).toBe(SECRET_PAGE);
     } finally {
       await target.close();
     }

@@ -14,6 +14,19 @@ function isNetwork(v: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
+/** A host as a Host header names it, its port optional: a name or IPv4 address, or an IPv6 one in brackets. */
+export interface HostPort {
+  host: string;
+  port?: number;
+}
+
+/** `name[:port]` or `[v6]:port`, lowercased, or null: what ORGMEM_ALLOWED_HOSTS lists and a Host header holds. */
+export function parseHostPort(v: string): HostPort | null {
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(v.trim().toLowerCase());
+  if (!m || (m[1]!.startsWith('[') && isIP(m[1]!.slice(1, -1)) !== 6) || Number(m[2] ?? 0) > 65535) return null;
+  return m[2] === undefined ? { host: m[1]! } : { host: m[1]!, port: Number(m[2]) };
+}
+
 /**
  * Every environment variable the service reads, in one place (the connectors' are read from
  * their providers' registry: `connectorEnv` below). The README's configuration table is written
@@ -93,6 +106,19 @@ const env = z.object({
   ORGMEM_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().positive().default(512),
   ORGMEM_EMBEDDER_THREADS: z.coerce.number().int().positive().max(16).optional(),
   ORGMEM_PUBLIC_URL: z.string().url().optional(),
+  // The Host headers OAuth answers to without ORGMEM_PUBLIC_URL (src/core/oauth-urls.ts); unset, the loopback names and HOST.
+  ORGMEM_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    // Empty is unset: the default.
+    .transform((v) => {
+      const hosts = v
+        ?.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean);
+      return hosts?.length ? hosts : undefined;
+    })
+    .pipe(z.array(z.string().refine((h) => parseHostPort(h) !== null, 'must be a comma-separated list of host or host:port ([::1]:8080 for IPv6)')).optional()),
   ORGMEM_TIERS: z.string().optional(),
   ORGMEM_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ORGMEM_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
@@ -307,6 +333,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       threads: e.ORGMEM_EMBEDDER_THREADS,
     },
     publicUrl: e.ORGMEM_PUBLIC_URL,
+    /** The Host headers that may name the OAuth issuer when publicUrl is unset (src/core/oauth-urls.ts); undefined: the default there. */
+    allowedHosts: e.ORGMEM_ALLOWED_HOSTS?.map((h) => parseHostPort(h)!),
     tiers,
     logLevel: e.ORGMEM_LOG_LEVEL,
     workerConcurrency: e.ORGMEM_WORKER_CONCURRENCY,

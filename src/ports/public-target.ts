@@ -7,7 +7,8 @@ import type { Config } from '../core/config.ts';
  * The one rule for addresses a tenant chose (webhook targets, LLM endpoints, connector sites and
  * their redirects, buckets, databases), applied right before each connection to the address
  * actually connected to (docs/deployment.md, "Production mode"): in production mode only public
- * addresses, besides the networks the operator allows.
+ * addresses, besides the networks the operator allows; for an address anyone may name without a
+ * key, the same in every mode.
  */
 
 /** What a tenant-chosen target may be: `targetRule(config)`. */
@@ -73,23 +74,33 @@ export function isPublicAddress(address: string): boolean {
   return global6.check(address, 'ipv6') && !notPublic6.check(address, 'ipv6');
 }
 
-const rules = new WeakMap<Config['targets'], TargetRule>();
+const rules = new WeakMap<Config['targets'], { tenant: TargetRule; anonymous: TargetRule }>();
 
-/** The rule of this configuration (one object per configuration, so clients can be kept per rule). */
-export function targetRule(config: Pick<Config, 'targets'>): TargetRule {
-  let rule = rules.get(config.targets);
-  if (!rule) {
+/** The rules of this configuration (one object each per configuration, so clients can be kept per rule). */
+function rulesOf(targets: Config['targets']): { tenant: TargetRule; anonymous: TargetRule } {
+  let known = rules.get(targets);
+  if (!known) {
     const allowed = new BlockList();
-    for (const network of config.targets.allowedNetworks) {
+    for (const network of targets.allowedNetworks) {
       const [address = '', prefix] = network.split('/');
       const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
       if (prefix === undefined) allowed.addAddress(address, type);
       else allowed.addSubnet(address, Number(prefix), type);
     }
-    rules.set(config.targets, (rule = { publicOnly: config.targets.publicOnly, allowed }));
+    rules.set(targets, (known = { tenant: { publicOnly: targets.publicOnly, allowed }, anonymous: { publicOnly: true, allowed } }));
   }
-  return rule;
+  return known;
 }
+
+/** The rule of a tenant's targets: public only in production mode, besides the operator's networks. */
+export const targetRule = (config: Pick<Config, 'targets'>): TargetRule => rulesOf(config.targets).tenant;
+
+/**
+ * The rule of an address anyone may name without a key (a client ID metadata document): public
+ * only in every mode, besides the operator's networks, whatever ORGMEM_WEBHOOK_ALLOW_PRIVATE says
+ * (docs/deployment.md, "Production mode").
+ */
+export const anonymousRule = (config: Pick<Config, 'targets'>): TargetRule => rulesOf(config.targets).anonymous;
 
 /** Throws PrivateTargetError when the rule refuses `address`, which `host` resolved to. */
 export function checkAddress(rule: TargetRule, host: string, address: string): void {

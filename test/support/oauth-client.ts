@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { call } from './client.ts';
@@ -37,6 +38,37 @@ export async function registerClient(url: string, name = 'Test agent'): Promise<
   });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.client_id as string;
+}
+
+/**
+ * A request to `url`'s server naming `host` in its Host header, which fetch does not let a caller
+ * set: the status, the headers and the body (JSON when it is).
+ */
+export function withHost(
+  url: string,
+  host: string,
+  method: string,
+  path: string,
+  opts: { body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method, headers: { ...opts.headers, host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: the text
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, body });
+      });
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }
 
 /** GET /oauth/authorize without following the redirect: where it sends the browser. */

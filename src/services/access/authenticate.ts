@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Agent, App, AuthedCtx } from '../../core/context.ts';
 import { unauthorized } from '../../core/errors.ts';
+import { MCP_PATH } from '../../core/oauth-urls.ts';
 import { isUnreachable } from '../../ports/db/db.ts';
 import type { KeyRole, Tenant } from '../../schemas/access.ts';
 import { hashKey, type KeyRow } from './keys.ts';
@@ -30,6 +31,9 @@ const TOKEN_BY_HASH = (audience: string) => `select ${COLUMNS.replace('k.key_has
 /** An access token is told from an API key by its prefix (oauth.ts makes it). */
 const isAccessToken = (presented: string) => presented.startsWith('mvat_');
 
+/** Why an access token is refused where no OAuth audience is (REST, tRPC, the proxies): said as such, not as a wrong key. */
+const TOKEN_ELSEWHERE = `This is an OAuth access token: it is accepted only by the MCP endpoint ${MCP_PATH}, at the address it was issued for. REST, tRPC and the proxies take an API key (mv_...)`;
+
 /**
  * The key lookup and, with `limited`, the rate-limit hit of the key's window, as one statement:
  * authentication costs one round trip. `source` selects the key row, by the key's hash or by an
@@ -42,14 +46,12 @@ const authSql = (limited: boolean, source: string) => `with k as (${source})
 
 const TOUCH_EVERY_MS = 60_000;
 
+/** `audience`: the resource an access token must be for; undefined, `presented` is an API key. */
 async function lookupKey(app: App, presented: string, calls: number, audience: string | undefined): Promise<AuthRow | undefined> {
   const hash = hashKey(presented);
-  // An access token is only ever accepted where its audience is this request's resource.
-  const token = isAccessToken(presented);
-  if (token && audience === undefined) return undefined;
   const run = (limited: boolean) => {
     const params: unknown[] = limited ? [hash, app.config.rateLimit.windowSeconds, calls] : [hash];
-    const source = token ? TOKEN_BY_HASH(`$${params.push(audience)}`) : KEY_BY_HASH;
+    const source = audience === undefined ? KEY_BY_HASH : TOKEN_BY_HASH(`$${params.push(audience)}`);
     return app.platform.query<AuthRow>(authSql(limited, source), params);
   };
   let row: AuthRow | undefined;
@@ -109,8 +111,11 @@ export async function authenticate(app: App, header: string | undefined, calls =
   if (header && header.length > MAX_AUTHORIZATION) throw unauthorized(`The Authorization header is longer than any API key (${MAX_AUTHORIZATION} characters)`);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) throw unauthorized(header ? 'Authorization must be "Bearer <API key>"' : 'Missing API key: send Authorization: Bearer <API key>');
+  // An access token is only ever accepted where its audience is this request's resource.
+  const token = isAccessToken(match[1]!);
+  if (token && audience === undefined) throw unauthorized(TOKEN_ELSEWHERE);
   const presented = hashKey(match[1]!);
-  const row = await lookupKey(app, match[1]!, calls, audience);
+  const row = await lookupKey(app, match[1]!, calls, token ? audience : undefined);
   // The lookup is by hash; comparing the hashes again in constant time keeps the check
   // independent of how the index compares strings.
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(presented)) || row.revoked_at) {

@@ -2,11 +2,13 @@ import type { App, AuthedCtx } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { JobMeta } from '../../ports/jobs/jobs.ts';
 import { resolveGrants } from '../access/grants.ts';
-import { MAX_REPORTED, type ImportError } from './import.ts';
+import { importJob, MAX_REPORTED, type ImportError } from './import.ts';
 import { insertMemories, type NewMemory } from './memories.ts';
 
 /** Records embedded and stored per step, each step one transaction with the import's counts. */
 const STEP = 100;
+/** How long one job stores steps before it queues the next and gives its worker back (docs/architecture.md, "Jobs"). */
+const SLICE_MS = 20_000;
 
 interface Progress {
   processed: number;
@@ -47,8 +49,13 @@ export async function runImport(ctx: AuthedCtx, importId: string, { attempt, max
   );
   if (!start) return;
   let processed = start.processed;
+  const started = Date.now();
   try {
     for (;;) {
+      if (Date.now() - started > SLICE_MS) {
+        await app.jobs.enqueue(app.platform, importJob, { tenant_id: tenantId, import_id: importId }, { key: `import:${importId}` });
+        return;
+      }
       const step = await app.db.query<StagedRow>(
         `select position, source_index, collection, source_key, item from import_records
           where tenant_id = $1 and import_id = $2 and position >= $3 order by position limit $4`,

@@ -280,6 +280,46 @@ describe('dashboard: keys, grants, settings, usage', () => {
     expect(after.body.grants.map((g: { agent_key_id: string }) => g.agent_key_id)).toEqual([dashboardKeyId]);
   });
 
+  for (const width of [1280, 390] as const) {
+    it(`shows how deliveries go at ${width} px: a suspended webhook with its reason and dead letters, resumed by a test event, its dead letters replayed`, async () => {
+      const { t, page } = await signedIn({ width });
+      expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+      const reason = `10 tries in a row failed; the last: Event 0190c3f2-${'x'.repeat(120)} (memory.created) failed: the target answered 500`;
+      await server.app.db.query('update webhooks set suspended_at = now(), suspended_reason = $2, failures = 10 where tenant_id = $1', [t.id, reason]);
+      // Written while suspended: kept as dead letters at once.
+      const written = await t.api('POST', '/v1/memory/collections/held/memories/bulk', [{ text: 'held one' }, { text: 'held two' }]);
+      expect(written.status).toBe(201);
+
+      await page.getByRole('link', { name: 'Settings' }).click();
+      const card = page.getByRole('region', { name: 'Webhook' });
+      await fact(page, 'State').filter({ hasText: 'Suspended' }).waitFor();
+      expect(await fact(page, 'Why').textContent()).toBe(reason);
+      expect(await fact(page, 'Dead letters').textContent()).toBe('2');
+      const letters = card.getByRole('list', { name: /^Dead letters/ });
+      await letters.waitFor();
+      expect(await letters.getByRole('listitem').count()).toBe(2);
+      expect(await letters.getByRole('listitem').first().textContent()).toContain('The webhook was suspended when the event happened');
+      // A suspended webhook cannot replay before it is resumed; nothing overflows the page.
+      expect(await card.getByRole('button', { name: 'Replay dead letters' }).count()).toBe(0);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await screenshot(page, `webhook-suspended-${width}`);
+
+      const before = receiver.received.length;
+      await card.getByRole('button', { name: 'Send a test event' }).click();
+      await card.getByText('The test event was delivered (204); deliveries resumed.').waitFor();
+      await fact(page, 'State').filter({ hasText: 'Delivering' }).waitFor();
+      expect((await t.api('GET', '/v1/memory/webhook/config')).body).toMatchObject({ state: 'active', suspended_reason: null });
+
+      await card.getByRole('button', { name: 'Replay dead letters' }).click();
+      await fact(page, 'Dead letters').filter({ hasText: /^0$/ }).waitFor();
+      const texts = (await receiver.waitFor(0, 20_000, (r) => r.slice(before).filter((x) => x.body.includes('held')).length >= 2))
+        .slice(before)
+        .map((x) => JSON.parse(x.body) as { type: string; data: { memory?: { text: string } } })
+        .map((e) => e.data.memory?.text ?? e.type);
+      expect(texts).toEqual(['webhook.test', 'held one', 'held two']);
+    });
+  }
+
   it('sets a webhook and shows its signing secret once; sets and clears a spend cap; shows the extraction self-test failure', async () => {
     const { t, page } = await signedIn();
     await page.getByRole('link', { name: 'Settings' }).click();

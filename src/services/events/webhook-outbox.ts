@@ -20,7 +20,7 @@ export const EVENT_TRIES = 3;
 /** Failed tries in a row after which the webhook is suspended. */
 export const SUSPEND_AFTER = 10;
 /** Seconds before the next try after `failures` failed tries in a row: 5 s doubling, at most 10 minutes. */
-export const backoffSeconds = (failures: number) => Math.min(600, 5 * 2 ** Math.max(0, failures - 1));
+export const webhookBackoffSeconds = (failures: number) => Math.min(600, 5 * 2 ** Math.max(0, failures - 1));
 /** How long one flush delivers before it gives its worker back and queues the next. */
 const FLUSH_BUDGET_MS = 20_000;
 /** How long a flush holds the webhook against a second flush: longer than a try's timeout. */
@@ -95,7 +95,7 @@ interface PendingEvent {
  * One run of the tenant's flush: delivers its pending events in order until none is left, a try
  * fails, or FLUSH_BUDGET_MS has passed (then it queues the next run, giving its worker back). A
  * failed try counts against the event (EVENT_TRIES, then it is a dead letter) and against the
- * webhook: the next run waits `backoffSeconds`, and SUSPEND_AFTER failures in a row, or a target
+ * webhook: the next run waits `webhookBackoffSeconds`, and SUSPEND_AFTER failures in a row, or a target
  * refused by the address rule, suspend it. A second run while one holds the webhook comes back a
  * second later, so an event queued as the first one finishes is not left waiting.
  */
@@ -209,7 +209,7 @@ async function recordFailure(app: App, tenantId: string, url: string, event: Pen
       await suspend(tx, tenantId, why);
       return;
     }
-    const next = new Date(Date.now() + backoffSeconds(hook.failures) * 1000);
+    const next = new Date(Date.now() + webhookBackoffSeconds(hook.failures) * 1000);
     await tx.query('update webhooks set next_try_at = $2 where tenant_id = $1', [tenantId, next]);
     await enqueueFlush(app, tx, tenantId, next);
   });

@@ -22,9 +22,11 @@ interface Job {
 /**
  * Chunks embedded and stored per transaction: a large file (a 10 MB text is about 5,000 chunks)
  * is written in steps, each recorded in the file's `memory_ids`, so a retry goes on after the
- * last stored step instead of embedding the file again.
+ * last stored step instead of embedding the file again. On the embedded database a transaction
+ * holds the one connection every other request waits for, so its steps are small: other tenants'
+ * requests go between them (bench/README.md, "Noisy neighbours").
  */
-const STORE_CHUNKS = 256;
+const STORE_CHUNKS = { postgres: 256, pglite: 32 };
 
 /** Moves a file that is not settled yet; a file another try settled meanwhile (done or failed) stays as it is. */
 const setFile = (app: App, p: { tenantId: string; batchId: string; key: string }, state: FileState, fields: { attempts?: number; error?: string }) =>
@@ -67,8 +69,9 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
     if (!blob) throw new UnreadableFileError('Nothing was uploaded at this key');
     const read = await readFile(ctx, { filename: job.filename, content_type: job.content_type || blob.contentType, data: blob.body });
     const items = fileMemories({ key, filename: job.filename, content_type: job.content_type }, read, job.source);
-    for (let from = job.memory_ids.length; from < items.length; from += STORE_CHUNKS) {
-      const step = items.slice(from, from + STORE_CHUNKS);
+    const perStep = STORE_CHUNKS[app.db.kind];
+    for (let from = job.memory_ids.length; from < items.length; from += perStep) {
+      const step = items.slice(from, from + perStep);
       const embeddings = await embedAll(
         ctx,
         step.map((m) => m.text),

@@ -225,6 +225,34 @@ function oauthApp(vars: Record<string, string | undefined>, app: OAuthAppSpec): 
 }
 
 /**
+ * ORGMEM_TIERS (docs/configuration.md): a built-in tier it names keeps the fields it does not
+ * give; a tier it adds gives every field, so no tier has a limit nobody chose.
+ */
+function tiersFrom(json: string | undefined): Record<string, TierLimits> {
+  if (!json) return DEFAULT_TIERS;
+  const fail = (why: string): never => {
+    throw new Error(`Invalid configuration:\n  ORGMEM_TIERS: ${why}`);
+  };
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    fail('not JSON; expected {"tier": {"rate_limit_per_minute": 120, ...}}');
+  }
+  const given = z.record(z.string(), z.record(z.string(), z.unknown())).safeParse(value);
+  if (!given.success) return fail('expected an object of tiers, each an object of limits: {"free": {"rate_limit_per_minute": 120}}');
+  const merged = Object.entries(given.data).map(([tier, fields]) => {
+    const base = Object.hasOwn(DEFAULT_TIERS, tier) ? DEFAULT_TIERS[tier] : undefined;
+    const missing = base ? [] : Object.keys(tierLimits.shape).filter((f) => !Object.hasOwn(fields, f));
+    if (missing.length) return fail(`"${tier}" is a new tier and gives no ${missing.join(', ')}; a new tier gives every field`);
+    const limits = tierLimits.strict().safeParse({ ...base, ...fields });
+    if (!limits.success) return fail(limits.error.issues.map((i) => `${[tier, ...i.path].join('.')}: ${i.message}`).join('; '));
+    return [tier, limits.data] as const;
+  });
+  return Object.fromEntries([...Object.entries(DEFAULT_TIERS), ...merged]);
+}
+
+/**
  * ORGMEM_STRIPE_PRICES: a price id per paid tier. The webhook reads a subscription's tier back
  * from its price, so a price may stand for one tier only, and only for a tier that has limits.
  */
@@ -288,7 +316,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ? e.ORGMEM_DATA_DIR
     : resolve((e.ORGMEM_DATA_DIR || defaultDataDir(source)).replace(/^~(?=$|\/)/, home(source)));
   const embedder = e.ORGMEM_EMBEDDER ?? (e.ORGMEM_EMBEDDINGS_BASE_URL ? 'openai' : 'local');
-  const tiers = e.ORGMEM_TIERS ? { ...DEFAULT_TIERS, ...z.record(z.string(), tierLimits).parse(JSON.parse(e.ORGMEM_TIERS)) } : DEFAULT_TIERS;
+  const tiers = tiersFrom(e.ORGMEM_TIERS);
   return {
     host: e.HOST,
     port: e.PORT,

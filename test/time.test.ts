@@ -6,6 +6,7 @@ import { mcpClient, trpcClient } from './support/transports.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { col } from './support/graph.ts';
 import { importAndWait } from './support/imports.ts';
+import { memoryTimeTypes, undoMillisecondTimes } from './support/database.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { toVectorLiteral } from '../src/ports/db/db.ts';
 import { vectorCandidates } from '../src/services/search/candidates.ts';
@@ -405,26 +406,14 @@ describe('times on create', () => {
 });
 
 describe('migration 040: times at the API’s precision', () => {
-  const TIMES = ['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_to', 'superseded_at', 'expired_at'];
-  const types = async () =>
-    (
-      await server.app.db.query<{ type: string }>(
-        `select distinct format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = 'memories'::regclass and attname = any($1::text[])`,
-        [TIMES],
-      )
-    ).map((r) => r.type);
-
   it('truncates the stored times to the milliseconds the API answered, and keeps the day in the text search', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const { id } = (await t.api('POST', `${col('diary')}/memories`, { text: 'Gus keeps a diary' })).body;
-    expect(await types()).toEqual(['timestamp(3) with time zone']);
+    expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp(3) with time zone']);
 
     // Back to before 040: microseconds, and a time that rounding would carry into the next day.
-    await server.app.db.exec(`alter table memories drop column tsv,
-      ${TIMES.map((c) => `alter column ${c} type timestamptz`).join(', ')},
-      add column tsv tsvector generated always as (to_tsvector('english', text) || to_tsvector('english', observed_words(observed_at))) stored;
-      create index memories_tsv on memories using gin (tsv);
-      delete from schema_migrations where version = 40`);
+    await undoMillisecondTimes(server.app.db);
+    expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp with time zone']);
     await server.app.db.query(
       `update memories set created_at = '2024-03-01 10:00:00.123789+00', valid_from = '2024-03-01 10:00:00.123789+00',
          observed_at = '2023-05-08 23:59:59.9996+00', valid_to = '2031-01-01 00:00:00.0009+00' where tenant_id = $1 and id = $2`,
@@ -432,7 +421,7 @@ describe('migration 040: times at the API’s precision', () => {
     );
     await migrate(server.app.db, server.app.embedder.dimensions, server.app.config.search.vectorIndex);
 
-    expect(await types()).toEqual(['timestamp(3) with time zone']);
+    expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp(3) with time zone']);
     expect((await t.api('GET', `${col('diary')}/memories/${id}`)).body).toMatchObject({
       created_at: '2024-03-01T10:00:00.123Z',
       valid_from: '2024-03-01T10:00:00.123Z',

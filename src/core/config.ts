@@ -180,9 +180,9 @@ const env = z.object({
   ORGMEM_PARSE_MAX_MEMORY_MB: z.coerce.number().int().min(32).default(512),
   ORGMEM_PARSE_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
   ORGMEM_PARSE_CONCURRENCY: z.coerce.number().int().positive().default(2),
-  // Managed connectors (README "Connectors"): their variables come from the providers' registry (connectorEnv below).
+  // Managed connectors (docs/connectors.md): their variables come from the providers' registry (connectorEnv below).
   ORGMEM_DASHBOARD_URL: z.string().url().optional(),
-  // Billing (README "Billing"): Stripe's API and keys, and the price of each paid tier.
+  // Billing (docs/operations.md, "Billing"): Stripe's API and keys, and the price of each paid tier.
   ORGMEM_STRIPE_SECRET_KEY: z.string().min(1).optional(),
   ORGMEM_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   // The client appends /v1/... itself, so only an origin can stand in for Stripe's.

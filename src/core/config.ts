@@ -224,21 +224,25 @@ function oauthApp(vars: Record<string, string | undefined>, app: OAuthAppSpec): 
     : null;
 }
 
+/** A JSON variable's value, and `fail`, which stops the start naming the variable and what is wrong with it. */
+function jsonVariable(name: string, json: string, example: string): { value: unknown; fail: (why: string) => never } {
+  const fail = (why: string): never => {
+    throw new Error(`Invalid configuration:\n  ${name}: ${why}`);
+  };
+  try {
+    return { value: JSON.parse(json), fail };
+  } catch {
+    return fail(`not JSON; expected ${example}`);
+  }
+}
+
 /**
  * ORGMEM_TIERS (docs/configuration.md): a built-in tier it names keeps the fields it does not
  * give; a tier it adds gives every field, so no tier has a limit nobody chose.
  */
 function tiersFrom(json: string | undefined): Record<string, TierLimits> {
   if (!json) return DEFAULT_TIERS;
-  const fail = (why: string): never => {
-    throw new Error(`Invalid configuration:\n  ORGMEM_TIERS: ${why}`);
-  };
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    fail('not JSON; expected {"tier": {"rate_limit_per_minute": 120, ...}}');
-  }
+  const { value, fail } = jsonVariable('ORGMEM_TIERS', json, '{"tier": {"rate_limit_per_minute": 120, ...}}');
   const given = z.record(z.string(), z.record(z.string(), z.unknown())).safeParse(value);
   if (!given.success) return fail('expected an object of tiers, each an object of limits: {"free": {"rate_limit_per_minute": 120}}');
   const merged = Object.entries(given.data).map(([tier, fields]) => {
@@ -258,15 +262,7 @@ function tiersFrom(json: string | undefined): Record<string, TierLimits> {
  */
 function stripePrices(json: string | undefined, tiers: Record<string, TierLimits>): Record<string, string> {
   if (!json) return {};
-  const fail = (why: string): never => {
-    throw new Error(`Invalid configuration:\n  ORGMEM_STRIPE_PRICES: ${why}`);
-  };
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    fail('not JSON; expected {"pro": "price_...", "enterprise": "price_..."}');
-  }
+  const { value, fail } = jsonVariable('ORGMEM_STRIPE_PRICES', json, '{"pro": "price_...", "enterprise": "price_..."}');
   const parsed = z.record(z.string(), z.string().min(1)).safeParse(value);
   if (!parsed.success) return fail('expected an object of price ids by tier, {"pro": "price_...", "enterprise": "price_..."}');
   for (const [tier, price] of Object.entries(parsed.data)) {

@@ -193,8 +193,8 @@ describe.skipIf(!CITUS)('on a Citus coordinator (runs with TEST_CITUS=1 and TEST
     expect(shards.reduce((n, s) => n + Number(s.result), 0)).toBe(await dated());
   });
 
-  it('sql/040 run after the tables were distributed makes the times of every shard millisecond ones, truncated', async () => {
-    // An upgrade's path: the times back to microseconds by hand, 040 forgotten, then migrate again.
+  it('sql/043 run after the tables were distributed makes the times of every shard millisecond ones, truncated', async () => {
+    // An upgrade's path: the times back to microseconds by hand, 043 forgotten, then migrate again.
     await undoMillisecondTimes(server.app.db);
     expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp with time zone']);
     await sql`update memories set created_at = '2024-03-01 10:00:00.123789+00' where tenant_id = ${t.id}`;

@@ -405,13 +405,13 @@ describe('times on create', () => {
   });
 });
 
-describe('migration 040: times at the API’s precision', () => {
+describe('migration 043: times at the API’s precision', () => {
   it('truncates the stored times to the milliseconds the API answered, and keeps the day in the text search', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const { id } = (await t.api('POST', `${col('diary')}/memories`, { text: 'Gus keeps a diary' })).body;
     expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp(3) with time zone']);
 
-    // Back to before 040: microseconds, and a time that rounding would carry into the next day.
+    // Back to before 043: microseconds, and a time that rounding would carry into the next day.
     await undoMillisecondTimes(server.app.db);
     expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp with time zone']);
     await server.app.db.query(

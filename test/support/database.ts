@@ -101,17 +101,17 @@ export async function embeddingStorage(db: Queryable): Promise<string[]> {
   return [own!.storage, ...shards.map((s) => s.result)];
 }
 
-/** Every time column of `memories`, which sql/040 keeps to the millisecond. */
+/** Every time column of `memories`, which sql/043 keeps to the millisecond. */
 const MEMORY_TIMES = ['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_to', 'superseded_at', 'expired_at'];
 
-/** Takes the memories' times back to microseconds, as before sql/040, and forgets that migration: the next migrate replays it. */
+/** Takes the memories' times back to microseconds, as before sql/043, and forgets that migration: the next migrate replays it. */
 export async function undoMillisecondTimes(db: Queryable): Promise<void> {
   // Statement by statement: a Citus coordinator sends a distributed table's DDL to its shards as one command each.
   for (const statement of [
     `alter table memories drop column tsv, ${MEMORY_TIMES.map((c) => `alter column ${c} type timestamptz`).join(', ')},
       add column tsv tsvector generated always as (to_tsvector('english', text) || to_tsvector('english', observed_words(observed_at))) stored`,
     'create index memories_tsv on memories using gin (tsv)',
-    'delete from schema_migrations where version = 40',
+    'delete from schema_migrations where version = 43',
   ])
     await db.exec(statement);
 }

@@ -20,14 +20,15 @@ const BODY_LIMIT = 8 * 1024 * 1024;
  * path that cannot be decoded, a body that does not match its length...) as the client's fault.
  */
 function answerError(err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) {
-  if (err instanceof AppError) return sendError(reply, err);
-  if (err.code === 'FST_ERR_BAD_URL') return sendError(reply, new AppError('BAD_REQUEST', 'Malformed URL: the path holds an invalid percent-encoding'));
+  // A route of the chat proxies answers in its API's envelope too (rest-adapter/options.ts).
+  const send = (answer: AppError) => sendError(reply, answer, req.routeOptions?.config?.errorEnvelope);
+  if (err instanceof AppError) return send(err);
+  if (err.code === 'FST_ERR_BAD_URL') return send(new AppError('BAD_REQUEST', 'Malformed URL: the path holds an invalid percent-encoding'));
   const status = err.statusCode ?? 500;
-  if (status === 413)
-    return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${req.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`));
-  if (status >= 400 && status < 500) return sendError(reply, new AppError('BAD_REQUEST', err.message));
+  if (status === 413) return send(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${req.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`));
+  if (status >= 400 && status < 500) return send(new AppError('BAD_REQUEST', err.message));
   req.log.error({ err }, 'unhandled error');
-  return sendError(reply, new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
+  return send(new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
 }
 
 /** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp with its OAuth server (/oauth, /.well-known), the local store's file links at /v1/blobs and the dashboard at /. */

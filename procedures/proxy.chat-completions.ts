@@ -20,7 +20,7 @@ export default defineProcedure({
     'container tag, when it ends the conversation (a call ending with a tool result stores nothing again); a read-only ' +
     'key must send store: false. When recall or storing fails, the chat goes on without it and memvault.memory_error (or the ' +
     'X-Memvault-Memory-Error header) says so. Usage counts toward the spend cap. Error bodies also carry ' +
-    "OpenAI's error.message, which OpenAI clients show.",
+    "OpenAI's error object (message, type, param, code), which OpenAI clients raise as their own errors.",
   rest: { method: 'POST', path: '/v1/proxy/chat/completions', status: 200 },
   access: 'write',
   // Recall reads the named collection; storing writes it (else the default one).

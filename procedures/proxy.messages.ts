@@ -16,7 +16,8 @@ export default defineProcedure({
     'as they come (memvault in X-Memvault-* headers). Compaction requests, Claude Code side queries (its system prompt, no tools) ' +
     'and one-token probes pass through untouched. With store, a conversation ending with words of the user queues them for ' +
     'remember. When recall or storing fails, the chat goes on without it and says so in memvault.memory_error. Usage counts ' +
-    'toward the spend cap.',
+    "toward the spend cap. Error bodies also carry Anthropic's envelope (type: error, error: {type, message}), which Anthropic " +
+    'clients raise as their own errors.',
   rest: { method: 'POST', path: '/v1/proxy/v1/messages', status: 200 },
   access: 'write',
   collection: [

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { procedures } from '../procedures/index.ts';
 import { keyRoleOf, type AnyProcedure } from '../src/pipeline/procedure.ts';
+import { ANTHROPIC_ERROR_TYPES } from '../src/pipeline/http-errors.ts';
 import '../src/schemas/fields.ts';
 import { restErrorResponses, restShape, type BodyShape, type RestShape } from './shape.ts';
 
@@ -18,18 +19,40 @@ const errorBody = z
 const openaiErrorBody = errorBody
   .extend({
     error: z
-      .object({ message: z.string().describe('The same as detail'), type: z.string().describe('The error code, e.g. bad_gateway') })
-      .optional()
-      .describe("OpenAI's error object, which OpenAI clients show (on every error the operation answers; not on an over-size body)"),
+      .object({
+        message: z.string().describe('The same as detail'),
+        type: z.enum(['invalid_request_error', 'server_error']).describe('invalid_request_error on a 4xx, server_error on a 5xx'),
+        param: z.string().nullable().describe('On a 422, the first invalid field'),
+        code: z.string().describe('The error code in lower case, e.g. bad_gateway'),
+      })
+      .describe("OpenAI's error object, which OpenAI clients read as their API's errors"),
   })
   .openapi('OpenAIError');
+
+const anthropicErrorBody = errorBody
+  .extend({
+    type: z.literal('error'),
+    error: z
+      .object({
+        type: z.string().describe(
+          `Anthropic's error type for the status: ${Object.entries(ANTHROPIC_ERROR_TYPES)
+            .map(([status, type]) => `${type} (${status})`)
+            .join(', ')}, otherwise invalid_request_error on a 4xx and api_error on a 5xx`,
+        ),
+        message: z.string().describe('The same as detail'),
+      })
+      .describe("Anthropic's error object, which Anthropic clients read as their API's errors"),
+  })
+  .openapi('AnthropicError');
+
+const ERROR_BODIES = { openai: openaiErrorBody, anthropic: anthropicErrorBody };
 
 /** The procedure's errors as OpenAPI responses: REST's own, the pipeline's and its declared ones (shape.ts). */
 const errorContent = (proc: AnyProcedure, shape: RestShape) =>
   Object.fromEntries(
     restErrorResponses(proc, shape).map((e) => [
       e.status,
-      { description: e.description, content: { 'application/json': { schema: shape.openaiErrors ? openaiErrorBody : errorBody } } },
+      { description: e.description, content: { 'application/json': { schema: shape.errorEnvelope ? ERROR_BODIES[shape.errorEnvelope] : errorBody } } },
     ]),
   );
 

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ProcedureName, ProcedureNamed } from '../procedures/index.ts';
 import { MAX_EMAIL_BYTES } from '../src/core/config.ts';
 import { PROXY_BODY_LIMIT } from '../src/schemas/proxy.ts';
+import type { ErrorEnvelope } from '../src/pipeline/http-errors.ts';
 import type { Procedure } from '../src/pipeline/procedure.ts';
 
 /**
@@ -28,10 +29,11 @@ export interface RestOptions<F extends string = string, In = any> {
    */
   multipart?: boolean;
   /**
-   * Error bodies also carry OpenAI's `error: {message, type}` beside `detail`, so that OpenAI
-   * clients show the reason (the chat proxy).
+   * Error bodies also carry this API's error envelope beside `detail` (OpenAI's `error: {message,
+   * type, param, code}`, Anthropic's `type: "error", error: {type, message}`), so that its
+   * official clients raise them as its own errors (the chat proxies).
    */
-  openaiErrors?: boolean;
+  errorEnvelope?: ErrorEnvelope;
   /**
    * A request header that carries the API key when there is no Authorization header: Anthropic's
    * clients send theirs in `x-api-key` (the Messages proxy).
@@ -80,16 +82,16 @@ export const restOptions: { [N in ProcedureName]?: OptionsFor<ProcedureNamed<N>>
     headerFields: { idempotency_key: 'Idempotency-Key' },
     altStatus: { status: 200, description: 'sync=true: the facts as stored', when: (input) => input.sync },
   },
-  'proxy.chatCompletions': { openaiErrors: true, bodyLimit: PROXY_BODY_LIMIT },
+  'proxy.chatCompletions': { errorEnvelope: 'openai', bodyLimit: PROXY_BODY_LIMIT },
   'proxy.messages': {
-    openaiErrors: true,
+    errorEnvelope: 'anthropic',
     bodyLimit: PROXY_BODY_LIMIT,
     apiKeyHeader: 'x-api-key',
     headerFields: { anthropic_version: 'anthropic-version', anthropic_beta: 'anthropic-beta' },
   },
-  'proxy.responses': { openaiErrors: true, bodyLimit: PROXY_BODY_LIMIT },
+  'proxy.responses': { errorEnvelope: 'openai', bodyLimit: PROXY_BODY_LIMIT },
   'proxy.countTokens': {
-    openaiErrors: true,
+    errorEnvelope: 'anthropic',
     bodyLimit: PROXY_BODY_LIMIT,
     apiKeyHeader: 'x-api-key',
     headerFields: { anthropic_version: 'anthropic-version', anthropic_beta: 'anthropic-beta' },

@@ -5,7 +5,7 @@ import type { App } from '../src/core/context.ts';
 import { Download } from '../src/core/download.ts';
 import { EventStream } from '../src/core/event-stream.ts';
 import { AppError, invalidInput } from '../src/core/errors.ts';
-import { sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
+import { sendError, UnreadableBody, type ErrorEnvelope } from '../src/pipeline/http-errors.ts';
 import { invoke } from '../src/pipeline/invoke.ts';
 import { validatesInput, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { MAX_FILE_BYTES, MAX_FILES, type FileUploadInput } from '../src/schemas/files.ts';
@@ -17,6 +17,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route takes its JSON body as text (a `rawBody` procedure, options.ts): the server's JSON parser leaves it unparsed. */
     rawBody?: boolean;
+    /** The API whose error envelope the route's error bodies carry (options.ts), those the server's handlers answer for it included (an over-size body). */
+    errorEnvelope?: ErrorEnvelope;
   }
 }
 
@@ -135,7 +137,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
       method: proc.rest.method,
       url: toFastifyPath(proc.rest.path),
       bodyLimit: shape.bodyLimit,
-      config: { rawBody: shape.body?.as === 'text' },
+      config: { rawBody: shape.body?.as === 'text', errorEnvelope: shape.errorEnvelope },
       handler: async (req, reply) => {
         try {
           const caller = {
@@ -157,7 +159,7 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
           // A tolerant route (the beacon) answers its own status whatever happened, but its budget's 429:
           // a client past it is told to wait.
           if (shape.tolerant && (err as AppError).code !== 'TOO_MANY_REQUESTS') return reply.code(shape.status).send();
-          return sendError(reply, inRequestTerms(shape, err as AppError), { openai: shape.openaiErrors });
+          return sendError(reply, inRequestTerms(shape, err as AppError), shape.errorEnvelope);
         }
       },
     });

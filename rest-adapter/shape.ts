@@ -1,3 +1,4 @@
+import type { ErrorEnvelope } from '../src/pipeline/http-errors.ts';
 import type { AnyProcedure } from '../src/pipeline/procedure.ts';
 import { errorResponses, type ErrorReasons } from '../src/pipeline/responses.ts';
 import { restOptions, type RestOptions } from './options.ts';
@@ -36,8 +37,8 @@ export interface RestShape {
   contentType?: string;
   /** The answer is a redirect to the output's `location`. */
   redirect: boolean;
-  /** Error bodies carry OpenAI's `error` too. */
-  openaiErrors: boolean;
+  /** The API whose error envelope error bodies carry too. */
+  errorEnvelope?: ErrorEnvelope;
   /** A request header (lowercase) that carries an API key when there is no Authorization header. */
   apiKeyHeader?: string;
 }
@@ -70,7 +71,7 @@ export function restShape(proc: AnyProcedure): RestShape {
     bodyLimit: options.bodyLimit,
     contentType: options.contentType,
     redirect: !!options.redirect,
-    openaiErrors: !!options.openaiErrors,
+    errorEnvelope: options.errorEnvelope,
     apiKeyHeader: options.apiKeyHeader?.toLowerCase(),
   };
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /*
@@ -63,6 +63,42 @@ function offences(file: string): string[] {
   return found;
 }
 
+/**
+ * A section named in quotes after the document that holds it, as docs and comments cite one:
+ * `docs/deployment.md, "Production mode"`, `bench/README.md ("Hooks")`, a link to the page then
+ * the name, a second name joined by "and", the quote on the next line of a comment. README alone
+ * is the README beside the file, else the repository's.
+ */
+const SECTION_REF = /([\w./-]*(?:\.md\b|\bREADME\b))[`)]*,?\s+(?:[*/#-]+\s+)?\(?("[^"\n]+"(?: and "[^"\n]+")*)/g;
+
+/**
+ * The names a document's sections go by: each heading (without its backticks), also without its
+ * subtitle after ": " or a closing parenthesis (`## Hooks (bench/hooks.ts)` is "Hooks"), and each
+ * paragraph's or item's bold lead (`**What becomes text**:`).
+ */
+function sectionNames(page: string): Set<string> {
+  const text = readFileSync(join(root, page), 'utf8').replace(/^(`{3,})[\s\S]*?^\1/gm, '');
+  const headings = [...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.replaceAll('`', '').trim());
+  const leads = [...text.matchAll(/^(?:[-*] )?\*\*(.+?)\*\*/gm)].map((m) => m[1]!.replace(/[.:]$/, ''));
+  return new Set([...headings.flatMap((h) => [h, h.split(': ')[0]!, h.replace(/ \([^()]*\)$/, '')]), ...leads]);
+}
+
+/** Every quoted section name of `file` that its document does not have, as `file:line: why`. */
+function missingSections(file: string): string[] {
+  const bytes = readFileSync(join(root, file));
+  if (bytes.includes(0)) return [];
+  const text = bytes.toString('utf8');
+  return [...text.matchAll(SECTION_REF)].flatMap((m) => {
+    const where = `${file}:${text.slice(0, m.index).split('\n').length}`;
+    const doc = m[1]!.endsWith('README') ? `${m[1]}.md` : m[1]!;
+    const page = [join(dirname(file), doc), doc].map((p) => relative(root, join(root, p))).find((p) => existsSync(join(root, p)));
+    const names = [...m[2]!.matchAll(/"([^"]+)"/g)].map((n) => n[1]!);
+    if (!page) return [`${where}: names a section of ${doc}, which does not exist`];
+    const sections = sectionNames(page);
+    return names.filter((name) => !sections.has(name)).map((name) => `${where}: ${page} has no section "${name}"`);
+  });
+}
+
 describe('citations (docs/contract.md)', () => {
   it('reads the tracked files', () => {
     // A broken listing would make the check below pass on nothing.
@@ -72,5 +108,12 @@ describe('citations (docs/contract.md)', () => {
 
   it('cites only documents inside the repository, and no issue numbers', () => {
     expect(tracked.flatMap(offences)).toEqual([]);
+  });
+
+  it('names in quotes only sections the document it names has', () => {
+    // The pattern still finds the citations (a broken one would make the check pass on nothing).
+    const cited = tracked.filter((f) => readFileSync(join(root, f), 'utf8').match(SECTION_REF));
+    expect(cited).toEqual(expect.arrayContaining(['docs/architecture.md', 'docs/contract.md', 'src/core/config.ts']));
+    expect(tracked.flatMap(missingSections)).toEqual([]);
   });
 });

@@ -194,9 +194,13 @@ describe('the hooks against a running orgmem', () => {
 
   it('an unreachable or silent server: exit 0, no output, within the budget', async () => {
     const payload = { ...common('session-9', join(home, 'none.jsonl'), 'UserPromptSubmit'), prompt: 'anything' };
-    const closed = await hook(['UserPromptSubmit'], payload, { ORGMEM_URL: `http://127.0.0.1:${await closedPort()}` });
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    const closed = await hook(['UserPromptSubmit'], payload, { ORGMEM_URL: down });
     expect(closed).toMatchObject({ code: 0, stdout: '' });
-    expect(closed.stderr).toMatch(/orgmem hook UserPromptSubmit: /);
+    expect(closed.stderr).toMatch(/^orgmem hook UserPromptSubmit: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
+    const startDown = await hook(['SessionStart'], { ...payload, hook_event_name: 'SessionStart', source: 'startup' }, { ORGMEM_URL: down });
+    expect(startDown).toMatchObject({ code: 0, stdout: '' });
+    expect(startDown.stderr).toMatch(/^orgmem hook SessionStart: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
     // A server that takes the connection and never answers: the prompt's budget ends the wait.
     const sockets = new Set<import('node:net').Socket>();
     const silent: Server = createServer(() => {});
@@ -211,18 +215,21 @@ describe('the hooks against a running orgmem', () => {
       expect(hung.ms).toBeLessThan(hooksConfig('claude-code').hooks.UserPromptSubmit![0]!.hooks[0]!.timeout! * 1000);
       const start = await hook(['SessionStart'], { ...payload, hook_event_name: 'SessionStart', source: 'resume' }, { ORGMEM_URL: url });
       expect(start).toMatchObject({ code: 0, stdout: '' });
+      expect(start.stderr).toMatch(/^orgmem hook SessionStart: .*(timeout|aborted).*\n$/i);
       expect(start.ms).toBeLessThan(hooksConfig('claude-code').hooks.SessionStart![0]!.hooks[0]!.timeout! * 1000);
     } finally {
       sockets.forEach((s) => s.destroy());
       silent.close();
     }
     // A project with no collection yet: nothing to say, and nothing wrong.
-    expect(await hook(['UserPromptSubmit'], payload, { ORGMEM_COLLECTION: 'never-captured' })).toEqual({
-      code: 0,
-      stdout: '',
-      stderr: '',
-      ms: expect.any(Number),
-    });
+    for (const event of ['UserPromptSubmit', 'SessionStart']) {
+      expect(await hook([event], { ...payload, hook_event_name: event }, { ORGMEM_COLLECTION: 'never-captured' })).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: '',
+        ms: expect.any(Number),
+      });
+    }
     // Not JSON, no key: still exit 0 and nothing on stdout.
     expect(await hook(['UserPromptSubmit'], 'not json')).toMatchObject({ code: 0, stdout: '' });
     expect(await hook(['SessionStart'], payload, { ORGMEM_API_KEY: '' })).toMatchObject({

@@ -205,6 +205,9 @@ describe('Messages proxy', () => {
         () => expect.fail('the stream ended without an error'),
         (e: unknown) => e as Error,
       );
+      // Anthropic's error event, the upstream's own or ours: the SDK's APIError with its type.
+      expect(err).toBeInstanceOf(Anthropic.APIError);
+      expect((err as InstanceType<typeof Anthropic.APIError>).type).toBe(how === 'error' ? 'overloaded_error' : 'api_error');
       expect(err.message).toContain(how === 'error' ? 'Overloaded' : "The upstream's stream failed");
       // The user's words alone: the reply did not come whole.
       expect(await storedTexts(t)).toEqual(['Remember that Gus keeps bees.']);
@@ -241,7 +244,55 @@ describe('Messages proxy', () => {
       body: { model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] },
     });
     expect(res.status).toBe(502);
-    expect(res.body.detail).toBe('The Anthropic upstream failed: 529 Overloaded');
+    expect(res.body).toEqual({
+      detail: 'The Anthropic upstream failed: 529 Overloaded',
+      type: 'error',
+      error: { type: 'api_error', message: 'The Anthropic upstream failed: 529 Overloaded' },
+    });
+    expect(await jobs(t)).toBe(0);
+  });
+
+  it("answers every error in Anthropic's envelope, which the SDK raises as its typed errors", async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const hi = { model: MODEL, max_tokens: 10, messages: [{ role: 'user' as const, content: 'Hi' }] };
+    /** The call's failure: the SDK's error class, status, Anthropic's error type and message. */
+    const refused = async (
+      client: Anthropic,
+      [kind, status, type, message]: [new (...args: never[]) => object, number, string, RegExp],
+      params: Anthropic.MessageCreateParamsNonStreaming = hi,
+    ) => {
+      const err = await client.messages.create(params).then(
+        () => expect.fail('the call succeeded'),
+        (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+      );
+      expect(err).toBeInstanceOf(kind);
+      expect({ status: err.status, type: err.type }).toEqual({ status, type });
+      expect(err.apiMessage).toMatch(message);
+    };
+
+    // The upstream's failures, a server error and a rate limit alike: the gateway's 502.
+    for (const [status, message] of [
+      [500, 'Internal server error'],
+      [429, 'Number of request tokens has exceeded your per-minute rate limit'],
+    ] as const) {
+      fake.script({ status, message });
+      await refused(claude(t.key), [Anthropic.InternalServerError, 502, 'api_error', new RegExp(`^The Anthropic upstream failed: ${status} ${message}$`)]);
+    }
+    // Our own refusals: a request that is not valid, a wrong key, a key that may not write, the spend cap.
+    await refused(claude(t.key), [Anthropic.UnprocessableEntityError, 422, 'invalid_request_error', /^Invalid request: max_tokens: /], {
+      ...hi,
+      max_tokens: 0,
+    });
+    await refused(claude('mv_wrong'), [Anthropic.AuthenticationError, 401, 'authentication_error', /API key/]);
+    const readOnly = await t.newKey('reader', true);
+    await refused(claude(readOnly.key), [Anthropic.PermissionDeniedError, 403, 'permission_error', /read-only/]);
+    const capped = await newTenant(server.url, server.adminKey);
+    expect((await capped.api('PUT', '/v1/memory/spend-cap', { monthly_usd: 0 })).status).toBe(200);
+    await refused(claude(capped.key), [Anthropic.RateLimitError, 429, 'rate_limit_error', /spend cap/]);
+    // A body the server refuses before the route reads it.
+    const over = await call(server.url, 'POST', '/v1/proxy/v1/messages', { key: t.key, rawBody: `{"x": "${'x'.repeat(33 * 1024 * 1024)}"}` });
+    expect(over.status).toBe(413);
+    expect(over.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: over.body.detail } });
     expect(await jobs(t)).toBe(0);
   });
 

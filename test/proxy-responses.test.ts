@@ -3,7 +3,7 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playMemoryModel } from './fakes/memory-llm.ts';
 import { startFakeLlm, type FakeCall, type FakeLlm } from './fakes/openai.ts';
-import { call, newTenant } from './support/client.ts';
+import { newTenant } from './support/client.ts';
 import { proxyReads } from './support/proxy-reads.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
@@ -162,9 +162,16 @@ describe('Responses proxy', () => {
   it('an upstream refusal is a 502 with nothing stored', async () => {
     const t = await newTenant(server.url, server.adminKey);
     fake.script('responses', { status: 500, message: 'model overloaded' });
-    const res = await call(server.url, 'POST', '/v1/proxy/v1/responses', { key: t.key, body: { input: 'Remember that Finn plays the oboe.' } });
-    expect(res.status).toBe(502);
-    expect(res.body.error.message).toBe('The LLM endpoint failed: 500 model overloaded');
+    // The official client raises it as its own error, with OpenAI's error object.
+    const err = await codex(t.key)
+      .responses.create({ input: 'Remember that Finn plays the oboe.' })
+      .then(
+        () => expect.fail('the call succeeded'),
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(err.error).toEqual({ message: 'The LLM endpoint failed: 500 model overloaded', type: 'server_error', param: null, code: 'bad_gateway' });
+    expect(err.status).toBe(502);
     expect(await jobs(t)).toBe(0);
   });
 

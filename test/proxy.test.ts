@@ -1,5 +1,5 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIError, InternalServerError, UnprocessableEntityError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playMemoryModel } from './fakes/memory-llm.ts';
@@ -320,15 +320,17 @@ describe('chat proxy', () => {
     const before = await counts(t);
     const err = await failure(chat(t.key, { messages: ask('Remember that Finn plays the oboe.') }));
     expect(err.status).toBe(502);
-    // OpenAI clients show OpenAI's error.message; plain HTTP clients read detail.
+    // OpenAI clients read OpenAI's error object (message, type, param, code); plain HTTP clients read detail.
+    expect(err).toBeInstanceOf(InternalServerError);
     expect(err.message).toContain('The LLM endpoint failed: 500 model overloaded');
+    expect({ type: err.type, code: err.code, param: err.param }).toEqual({ type: 'server_error', code: 'bad_gateway', param: null });
     expect(await counts(t)).toEqual(before);
 
     fake.script('plain', { completion: { error: 'not a completion' } });
     const raw = await call(server.url, 'POST', PROXY, { key: t.key, body: { messages: ask('Hello') } });
     expect(raw.status).toBe(502);
     expect(raw.body.detail).toContain('did not answer with a chat completion');
-    expect(raw.body.error).toEqual({ message: raw.body.detail, type: 'bad_gateway' });
+    expect(raw.body.error).toEqual({ message: raw.body.detail, type: 'server_error', param: null, code: 'bad_gateway' });
     expect(await counts(t)).toEqual(before);
   });
 
@@ -440,6 +442,15 @@ describe('chat proxy', () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.errors[0].path).toBe(path);
     }
+    // The official client raises it with OpenAI's type and the field as its param.
+    const err = await failure(chat(t.key, { messages: ask('hi'), temperature: 3 } as ProxyParams));
+    expect(err).toBeInstanceOf(UnprocessableEntityError);
+    expect({ status: err.status, type: err.type, param: err.param, code: err.code }).toEqual({
+      status: 422,
+      type: 'invalid_request_error',
+      param: 'temperature',
+      code: 'unprocessable_content',
+    });
   });
 
   it('trims a long thread to max_thread_tokens: the oldest turns dropped whole, the system prompt and the latest turn kept', async () => {

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIERS, loadConfig } from '../src/core/config.ts';
 import { hashKey } from '../src/services/access/keys.ts';
 import { rateLimitStoreFailures } from '../src/services/access/rate-limit.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
-// Free tier at 3 requests per window. The window is an hour so that a test never straddles a
-// window boundary; the reset is tested by moving the stored window into the past.
-const TIERS = JSON.stringify({
-  free: { rate_limit_per_minute: 3, max_memories: 100, max_collections: 10, max_storage_bytes: 1_000_000 },
-  pro: { rate_limit_per_minute: 10, max_memories: 1000, max_collections: 10, max_storage_bytes: 1_000_000 },
-});
+// Free tier at 3 requests per window, its other limits the built-in ones. The window is an hour so
+// that a test never straddles a window boundary; the reset is tested by moving the stored window
+// into the past.
+const TIERS = JSON.stringify({ free: { rate_limit_per_minute: 3 }, pro: { rate_limit_per_minute: 10 } });
 
 const mcpInit = {
   jsonrpc: '2.0',
@@ -99,6 +98,11 @@ describe('per-key rate limit', () => {
     const unauthenticated = await call(server.url, 'GET', '/v1/memory/agents', { key: 'mv_unknown' });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('takes from ORGMEM_TIERS the fields it names of a built-in tier, the others built in', async () => {
+    const fresh = await newTenant(server.url, server.adminKey, { tier: 'free' });
+    expect((await fresh.api('GET', '/v1/memory/admin/me')).body.limits).toEqual({ ...DEFAULT_TIERS.free, rate_limit_per_minute: 3 });
   });
 
   it('gives the pageview beacon a budget per client address: past it 429 with Retry-After, and nothing stored', async () => {
@@ -195,5 +199,28 @@ describe('rate limit switched off', () => {
       expect(res.headers.get('ratelimit-limit')).toBeNull();
     }
     expect(await server.app.db.query('select * from rate_limits')).toEqual([]);
+  });
+});
+
+describe('ORGMEM_TIERS', () => {
+  const tiers = (json: string) => () => loadConfig({ ORGMEM_TIERS: json }).tiers;
+
+  it('merges a built-in tier field by field and adds a tier that gives every field', () => {
+    const team = { rate_limit_per_minute: 300, max_memories: 50_000, max_collections: 500, max_storage_bytes: null };
+    expect(tiers(JSON.stringify({ pro: { max_memories: null }, team }))()).toEqual({
+      ...DEFAULT_TIERS,
+      pro: { ...DEFAULT_TIERS.pro, max_memories: null },
+      team,
+    });
+  });
+
+  it('stops the start naming what is wrong: a new tier without every field, a field it does not know, a bad value, not JSON', () => {
+    expect(tiers('{"team": {"rate_limit_per_minute": 10}}')).toThrow(
+      'Invalid configuration:\n  ORGMEM_TIERS: "team" is a new tier and gives no max_memories, max_collections, max_storage_bytes; a new tier gives every field',
+    );
+    expect(tiers('{"free": {"rate_limit_per_min": 10}}')).toThrow(/ORGMEM_TIERS: free: Unrecognized key: "rate_limit_per_min"/);
+    expect(tiers('{"free": {"rate_limit_per_minute": 0}}')).toThrow(/ORGMEM_TIERS: free\.rate_limit_per_minute: Too small/);
+    expect(tiers('{"free": 10}')).toThrow(/ORGMEM_TIERS: expected an object of tiers/);
+    expect(tiers('free=10')).toThrow(/ORGMEM_TIERS: not JSON/);
   });
 });

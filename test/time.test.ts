@@ -6,10 +6,12 @@ import { mcpClient, trpcClient } from './support/transports.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { col } from './support/graph.ts';
 import { importAndWait } from './support/imports.ts';
+import { memoryTimeTypes, undoMillisecondTimes } from './support/database.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { toVectorLiteral } from '../src/ports/db/db.ts';
 import { vectorCandidates } from '../src/services/search/candidates.ts';
 import { NO_FILTERS } from '../src/services/search/scope.ts';
+import { migrate } from '../src/maintenance/migrate.ts';
 
 /**
  * When and where from (docs/time.md): the three times on every memory, supersession closing a
@@ -300,6 +302,24 @@ describe('times on create', () => {
     expect((await t.api('GET', `${col('times')}/memories`)).body).toHaveLength(2);
   });
 
+  it('stores times at the precision it answers them: as_of at the created_at it answered finds the memory', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    for (const text of ['Fay rents a flat', 'Fay rents a car', 'Fay rents a bike']) {
+      const made = (await t.api('POST', `${col('moments')}/memories`, { text })).body;
+      const end = new Date(Date.parse(made.created_at) + 1000).toISOString();
+      expect((await t.api('POST', `${col('moments')}/memories/${made.id}/retract`, { how: 'ended', at: end })).status).toBe(200);
+      const asOf = async (at: number) => {
+        const res = await t.api('POST', `${col('moments')}/search`, { query: text, mode: 'text', min_score: 0, as_of: new Date(at).toISOString() });
+        return res.body.results.map((r: { id: string }) => r.id);
+      };
+      const start = Date.parse(made.created_at);
+      // Its validity is [created_at, end): the first moment in, the moment before it and its end out.
+      expect(await asOf(start)).toContain(made.id);
+      expect(await asOf(start - 1)).not.toContain(made.id);
+      expect(await asOf(Date.parse(end))).not.toContain(made.id);
+    }
+  });
+
   it('finds a memory by the day it happened, in words, in UTC', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const write = async (text: string, observed_at: string) => (await t.api('POST', `${col('days')}/memories`, { text, observed_at })).body.id;
@@ -382,5 +402,39 @@ describe('times on create', () => {
     const byText = new Map(listed.map((m) => [m.text, m]));
     expect(byText.get('old export item')!.valid_to).toBe('2031-01-01T00:00:00.000Z');
     expect(byText.get('new export item')).toMatchObject({ observed_at: '2022-01-01T00:00:00.000Z', valid_to: '2030-01-01T00:00:00.000Z' });
+  });
+});
+
+describe('migration 043: times at the API’s precision', () => {
+  it('truncates the stored times to the milliseconds the API answered, and keeps the day in the text search', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const { id } = (await t.api('POST', `${col('diary')}/memories`, { text: 'Gus keeps a diary' })).body;
+    expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp(3) with time zone']);
+
+    // Back to before 043: microseconds, and a time that rounding would carry into the next day.
+    await undoMillisecondTimes(server.app.db);
+    expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp with time zone']);
+    await server.app.db.query(
+      `update memories set created_at = '2024-03-01 10:00:00.123789+00', valid_from = '2024-03-01 10:00:00.123789+00',
+         observed_at = '2023-05-08 23:59:59.9996+00', valid_to = '2031-01-01 00:00:00.0009+00' where tenant_id = $1 and id = $2`,
+      [t.id, id],
+    );
+    await migrate(server.app.db, server.app.embedder.dimensions, server.app.config.search.vectorIndex);
+
+    expect(await memoryTimeTypes(server.app.db)).toEqual(['timestamp(3) with time zone']);
+    expect((await t.api('GET', `${col('diary')}/memories/${id}`)).body).toMatchObject({
+      created_at: '2024-03-01T10:00:00.123Z',
+      valid_from: '2024-03-01T10:00:00.123Z',
+      observed_at: '2023-05-08T23:59:59.999Z',
+      valid_to: '2031-01-01T00:00:00.000Z',
+    });
+    const found = await t.api('POST', `${col('diary')}/search`, { query: 'diary', mode: 'text', min_score: 0, as_of: '2024-03-01T10:00:00.123Z' });
+    expect(found.body.results.map((r: { id: string }) => r.id)).toEqual([id]);
+    // The text search document, made again, has the day the memory happened, not the next one.
+    const [day] = await server.app.db.query<{ on8: boolean; on9: boolean }>(
+      `select tsv @@ plainto_tsquery('english', '8 May 2023') as on8, tsv @@ plainto_tsquery('english', '9 May 2023') as on9 from memories where tenant_id = $1 and id = $2`,
+      [t.id, id],
+    );
+    expect(day).toEqual({ on8: true, on9: false });
   });
 });

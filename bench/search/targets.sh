@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The search targets at one size, in one run (README, "Search at the SQL floor"): the bulk load
-# (rate, CPU per memory), hybrid search right after it on the service's own statistics, every
-# search scenario after a restart, then the service's search_ms against its bare SQL.
+# The search targets at one size, in one run (bench/README.md,
+# "The latency targets at 10k to 1M"): the bulk load (rate, CPU per memory), hybrid search right
+# after it on the service's own statistics, every search scenario after a restart, then the
+# service's search_ms against its bare SQL.
 #
 #   bash bench/search/targets.sh 100000            # PostgreSQL as it is configured now
 #   bash bench/tune-postgres.sh && bash bench/search/targets.sh 1000000   # the tuned column

@@ -26,6 +26,9 @@ interface ContextAnswer {
   query: { text: string; memories: unknown[] };
 }
 
+/** A project's collection does not exist before its first capture: nothing to recall, nothing wrong. */
+const isMissing = (err: unknown) => err instanceof HttpError && err.status === 404;
+
 const wrap = (collection: string, body: string) => `<orgmem-memory collection="${collection}">\n${body}\n</orgmem-memory>`;
 
 /** SessionStart: the collection's profile and its stable memories (pinned, current facts and preferences). */
@@ -41,7 +44,14 @@ export async function sessionStartContext(server: Server, collection: string): P
   ]);
   const stable = context.status === 'fulfilled' ? context.value.context.trim() : '';
   const written = profile.status === 'fulfilled' && profile.value.based_on > 0 ? profile.value.profile.trim().slice(0, PROFILE_CHARS) : '';
-  if (!stable && !written) return '';
+  if (!stable && !written) {
+    // Nothing to show because a request failed (a server down, slow or refusing), not because the
+    // collection is new: the hook says why on stderr (docs/hooks.md). When one of the two answered,
+    // what it gave is shown and the other's failure is not an error.
+    const failed = [context, profile].find((r) => r.status === 'rejected' && !isMissing(r.reason));
+    if (failed?.status === 'rejected') throw failed.reason;
+    return '';
+  }
   const parts = [stable || RECALLED_PREAMBLE];
   if (written) parts.push(`The profile of this project, written from its memories:\n${recalledBlock([{ collection, profile: written }])}`);
   return wrap(collection, parts.join('\n\n'));
@@ -55,8 +65,7 @@ export async function promptContext(server: Server, collection: string, prompt: 
     body: { query, max_tokens: CONTEXT_TOKENS, limit: PROMPT_LIMIT },
     signal: AbortSignal.timeout(PROMPT_MS),
   }).catch((err: unknown) => {
-    // A project's collection does not exist before its first capture: nothing to recall, nothing wrong.
-    if (err instanceof HttpError && err.status === 404) return undefined;
+    if (isMissing(err)) return undefined;
     throw err;
   });
   if (!answer?.query.memories.length) return '';

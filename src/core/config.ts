@@ -206,9 +206,9 @@ const env = z.object({
   ORGMEM_PARSE_MAX_MEMORY_MB: z.coerce.number().int().min(32).default(512),
   ORGMEM_PARSE_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
   ORGMEM_PARSE_CONCURRENCY: z.coerce.number().int().positive().default(2),
-  // Managed connectors (README "Connectors"): their variables come from the providers' registry (connectorEnv below).
+  // Managed connectors (docs/connectors.md): their variables come from the providers' registry (connectorEnv below).
   ORGMEM_DASHBOARD_URL: z.string().url().optional(),
-  // Billing (README "Billing"): Stripe's API and keys, and the price of each paid tier.
+  // Billing (docs/operations.md, "Billing"): Stripe's API and keys, and the price of each paid tier.
   ORGMEM_STRIPE_SECRET_KEY: z.string().min(1).optional(),
   ORGMEM_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   // The client appends /v1/... itself, so only an origin can stand in for Stripe's.
@@ -250,21 +250,45 @@ function oauthApp(vars: Record<string, string | undefined>, app: OAuthAppSpec): 
     : null;
 }
 
+/** A JSON variable's value, and `fail`, which stops the start naming the variable and what is wrong with it. */
+function jsonVariable(name: string, json: string, example: string): { value: unknown; fail: (why: string) => never } {
+  const fail = (why: string): never => {
+    throw new Error(`Invalid configuration:\n  ${name}: ${why}`);
+  };
+  try {
+    return { value: JSON.parse(json), fail };
+  } catch {
+    return fail(`not JSON; expected ${example}`);
+  }
+}
+
+/**
+ * ORGMEM_TIERS (docs/configuration.md): a built-in tier it names keeps the fields it does not
+ * give; a tier it adds gives every field, so no tier has a limit nobody chose.
+ */
+function tiersFrom(json: string | undefined): Record<string, TierLimits> {
+  if (!json) return DEFAULT_TIERS;
+  const { value, fail } = jsonVariable('ORGMEM_TIERS', json, '{"tier": {"rate_limit_per_minute": 120, ...}}');
+  const given = z.record(z.string(), z.record(z.string(), z.unknown())).safeParse(value);
+  if (!given.success) return fail('expected an object of tiers, each an object of limits: {"free": {"rate_limit_per_minute": 120}}');
+  const merged = Object.entries(given.data).map(([tier, fields]) => {
+    const base = Object.hasOwn(DEFAULT_TIERS, tier) ? DEFAULT_TIERS[tier] : undefined;
+    const missing = base ? [] : Object.keys(tierLimits.shape).filter((f) => !Object.hasOwn(fields, f));
+    if (missing.length) return fail(`"${tier}" is a new tier and gives no ${missing.join(', ')}; a new tier gives every field`);
+    const limits = tierLimits.strict().safeParse({ ...base, ...fields });
+    if (!limits.success) return fail(limits.error.issues.map((i) => `${[tier, ...i.path].join('.')}: ${i.message}`).join('; '));
+    return [tier, limits.data] as const;
+  });
+  return Object.fromEntries([...Object.entries(DEFAULT_TIERS), ...merged]);
+}
+
 /**
  * ORGMEM_STRIPE_PRICES: a price id per paid tier. The webhook reads a subscription's tier back
  * from its price, so a price may stand for one tier only, and only for a tier that has limits.
  */
 function stripePrices(json: string | undefined, tiers: Record<string, TierLimits>): Record<string, string> {
   if (!json) return {};
-  const fail = (why: string): never => {
-    throw new Error(`Invalid configuration:\n  ORGMEM_STRIPE_PRICES: ${why}`);
-  };
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    fail('not JSON; expected {"pro": "price_...", "enterprise": "price_..."}');
-  }
+  const { value, fail } = jsonVariable('ORGMEM_STRIPE_PRICES', json, '{"pro": "price_...", "enterprise": "price_..."}');
   const parsed = z.record(z.string(), z.string().min(1)).safeParse(value);
   if (!parsed.success) return fail('expected an object of price ids by tier, {"pro": "price_...", "enterprise": "price_..."}');
   for (const [tier, price] of Object.entries(parsed.data)) {
@@ -314,7 +338,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ? e.ORGMEM_DATA_DIR
     : resolve((e.ORGMEM_DATA_DIR || defaultDataDir(source)).replace(/^~(?=$|\/)/, home(source)));
   const embedder = e.ORGMEM_EMBEDDER ?? (e.ORGMEM_EMBEDDINGS_BASE_URL ? 'openai' : 'local');
-  const tiers = e.ORGMEM_TIERS ? { ...DEFAULT_TIERS, ...z.record(z.string(), tierLimits).parse(JSON.parse(e.ORGMEM_TIERS)) } : DEFAULT_TIERS;
+  const tiers = tiersFrom(e.ORGMEM_TIERS);
   return {
     host: e.HOST,
     port: e.PORT,

@@ -6,14 +6,55 @@ import type { AppError } from '../core/errors.ts';
 /*
  * How every HTTP front end (REST, MCP over HTTP) and the server's own handlers write an error:
  * the AppError's status, its headers (Retry-After, WWW-Authenticate...) and the `{detail}` body
- * (on a raw socket too, when the request never became one).
+ * (on a raw socket too, when the request never became one), with an API's envelope beside it on
+ * the chat proxies' routes.
  */
 
-export function sendError(reply: FastifyReply, err: AppError, opts: { openai?: boolean } = {}) {
+export function sendError(reply: FastifyReply, err: AppError, envelope?: ErrorEnvelope) {
   return reply
     .code(err.status)
     .headers(err.headers ?? {})
-    .send(opts.openai ? { ...err.body(), error: { message: err.detail, type: err.code.toLowerCase() } } : err.body());
+    .send(errorBody(err, envelope));
+}
+
+/**
+ * An API whose error envelope a route's error bodies also carry, beside `detail`, so that the
+ * API's official clients read them as its own errors (the chat proxies: docs/proxy.md, "Errors").
+ */
+export type ErrorEnvelope = 'openai' | 'anthropic';
+
+/** Anthropic's error type for each status orgmem answers that has one of its own; any other is invalid_request_error (4xx) or api_error (5xx). */
+export const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  504: 'timeout_error',
+};
+
+export function errorBody(err: AppError, envelope?: ErrorEnvelope) {
+  const fault = err.status < 500 ? 'client' : 'server';
+  switch (envelope) {
+    case 'openai':
+      // OpenAI's own types: the client's fault or the server's; orgmem's error code as `code`.
+      return {
+        ...err.body(),
+        error: {
+          message: err.detail,
+          type: fault === 'client' ? 'invalid_request_error' : 'server_error',
+          param: err.errors?.[0]?.path ?? null,
+          code: err.code.toLowerCase(),
+        },
+      };
+    case 'anthropic':
+      return {
+        ...err.body(),
+        type: 'error',
+        error: { type: ANTHROPIC_ERROR_TYPES[err.status] ?? (fault === 'client' ? 'invalid_request_error' : 'api_error'), message: err.detail },
+      };
+    default:
+      return err.body();
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Billing with Stripe (README "Billing"). */
+/** Billing with Stripe (docs/operations.md, "Billing"). */
 
 /** A page Stripe sends the person back to. */
 export const returnUrl = z.url({ protocol: /^https?$/ }).max(2048);

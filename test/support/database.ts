@@ -100,3 +100,33 @@ export async function embeddingStorage(db: Queryable): Promise<string[]> {
   );
   return [own!.storage, ...shards.map((s) => s.result)];
 }
+
+/** Every time column of `memories`, which sql/043 keeps to the millisecond. */
+const MEMORY_TIMES = ['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_to', 'superseded_at', 'expired_at'];
+
+/** Takes the memories' times back to microseconds, as before sql/043, and forgets that migration: the next migrate replays it. */
+export async function undoMillisecondTimes(db: Queryable): Promise<void> {
+  // Statement by statement: a Citus coordinator sends a distributed table's DDL to its shards as one command each.
+  for (const statement of [
+    `alter table memories drop column tsv, ${MEMORY_TIMES.map((c) => `alter column ${c} type timestamptz`).join(', ')},
+      add column tsv tsvector generated always as (to_tsvector('english', text) || to_tsvector('english', observed_words(observed_at))) stored`,
+    'create index memories_tsv on memories using gin (tsv)',
+    'delete from schema_migrations where version = 43',
+  ])
+    await db.exec(statement);
+}
+
+/** The types of the memories' time columns, in `memories` and, on a Citus coordinator, in each of its shards: each type once. */
+export async function memoryTimeTypes(db: Queryable): Promise<string[]> {
+  const own = `select format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = 'memories'::regclass and attname = any($1::text[])`;
+  const types = (await db.query<{ type: string }>(own, [MEMORY_TIMES])).map((r) => r.type);
+  if ((await db.query(`select 1 from pg_extension where extname = 'citus'`)).length) {
+    const columns = MEMORY_TIMES.map((c) => `'${c}'`).join(', ');
+    const shards = await db.query<{ result: string }>(
+      `select result from run_command_on_shards('memories', $$select string_agg(distinct format_type(atttypid, atttypmod), ',') from pg_attribute
+         where attrelid = '%s'::regclass and attname in (${columns})$$)`,
+    );
+    types.push(...shards.flatMap((s) => s.result.split(',')));
+  }
+  return [...new Set(types)];
+}

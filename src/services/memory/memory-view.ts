@@ -77,7 +77,7 @@ export const currentSql = (m: string) => `${m}.superseded_by is null and ${notWr
 
 /**
  * Valid at a moment `at` (a parameter), for a row aliased `m`: inside its validity, superseded or
- * not, and never when retracted as wrong (docs/time.md, "As of a moment").
+ * not, and never when retracted as wrong (docs/time.md, "Search").
  */
 export const validAtSql = (m: string, at: string) =>
   `${m}.valid_from <= ${at}::timestamptz and (${m}.valid_to is null or ${m}.valid_to > ${at}::timestamptz) and ${notWrong(m)}`;

@@ -7,7 +7,7 @@ import { defineJob } from '../../ports/jobs/jobs.ts';
  * Planner statistics kept fresh by the service itself: autovacuum's ANALYZE half, for servers
  * that run with autovacuum off (some managed and test setups) and for the minutes after a bulk
  * write before autovacuum's next round. Without statistics the planner took a 100k collection
- * for 16 rows and hybrid search went from 14 ms to 185 ms (docs/search.md, "Statistics").
+ * for 16 rows and hybrid search went from 14 ms to 185 ms (docs/search.md, "Planner statistics").
  *
  * `analyze_tables` analyzes each table of the service's schema whose rows changed since its last
  * ANALYZE by more than PostgreSQL's own autovacuum rule (`autovacuum_analyze_threshold` +

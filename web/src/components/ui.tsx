@@ -78,7 +78,9 @@ export function Bars({ items, unit = '' }: { items: Array<{ label: string; value
     <ul className="bars">
       {items.map((i) => (
         <li key={i.label}>
-          <span className="bar-label">{i.label}</span>
+          <span className="bar-label" title={i.label}>
+            {i.label}
+          </span>
           <span className="bar" style={{ width: `${(i.value / max) * 100}%` }} aria-hidden="true" />
           <span className="bar-value">
             {i.value.toLocaleString()}

@@ -68,6 +68,9 @@ export function ConfirmButton(props: {
   );
 }
 
+/** A number of memories, in words: "1 memory", "1,200 memories". */
+export const memories = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'memory' : 'memories'}`;
+
 /** A date as the reader's local time. */
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 

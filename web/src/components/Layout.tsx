@@ -1,6 +1,7 @@
 import { Suspense, useEffect, useState } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSession } from '../session.tsx';
+import { SignedInAs } from './SignedInAs.tsx';
 
 const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
   ['/collections', 'Collections', () => true],
@@ -39,9 +40,7 @@ export function Layout() {
           <NavLink to="/status">Status</NavLink>
         </nav>
         <div className="who">
-          <span title={me?.email}>{me?.name}</span> · <span>{me?.key.label}</span>
-          {me?.key.read_only && <span className="badge">read-only</span>}
-          {me?.key.role === 'agent' && <span className="badge">agent key</span>}
+          {me && <SignedInAs me={me} />}
           <button
             type="button"
             onClick={() => {

@@ -225,10 +225,10 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
 export async function deleteMemory(ctx: AuthedCtx, collection: string, id: string): Promise<void> {
   await ctx.app.db.transaction(async (tx) => {
     await findMemory(tx, ctx, collection, id);
-    const deleted = await tx.query<FileRefs & { archived: boolean }>('delete from memories where tenant_id = $1 and id = $2 returning images, metadata, archived', [
-      ctx.tenant.id,
-      id,
-    ]);
+    const deleted = await tx.query<FileRefs & { archived: boolean }>(
+      'delete from memories where tenant_id = $1 and id = $2 returning images, metadata, archived',
+      [ctx.tenant.id, id],
+    );
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, deleted);
     await touchCollection(tx, ctx.tenant.id, collection, -1, -archivedAmong(deleted));
     await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, [{ id }]);

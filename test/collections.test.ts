@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../src/maintenance/migrate.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
 import { rememberSync } from './support/graph.ts';
 import { importAndWait } from './support/imports.ts';
@@ -172,5 +173,22 @@ describe("a collection's updated_at", () => {
     before = await updatedAt('elsewhere');
     expect((await u.api('DELETE', `${C}/elsewhere/memories/${added.body.id}`)).status).toBe(204);
     expect((await updatedAt('elsewhere')) > before).toBe(true);
+  });
+
+  it('counts the archived memories a database held before the archived count existed (sql/042)', async () => {
+    const { ids } = (
+      await u.api(
+        'POST',
+        `${C}/older/memories/bulk`,
+        ['a', 'b', 'c'].map((text) => ({ text })),
+      )
+    ).body;
+    for (const id of ids.slice(1)) expect((await u.api('POST', `${C}/older/memories/${id}/archive`, { archived: true })).status).toBe(200);
+    // Back to before the migration, then migrated again.
+    const db = server.app.platform;
+    await db.exec(`alter table collections drop column archived_count; delete from schema_migrations where version = 42;`);
+    await migrate(db, server.app.embedder.dimensions, server.app.config.search.vectorIndex);
+    expect((await u.api('GET', `${C}/older`)).body).toMatchObject({ memory_count: 1, archived_count: 2 });
+    expect((await u.api('GET', `${C}/plain`)).body).toMatchObject({ memory_count: 1, archived_count: 0 });
   });
 });

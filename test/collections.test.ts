@@ -183,6 +183,7 @@ describe("a collection's updated_at", () => {
         ['a', 'b', 'c'].map((text) => ({ text })),
       )
     ).body;
+    expect((await u.api('POST', `${C}/plain/memories`, { text: 'd' })).status).toBe(201);
     for (const id of ids.slice(1)) expect((await u.api('POST', `${C}/older/memories/${id}/archive`, { archived: true })).status).toBe(200);
     // Back to before the migration, then migrated again.
     const db = server.app.platform;

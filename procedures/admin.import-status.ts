@@ -10,7 +10,7 @@ export default defineProcedure({
     'By the import_id the import answered or the Idempotency-Key it was sent with. A queued or running import is being stored by its job ' +
     '(after a crash, the job resumes it by itself); a failed one says why in error: send the same body with the same key to resume it.',
   rest: { method: 'GET', path: '/v1/memory/admin/import/{import}', status: 200 },
-  access: 'write',
+  access: 'read',
   keyRole: 'admin',
   errors: { NOT_FOUND: 'No import of this tenant has this id or key' },
   input: z.object({ import: z.string().min(1).max(255).describe('The import_id, or the Idempotency-Key') }),

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { procedures } from '../procedures/index.ts';
+import { isRead } from '../src/pipeline/procedure.ts';
 import { newTenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
+import { trpcClient } from './support/transports.ts';
 
 describe('audit log', () => {
   let server: TestServer;
@@ -40,6 +43,30 @@ describe('audit log', () => {
     expect(bulk.detail).toEqual({ items_count: 2 });
     expect(JSON.stringify(res.body)).not.toContain('secret plans');
     for (const e of entries) expect(e.at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+  });
+
+  it('records no read, from any front end: not the operator reports, not the log itself, not an import in progress', async () => {
+    const t = await newTenant(server.url, server.adminKey, { admin: true });
+    const imported = await t.api('POST', '/v1/memory/admin/import', { memories: [{ text: 'imported', collection: 'notes' }] });
+    expect(imported.status).toBe(202);
+    // Every GET of the operator's and the import's progress over REST...
+    const gets = procedures.filter((p) => p.rest.method === 'GET' && p.rest.path.startsWith('/v1/memory/admin/') && !p.rest.path.includes('{'));
+    expect(gets.map((p) => p.name)).toEqual(expect.arrayContaining(['admin.audit', 'admin.metrics', 'admin.usage', 'admin.connectorsStatus']));
+    for (const proc of gets) expect((await t.api('GET', proc.rest.path)).status, proc.name).toBe(200);
+    expect((await t.api('GET', `/v1/memory/admin/import/${imported.body.import_id}`)).status).toBe(200);
+    // ...over tRPC, where they are queries...
+    const rpc = trpcClient(server.url, t.key);
+    await rpc.admin.audit.query({});
+    await rpc.admin.metrics.query();
+    await rpc.admin.importStatus.query({ import: imported.body.import_id });
+    // ...and with a read-only admin key, which may read them as it reads anything else.
+    const reader = await t.newKey('reader', true, 'admin');
+    for (const path of ['/v1/memory/admin/audit', '/v1/memory/admin/metrics', `/v1/memory/admin/import/${imported.body.import_id}`]) {
+      expect((await t.api('GET', path, undefined, reader.key)).status, path).toBe(200);
+    }
+    const entries = (await t.api('GET', '/v1/memory/admin/audit')).body.reverse();
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(['admin.import', 'keys.create']);
+    expect(gets.filter((p) => !isRead(p)).map((p) => p.name)).toEqual([]);
   });
 
   it('is an operator endpoint with days, limit and tenant_id', async () => {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../src/maintenance/migrate.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
+import { rememberSync } from './support/graph.ts';
+import { importAndWait } from './support/imports.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 const { url, adminKey } = shared();
@@ -30,6 +33,56 @@ describe('collections', () => {
     expect((await t.api('GET', `${C}/projects`)).status).toBe(404);
     expect((await t.api('GET', `${C}/projects/memories/${mem.id}`)).status).toBe(404);
     expect((await t.api('GET', C)).body).toEqual([]);
+  });
+
+  it('counts the memories its listing shows, and the archived ones apart, through every write that archives, restores, moves or deletes', async () => {
+    /** The collection's counts, checked against its listings (the default one, and the archived only) and the collections list. */
+    const counts = async (name: string) => {
+      const got = (await t.api('GET', `${C}/${name}`)).body;
+      const shown = (await t.api('GET', `${C}/${name}/memories?limit=200`)).body.length;
+      const archived = (await t.api('GET', `${C}/${name}/memories?limit=200&archived=true`)).body.length;
+      expect({ memory_count: got.memory_count, archived_count: got.archived_count }, name).toEqual({ memory_count: shown, archived_count: archived });
+      const listed = (await t.api('GET', C)).body.find((c: { name: string }) => c.name === name);
+      expect(listed).toMatchObject({ memory_count: shown, archived_count: archived });
+      return [shown, archived];
+    };
+    const { ids } = (
+      await t.api(
+        'POST',
+        `${C}/life/memories/bulk`,
+        ['one', 'two', 'three', 'four'].map((text) => ({ text })),
+      )
+    ).body;
+    expect(await counts('life')).toEqual([4, 0]);
+    const archive = (collection: string, id: string, archived: boolean) => t.api('POST', `${C}/${collection}/memories/${id}/archive`, { archived });
+    for (const id of [ids[0], ids[1], ids[1]]) expect((await archive('life', id, true)).status).toBe(200);
+    expect(await counts('life')).toEqual([2, 2]);
+    expect((await archive('life', ids[0], false)).status).toBe(200);
+    expect(await counts('life')).toEqual([3, 1]);
+    // An edit of an archived memory leaves it archived.
+    expect((await t.api('PATCH', `${C}/life/memories/${ids[1]}`, { text: 'two, edited' })).status).toBe(200);
+    expect(await counts('life')).toEqual([3, 1]);
+    // Moved, it is archived where it goes; deleted, it is gone from the archived count.
+    expect((await t.api('POST', `${C}/life/memories/${ids[1]}/move`, { to_collection: 'attic' })).status).toBe(200);
+    expect([await counts('life'), await counts('attic')]).toEqual([
+      [3, 0],
+      [0, 1],
+    ]);
+    expect((await t.api('DELETE', `${C}/attic/memories/${ids[1]}`)).status).toBe(204);
+    expect(await counts('attic')).toEqual([0, 0]);
+    // Remember archives the raw text once its facts exist; forget erases archived memories too.
+    expect((await rememberSync(t, 'life', 'Ana lives in Porto.')).status).toBe(200);
+    const [afterRemember, archivedByRemember] = await counts('life');
+    expect(archivedByRemember).toBe(1);
+    expect(afterRemember).toBeGreaterThan(3);
+    expect((await t.api('POST', `${C}/life/forget`, { query: 'Ana lives in Porto.', min_score: 0.3 })).body.deleted).toBeGreaterThan(0);
+    expect((await counts('life'))[1]).toBe(0);
+    // An import brings archived memories as archived.
+    const imported = await importAndWait(url, t.key, {
+      body: { memories: [{ text: 'old', archived: true }, { text: 'current' }], into_collection: 'imported' },
+    });
+    expect(imported.body).toMatchObject({ state: 'done', imported: 2 });
+    expect(await counts('imported')).toEqual([1, 1]);
   });
 
   it('creating an existing name is 409', async () => {
@@ -120,5 +173,23 @@ describe("a collection's updated_at", () => {
     before = await updatedAt('elsewhere');
     expect((await u.api('DELETE', `${C}/elsewhere/memories/${added.body.id}`)).status).toBe(204);
     expect((await updatedAt('elsewhere')) > before).toBe(true);
+  });
+
+  it('counts the archived memories a database held before the archived count existed (sql/042)', async () => {
+    const { ids } = (
+      await u.api(
+        'POST',
+        `${C}/older/memories/bulk`,
+        ['a', 'b', 'c'].map((text) => ({ text })),
+      )
+    ).body;
+    expect((await u.api('POST', `${C}/plain/memories`, { text: 'd' })).status).toBe(201);
+    for (const id of ids.slice(1)) expect((await u.api('POST', `${C}/older/memories/${id}/archive`, { archived: true })).status).toBe(200);
+    // Back to before the migration, then migrated again.
+    const db = server.app.platform;
+    await db.exec(`alter table collections drop column archived_count; delete from schema_migrations where version = 42;`);
+    await migrate(db, server.app.embedder.dimensions, server.app.config.search.vectorIndex);
+    expect((await u.api('GET', `${C}/older`)).body).toMatchObject({ memory_count: 1, archived_count: 2 });
+    expect((await u.api('GET', `${C}/plain`)).body).toMatchObject({ memory_count: 1, archived_count: 0 });
   });
 });

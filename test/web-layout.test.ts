@@ -10,7 +10,8 @@ import { startServer, type TestServer } from './support/server.ts';
 
 /**
  * The dashboard's frame in real Chromium against a real server: an unknown page keeps the
- * navigation, the favicon is served (also at /favicon.ico), the navigation is one row on a phone,
+ * navigation, the favicon is served (also at /favicon.ico), every link of the navigation is in
+ * reach at 1280 and 390 pixels (on a phone under a Menu button),
  * and the build holds the typed API client but none of the server's code.
  */
 let server: TestServer;
@@ -76,26 +77,57 @@ describe('web: the frame', () => {
     await page.context().close();
   });
 
-  it('fits the navigation in one row at 390 pixels, the current page in sight', async () => {
+  /** The links of the main navigation not wholly inside the window (or clipped by a scrolling navigation), and whether the page scrolls sideways. */
+  const outOfSight = (page: Page) =>
+    mainNav(page).evaluate((nav) => ({
+      links: [...nav.querySelectorAll('a')]
+        .filter((a) => {
+          const r = a.getBoundingClientRect();
+          return !(r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight);
+        })
+        .map((a) => a.textContent),
+      navScrolls: nav.scrollWidth > nav.clientWidth,
+      pageScrolls: document.scrollingElement!.scrollWidth > innerWidth,
+    }));
+  const LINK_NAMES = ['Collections', 'Search', 'Files', 'Connections', 'Keys & agents', 'Settings', 'Usage', 'Operator', 'Status'];
+
+  it('shows every link of the navigation at 1280 pixels, with no menu button', async () => {
+    const page = await openPage(browser, 1280);
+    await signIn(page, server.url, t.key);
+    expect(await mainNav(page).getByRole('link').allTextContents()).toEqual(LINK_NAMES);
+    expect(await outOfSight(page)).toEqual({ links: [], navScrolls: false, pageScrolls: false });
+    expect(await page.getByRole('button', { name: 'Menu' }).isVisible()).toBe(false);
+    await page.context().close();
+  });
+
+  it('folds the navigation under a Menu button at 390 pixels that opens every link in sight, with no sideways scroll', async () => {
     const page = await openPage(browser, 390);
     await signIn(page, server.url, t.key);
-    await page.goto(`${server.url}/operator`);
-    await page.getByRole('heading', { name: 'Operator', level: 1 }).waitFor();
-    const nav = await mainNav(page).evaluate((el) => {
-      const links = [...el.querySelectorAll('a')].map((a) => a.getBoundingClientRect());
-      return { height: el.getBoundingClientRect().height, rows: new Set(links.map((r) => Math.round(r.top))).size, linkHeight: links[0]!.height };
-    });
-    expect(nav.rows).toBe(1);
-    expect(nav.height).toBeLessThan(nav.linkHeight * 1.5);
-    // The page does not scroll sideways; the row does, and shows the current page's link.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    const current = await mainNav(page).getByRole('link', { name: 'Operator' }).boundingBox();
-    expect(current!.x).toBeGreaterThanOrEqual(0);
-    expect(current!.x + current!.width).toBeLessThanOrEqual(390);
+    await page.getByRole('heading', { name: 'Collections', level: 1 }).waitFor();
+    const menu = page.getByRole('button', { name: 'Menu' });
+    expect(await menu.isVisible()).toBe(true);
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, 'navigation-390');
-    // Every link can still be reached: the first one, scrolled back to, opens its page.
-    await mainNav(page).getByRole('link', { name: 'Collections' }).click();
-    await page.waitForURL(`${server.url}/collections`);
+
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    expect(await mainNav(page).getByRole('link').allTextContents()).toEqual(LINK_NAMES);
+    expect(await outOfSight(page)).toEqual({ links: [], navScrolls: false, pageScrolls: false });
+    await screenshot(page, 'navigation-390-open');
+
+    // A link opens its page and folds the list again.
+    await mainNav(page).getByRole('link', { name: 'Operator' }).click();
+    await page.waitForURL(`${server.url}/operator`);
+    await page.getByRole('heading', { name: 'Operator', level: 1 }).waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await mainNav(page).isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    // The last link too, and the current page is marked in the list.
+    await menu.click();
+    expect(await mainNav(page).getByRole('link', { name: 'Operator' }).getAttribute('aria-current')).toBe('page');
+    await mainNav(page).getByRole('link', { name: 'Status' }).click();
+    await page.waitForURL(`${server.url}/status`);
     await page.context().close();
   });
 });

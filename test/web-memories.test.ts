@@ -201,21 +201,61 @@ describe('web: collections, memories and a memory page', () => {
     await listShows(page, 'the deleted memory gone', [TOMATOES]);
     expect((await t.api('GET', `${col('garden')}/memories/${peppers}`)).status).toBe(404);
 
-    // Collections: counts, and deleting one through the dialog that says it deletes its memories.
-    expect((await t.api('POST', `${col('scratch')}/memories`, { text: 'A throwaway note.' })).status).toBe(201);
+    // Collections: the card counts what the list shows (the archived one apart).
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Collections' }).click();
-    const cards = page.getByRole('list', { name: 'Collections' }).getByRole('listitem');
-    await until('both collections listed', async () => ((await cards.count()) === 2 ? true : undefined));
-    expect(await cards.filter({ hasText: 'garden' }).textContent()).toContain('2 memories');
-    expect(await cards.filter({ hasText: 'garden' }).textContent()).toContain('What we know about the garden');
-    await screenshot(page, 'collections-1280');
-    await page.getByRole('button', { name: 'Delete scratch' }).click();
-    await page.getByRole('dialog').getByText('all its 1 memory').waitFor();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete collection' }).click();
-    await until('the deleted collection gone', async () => ((await cards.count()) === 1 ? true : undefined));
-    expect((await t.api('GET', col('scratch'))).status).toBe(404);
+    const garden = page.getByRole('list', { name: 'Collections' }).getByRole('listitem').filter({ hasText: 'garden' });
+    await garden.waitFor();
+    expect(await garden.getByRole('paragraph').first().textContent()).toBe('1 memory · 1 archived');
+    expect(await garden.textContent()).toContain('What we know about the garden');
     await page.context().close();
   });
+
+  for (const width of [1280, 390] as const) {
+    it(`a collection card at ${width} pixels: the count its list shows, archived ones apart, its link its one action; deleted from its own page`, async () => {
+      const name = `shelf-${width}`;
+      const made = await t.api(
+        'POST',
+        `${col(name)}/memories/bulk`,
+        ['one', 'two', 'three', 'four', 'five'].map((text) => ({ text: `Book ${text}.` })),
+      );
+      for (const id of made.body.ids.slice(0, 2)) expect((await t.api('POST', `${col(name)}/memories/${id}/archive`, { archived: true })).status).toBe(200);
+      const page = await openPage(browser, width);
+      await signIn(page, server.url, t.key);
+      const card = page.getByRole('list', { name: 'Collections' }).getByRole('listitem').filter({ hasText: name });
+      await card.waitFor();
+      expect(await card.getByRole('paragraph').first().textContent()).toBe('3 memories · 2 archived');
+      // The card's one control is its link: no delete button beside it.
+      expect(await card.locator('a, button, input, select, textarea').evaluateAll((els) => els.map((e) => `${e.tagName} ${e.textContent}`))).toEqual([
+        `A ${name}`,
+      ]);
+      expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(width);
+      await screenshot(page, `collections-${width}`);
+
+      // Its list shows as many as the card said.
+      await card.getByRole('link', { name }).click();
+      await page.waitForURL(`${server.url}/collections/${name}`);
+      await listShows(page, 'the three memories not archived', ['Book five.', 'Book four.', 'Book three.']);
+
+      // Deleted from its page, through the dialog that says what goes with it; Cancel keeps it.
+      const remove = page.getByRole('button', { name: 'Delete collection' });
+      await remove.click();
+      const dialog = page.getByRole('dialog');
+      expect(await dialog.getByRole('paragraph').textContent()).toBe(
+        'This deletes the collection with its 3 memories and 2 archived, and their files. It cannot be undone.',
+      );
+      await screenshot(page, `collection-delete-${width}`);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expect((await t.api('GET', col(name))).status).toBe(200);
+      await remove.click();
+      await dialog.getByRole('button', { name: 'Delete collection' }).click();
+      await page.waitForURL(`${server.url}/collections`);
+      await page.getByRole('heading', { name: 'Collections', level: 1 }).waitFor();
+      await page.getByRole('list', { name: 'Collections' }).getByRole('listitem').first().waitFor();
+      expect(await card.count()).toBe(0);
+      expect((await t.api('GET', col(name))).status).toBe(404);
+      await page.context().close();
+    });
+  }
 
   it('pages through a long list, with and without browser-side filters', async () => {
     const items = Array.from({ length: 23 }, (_, i) => ({ text: `Note number ${String(i + 1).padStart(2, '0')}.`, category: i % 2 ? 'even' : 'odd' }));

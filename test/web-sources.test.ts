@@ -210,6 +210,8 @@ describe('web: files', () => {
     // At phone width nothing is wider than the screen (tables scroll inside their own box).
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // On a phone the navigation is under the Menu button.
+    await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
     await card(page, 'Linear issues').getByRole('button', { name: 'Runs' }).click();
     await card(page, 'Linear issues').getByRole('row').filter({ hasText: 'success' }).waitFor();

@@ -31,7 +31,7 @@ type TrpcProcedureOf<P> =
   P extends Procedure<infer I, infer O, infer A, infer M>
     ? A extends 'read'
       ? TRPCQueryProcedure<Def<I, O>>
-      : A extends 'public'
+      : A extends 'public' | 'admin'
         ? M extends 'GET'
           ? TRPCQueryProcedure<Def<I, O>>
           : TRPCMutationProcedure<Def<I, O>>

@@ -99,10 +99,12 @@ export function defineProcedure<I extends z.ZodObject, O extends z.ZodType, A ex
 }
 
 /**
- * A read procedure never changes state: a query in tRPC, allowed for read-only keys.
- * (`trpc/router.ts` mirrors this rule at the type level.)
+ * A read procedure never changes state: a query in tRPC, allowed for read-only keys, never
+ * audited (docs/contract.md, "Read-only keys"). `read` says so; `public` and the operator's
+ * `admin` say only who may call, so there the GET method decides: the operator's reports are
+ * reads, and reading them writes no audit entry. (`trpc/router.ts` mirrors this rule at the type level.)
  */
-export const isRead = (p: AnyProcedure) => p.access === 'read' || (p.access === 'public' && p.rest.method === 'GET');
+export const isRead = (p: AnyProcedure) => p.access === 'read' || ((p.access === 'public' || p.access === 'admin') && p.rest.method === 'GET');
 
 /**
  * The role a key needs to call `p`: the one rule every front end goes through (invoke.ts). The

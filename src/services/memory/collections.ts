@@ -11,13 +11,15 @@ interface CollectionRow {
   name: string;
   description: string | null;
   metadata: Record<string, unknown>;
+  /** Every memory it holds, archived ones included (what search's cost models read). */
   memory_count: number;
+  archived_count: number;
   restricted: boolean;
   created_at: Date;
   updated_at: Date;
 }
 
-const SELECT = `select name, description, metadata, memory_count::int as memory_count, created_at, updated_at,
+const SELECT = `select name, description, metadata, memory_count::int as memory_count, archived_count::int as archived_count, created_at, updated_at,
                        exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name) as restricted
                   from collections c`;
 
@@ -25,7 +27,9 @@ const view = (r: CollectionRow) => ({
   name: r.name,
   description: r.description,
   metadata: r.metadata,
-  memory_count: r.memory_count,
+  // What its listing shows by default; the archived ones apart (docs/rest.md).
+  memory_count: r.memory_count - r.archived_count,
+  archived_count: r.archived_count,
   restricted: r.restricted,
   created_at: iso(r.created_at)!,
   updated_at: iso(r.updated_at)!,
@@ -41,19 +45,25 @@ export async function ensureCollection(q: Queryable, tenantId: string, name: str
 
 /**
  * Every write to a collection's memories goes through here, once per statement (a bulk insert
- * of any size calls it once): it keeps the collection's memory count, bumps the version that
- * search caches key on and moves `updated_at` (creating the collection if needed), in the write's
- * transaction. The update locks the collection's row until commit, so writers call it last,
- * after their index work: concurrent bulk inserts into one collection then only queue for the commit.
+ * of any size calls it once): it keeps the collection's memory count and archived count (the
+ * memories added or removed, and those of them archived, or archived or restored), bumps the
+ * version that search caches key on and moves `updated_at` (creating the collection if needed),
+ * in the write's transaction. The update locks the collection's row until commit, so writers
+ * call it last, after their index work: concurrent bulk inserts into one collection then only
+ * queue for the commit.
  */
-export async function touchCollection(q: Queryable, tenantId: string, name: string, countDelta: number): Promise<void> {
+export async function touchCollection(q: Queryable, tenantId: string, name: string, countDelta: number, archivedDelta = 0): Promise<void> {
   await q.query(
-    `insert into collections (tenant_id, name, memory_count, version) values ($1, $2, greatest($3::int, 0), 1)
+    `insert into collections (tenant_id, name, memory_count, archived_count, version) values ($1, $2, greatest($3::int, 0), greatest($4::int, 0), 1)
      on conflict (tenant_id, name) do update
-       set memory_count = collections.memory_count + $3::int, version = collections.version + 1, updated_at = excluded.updated_at`,
-    [tenantId, name, countDelta],
+       set memory_count = collections.memory_count + $3::int, archived_count = collections.archived_count + $4::int,
+           version = collections.version + 1, updated_at = excluded.updated_at`,
+    [tenantId, name, countDelta, archivedDelta],
   );
 }
+
+/** How many of these memories (written, deleted or moved) are archived: their part of the archived count's change. */
+export const archivedAmong = (memories: Array<{ archived?: boolean }>) => memories.filter((m) => m.archived).length;
 
 export async function listCollections(ctx: AuthedCtx) {
   // Restricted collections the agent may not read are left out of its listing.

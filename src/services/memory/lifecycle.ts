@@ -2,7 +2,7 @@ import type { App, AuthedCtx } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
-import { touchCollection } from './collections.ts';
+import { archivedAmong, touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 import { noteBulkWrite } from './table-stats.ts';
 
@@ -38,7 +38,7 @@ export async function archiveMemories(q: Queryable, ctx: AuthedCtx, collection: 
       where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not archived returning ${MEMORY_COLUMNS}`,
     [ctx.tenant.id, collection, ids],
   );
-  if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0);
+  if (rows.length) await touchCollection(q, ctx.tenant.id, collection, 0, rows.length);
   await noteBulkWrite(q, ctx.app, rows.length);
   await emitMemoryEvents(q, ctx, 'memory.updated', collection, rows.map(memoryView));
   return rows.map((r) => r.id);
@@ -55,10 +55,10 @@ export async function consolidateDuplicates(
 ): Promise<string[]> {
   return ctx.app.db.transaction(async (tx) => {
     const deleted: string[] = [];
-    const files: FileRefs[] = [];
+    const files: Array<FileRefs & { archived: boolean }> = [];
     for (const { keeperId, duplicateIds } of clusters) {
-      const rows = await tx.query<{ id: string } & FileRefs>(
-        'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not pinned returning id, images, metadata',
+      const rows = await tx.query<{ id: string; archived: boolean } & FileRefs>(
+        'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) and not pinned returning id, images, metadata, archived',
         [ctx.tenant.id, collection, duplicateIds],
       );
       files.push(...rows);
@@ -67,7 +67,7 @@ export async function consolidateDuplicates(
       deleted.push(...ids);
     }
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, files);
-    if (deleted.length) await touchCollection(tx, ctx.tenant.id, collection, -deleted.length);
+    if (deleted.length) await touchCollection(tx, ctx.tenant.id, collection, -deleted.length, -archivedAmong(files));
     await noteBulkWrite(tx, ctx.app, deleted.length);
     await emitMemoryEvents(
       tx,
@@ -116,12 +116,12 @@ export async function expireDueMemories(app: App, batch = 5_000): Promise<number
 export async function deleteMemories(ctx: AuthedCtx, collection: string, ids: string[]): Promise<string[]> {
   if (!ids.length) return [];
   const deleted = await ctx.app.db.transaction(async (tx) => {
-    const rows = await tx.query<{ id: string } & FileRefs>(
-      'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) returning id, images, metadata',
+    const rows = await tx.query<{ id: string; archived: boolean } & FileRefs>(
+      'delete from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[]) returning id, images, metadata, archived',
       [ctx.tenant.id, collection, ids],
     );
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, rows);
-    if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length);
+    if (rows.length) await touchCollection(tx, ctx.tenant.id, collection, -rows.length, -archivedAmong(rows));
     await noteBulkWrite(tx, ctx.app, rows.length);
     await emitMemoryEvents(
       tx,

@@ -7,7 +7,7 @@ import type { Memory, MemoryCreate } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { graphedInsert } from './graph-tenants.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
-import { ensureCollection, getCollection, touchCollection } from './collections.ts';
+import { archivedAmong, ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 import { noteBulkWrite } from './table-stats.ts';
 
@@ -29,7 +29,7 @@ export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: s
   const rows: MemoryRow[] = [];
   for (let i = 0; i < items.length; i += INSERT_ROWS)
     rows.push(...(await insertRows(q, ctx, collection, items.slice(i, i + INSERT_ROWS), embeddings.slice(i), graphed)));
-  await touchCollection(q, ctx.tenant.id, collection, items.length);
+  await touchCollection(q, ctx.tenant.id, collection, items.length, archivedAmong(items));
   // Every create goes through here (bulk, import, ingest, connector pages): a large one queues
   // the planner statistics' refresh.
   await noteBulkWrite(q, ctx.app, items.length);
@@ -188,7 +188,8 @@ type Patch = Partial<Pick<MemoryCreate, 'text' | 'importance' | 'category' | 'me
 export async function updateMemory(ctx: AuthedCtx, collection: string, id: string, patch: Patch): Promise<Memory> {
   const embedding = patch.text !== undefined ? toVectorLiteral((await ctx.app.embedder.embed([patch.text]))[0]!) : null;
   return ctx.app.db.transaction(async (tx) => {
-    await findMemory(tx, ctx, collection, id);
+    // Locked, so that what it was (archived or not) is what this update changes.
+    const before = await findMemory(tx, ctx, collection, id, true);
     const [row] = await tx.query<MemoryRow>(
       `update memories set
          text = coalesce($4, text),
@@ -214,7 +215,7 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
         patch.archived ?? null,
       ],
     );
-    await touchCollection(tx, ctx.tenant.id, collection, 0);
+    await touchCollection(tx, ctx.tenant.id, collection, 0, Number(row!.archived) - Number(before.archived));
     const memory = memoryView(row!);
     await emitMemoryEvents(tx, ctx, 'memory.updated', collection, [memory]);
     return memory;
@@ -224,9 +225,12 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
 export async function deleteMemory(ctx: AuthedCtx, collection: string, id: string): Promise<void> {
   await ctx.app.db.transaction(async (tx) => {
     await findMemory(tx, ctx, collection, id);
-    const deleted = await tx.query<FileRefs>('delete from memories where tenant_id = $1 and id = $2 returning images, metadata', [ctx.tenant.id, id]);
+    const deleted = await tx.query<FileRefs & { archived: boolean }>(
+      'delete from memories where tenant_id = $1 and id = $2 returning images, metadata, archived',
+      [ctx.tenant.id, id],
+    );
     await enqueueFileCleanup(tx, ctx.app, ctx.tenant.id, deleted);
-    await touchCollection(tx, ctx.tenant.id, collection, -1);
+    await touchCollection(tx, ctx.tenant.id, collection, -1, -archivedAmong(deleted));
     await emitMemoryEvents(tx, ctx, 'memory.deleted', collection, [{ id }]);
   });
 }
@@ -240,8 +244,10 @@ export async function moveMemory(ctx: AuthedCtx, collection: string, id: string,
       `update memories set collection = $3, updated_at = now() where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
       [ctx.tenant.id, id, to],
     );
-    await touchCollection(tx, ctx.tenant.id, to, 1);
-    await touchCollection(tx, ctx.tenant.id, collection, -1);
+    // An archived memory moves as one: archived in the collection it goes to.
+    const archived = archivedAmong([row!]);
+    await touchCollection(tx, ctx.tenant.id, to, 1, archived);
+    await touchCollection(tx, ctx.tenant.id, collection, -1, -archived);
     const memory = memoryView(row!);
     await emitMemoryEvents(tx, ctx, 'memory.updated', to, [memory]);
     return memory;

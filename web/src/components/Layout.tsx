@@ -1,6 +1,7 @@
-import { Suspense, useEffect, useRef } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSession } from '../session.tsx';
+import { SignedInAs } from './SignedInAs.tsx';
 
 const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
   ['/collections', 'Collections', () => true],
@@ -17,22 +18,20 @@ const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
 export function Layout() {
   const { me, signOut } = useSession();
   const navigate = useNavigate();
-  const nav = useRef<HTMLElement>(null);
   const { pathname } = useLocation();
-  // On a phone the navigation is one row that scrolls sideways (styles.css): the current page's link is brought into sight.
-  useEffect(() => {
-    const row = nav.current;
-    const active = row?.querySelector<HTMLElement>('a.active');
-    if (!row || !active) return;
-    row.scrollLeft += active.getBoundingClientRect().left - row.getBoundingClientRect().left - (row.clientWidth - active.offsetWidth) / 2;
-  }, [pathname]);
+  // On a phone the links are folded under the Menu button (styles.css); opening a page folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [pathname]);
   return (
     <div className="layout">
       <header>
         <a className="brand" href="/collections">
           orgmem
         </a>
-        <nav aria-label="Main" ref={nav}>
+        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" className={menuOpen ? 'main-nav open' : 'main-nav'}>
           {LINKS.filter(([, , show]) => show(!!me?.is_admin)).map(([to, label]) => (
             <NavLink key={to} to={to}>
               {label}
@@ -41,9 +40,7 @@ export function Layout() {
           <NavLink to="/status">Status</NavLink>
         </nav>
         <div className="who">
-          <span title={me?.email}>{me?.name}</span> · <span>{me?.key.label}</span>
-          {me?.key.read_only && <span className="badge">read-only</span>}
-          {me?.key.role === 'agent' && <span className="badge">agent key</span>}
+          {me && <SignedInAs me={me} />}
           <button
             type="button"
             onClick={() => {

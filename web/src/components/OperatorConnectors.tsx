@@ -14,8 +14,8 @@ const PERIODS: Array<[number, string]> = [
 /** Connector health across tenants (aggregates only): connections by status, and sync runs per provider. */
 export function OperatorConnectors() {
   const [hours, setHours] = useState(24);
-  const health = useApi(() => rpc.admin.connectors.mutate({ hours }), [hours]);
-  const counts = useApi(() => rpc.admin.connectorsStatus.mutate(), []);
+  const health = useApi(() => rpc.admin.connectors.query({ hours }), [hours]);
+  const counts = useApi(() => rpc.admin.connectorsStatus.query(), []);
   const count = (s: string) => counts.data?.find((c) => c.status === s)?.n ?? 0;
   const providers = health.data?.providers ?? [];
   return (

@@ -17,7 +17,7 @@ const cell = (v: Json | undefined) =>
 export function OperatorMetrics() {
   const metrics = useApi(
     () =>
-      rpc.admin.metrics.mutate().then(
+      rpc.admin.metrics.query().then(
         (m): JsonObject => m,
         (err: unknown) => {
           if (apiError(err).status === 404) return null;

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { apiError, rpc, type ApiOutput } from '../api.ts';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useApi } from './use-api.ts';
@@ -12,13 +13,26 @@ const auditDetail = (detail: Record<string, unknown>) =>
     .join(' ');
 
 /**
+ * The table's columns with their share of its width (fixed, so that a long detail wraps in its
+ * own column rather than squeeze the others); on a phone each row is a block and each cell is
+ * labelled with its column's name (styles.css).
+ */
+const COLUMNS: Array<[string, string, (e: AuditEntry) => ReactNode]> = [
+  ['When', '14%', (e) => when(e.at)],
+  ['Who', '11%', (e) => e.actor.label ?? <span className="muted">—</span>],
+  ['Action', '16%', (e) => <code>{e.action}</code>],
+  ['Target', '19%', (e) => e.target],
+  ['Detail', '40%', (e) => <code className="muted">{auditDetail(e.detail)}</code>],
+];
+
+/**
  * The account's audit log (admin tenants only), newest first. A 403 means the tenant is not an
  * admin: the section is simply not there, with no error.
  */
 export function UsageAudit() {
   const log = useApi(
     () =>
-      rpc.admin.audit.mutate({ days: 30, limit: 200 }).then(
+      rpc.admin.audit.query({ days: 30, limit: 200 }).then(
         (rows) => rows.flatMap((r): AuditEntry[] => ('id' in r ? [r] : [])),
         (err: unknown) => {
           if (apiError(err).status === 403) return null;
@@ -37,28 +51,24 @@ export function UsageAudit() {
       {log.data && log.data.length === 0 && <p>No entries.</p>}
       {log.data && log.data.length > 0 && (
         <div className="table-wrap">
-          <table aria-label="Audit log">
+          <table aria-label="Audit log" className="audit">
             <thead>
               <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">Detail</th>
+                {COLUMNS.map(([label, width]) => (
+                  <th key={label} scope="col" style={{ width }}>
+                    {label}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
               {log.data.map((e) => (
                 <tr key={e.id}>
-                  <td>{when(e.at)}</td>
-                  <td>{e.actor.label ?? <span className="muted">—</span>}</td>
-                  <td>
-                    <code>{e.action}</code>
-                  </td>
-                  <td>{e.target}</td>
-                  <td>
-                    <code className="muted">{auditDetail(e.detail)}</code>
-                  </td>
+                  {COLUMNS.map(([label, , cell]) => (
+                    <td key={label} data-label={label}>
+                      {cell(e)}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>

@@ -68,6 +68,9 @@ export function ConfirmButton(props: {
   );
 }
 
+/** A number of memories, in words: "1 memory", "1,200 memories". */
+export const memories = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'memory' : 'memories'}`;
+
 /** A date as the reader's local time. */
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -78,7 +81,9 @@ export function Bars({ items, unit = '' }: { items: Array<{ label: string; value
     <ul className="bars">
       {items.map((i) => (
         <li key={i.label}>
-          <span className="bar-label">{i.label}</span>
+          <span className="bar-label" title={i.label}>
+            {i.label}
+          </span>
           <span className="bar" style={{ width: `${(i.value / max) * 100}%` }} aria-hidden="true" />
           <span className="bar-value">
             {i.value.toLocaleString()}

@@ -1,4 +1,5 @@
 import { useParams, useSearchParams } from 'react-router';
+import { CollectionDelete } from '../components/CollectionDelete.tsx';
 import { CollectionNav } from '../components/CollectionNav.tsx';
 import { MemoryAddForm } from '../components/MemoryAddForm.tsx';
 import { MemoryFilterForm } from '../components/MemoryFilterForm.tsx';
@@ -8,7 +9,7 @@ import { Busy, ErrorNote } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-/** A collection's memories: filters, pinned first, paging; writing keys add, pin and archive. */
+/** A collection's memories: filters, pinned first, paging; writing keys add, pin and archive, and delete the collection. */
 export function CollectionMemories() {
   const name = useParams().name!;
   const { canWrite } = useSession();
@@ -55,6 +56,7 @@ export function CollectionMemories() {
           </nav>
         </>
       )}
+      {canWrite && <CollectionDelete name={name} listed={page} />}
     </>
   );
 }

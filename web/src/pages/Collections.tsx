@@ -1,26 +1,27 @@
 import { Link, useNavigate } from 'react-router';
 import { rpc, seg } from '../api.ts';
 import { CollectionCreateForm } from '../components/CollectionCreateForm.tsx';
-import { Busy, ConfirmButton, ErrorNote, when } from '../components/ui.tsx';
-import { useAction, useApi } from '../components/use-api.ts';
+import { Busy, ErrorNote, memories, when } from '../components/ui.tsx';
+import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-/** The collections the key can read (the list answers no others), with their counts; writing keys create and delete them. */
+/**
+ * The collections the key can read (the list answers no others), each a card whose one action is
+ * its link, with its counts; writing keys create them here and delete one on its own page.
+ */
 export function Collections() {
   const { canWrite } = useSession();
   const navigate = useNavigate();
   const list = useApi(() => rpc.collections.list.query(), []);
-  const remove = useAction();
 
   return (
     <>
       <h1>Collections</h1>
-      <ErrorNote error={list.error ?? remove.error} />
+      <ErrorNote error={list.error} />
       {list.loading && <Busy label="Loading collections…" />}
-      {remove.busy && <Busy label="Deleting the collection…" />}
       {list.data?.length === 0 && (
         <p className="muted">
-          No collections yet.{canWrite && ' Create one above, or store a memory through the API: its collection is created on first write.'}
+          No collections yet.{canWrite && ' Create one below, or store a memory through the API: its collection is created on first write.'}
         </p>
       )}
       <ul aria-label="Collections" className="grid" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
@@ -34,30 +35,15 @@ export function Collections() {
                 </span>
               )}
             </h2>
+            {/* The count its list shows; the archived ones, which that list hides, apart. */}
             <p style={{ margin: '0 0 0.3rem' }}>
-              <strong>{c.memory_count.toLocaleString()}</strong> {c.memory_count === 1 ? 'memory' : 'memories'}
+              <strong>{memories(c.memory_count)}</strong>
+              {c.archived_count > 0 && <span className="muted"> · {c.archived_count.toLocaleString()} archived</span>}
             </p>
             {c.description && <p style={{ margin: '0 0 0.3rem' }}>{c.description}</p>}
-            <p className="muted" style={{ margin: '0 0 0.5rem', fontSize: '0.85rem' }}>
+            <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
               Updated {when(c.updated_at)}
             </p>
-            {canWrite && (
-              <ConfirmButton
-                label={`Delete ${c.name}`}
-                title={`Delete collection ${c.name}?`}
-                confirmLabel="Delete collection"
-                disabled={remove.busy}
-                onConfirm={async () => {
-                  const done = await remove.run(() => rpc.collections.delete.mutate({ name: c.name }));
-                  if (done !== undefined) list.reload();
-                }}
-              >
-                <p>
-                  This deletes the collection with all its {c.memory_count.toLocaleString()} {c.memory_count === 1 ? 'memory' : 'memories'} and their files. It
-                  cannot be undone.
-                </p>
-              </ConfirmButton>
-            )}
           </li>
         ))}
       </ul>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { rpc } from '../api.ts';
+import { SignedInAs } from '../components/SignedInAs.tsx';
 import { Busy, ErrorNote } from '../components/ui.tsx';
 import { useAction, useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
@@ -15,28 +16,34 @@ const SCOPE_TEXT: Record<string, string> = {
 /**
  * The consent page of orgmem's OAuth server (docs/mcp.md, "Remote MCP with OAuth"): an MCP client
  * (claude.ai, ChatGPT...) sent the browser here. Signed in with a key, the user sees who asks,
- * where the answer goes and what for, and approves (read-only or read-write) or denies.
+ * where the answer goes and what for, and which account and key would approve, and approves
+ * (read-only or read-write) or denies. Outside the signed-in frame: it is a step of another app's flow.
  */
 export function OAuthConsent() {
   const { me } = useSession();
   const request = useSearchParams()[0].get('request') ?? '';
   return (
-    <main className="signin">
-      <h1>orgmem</h1>
-      {me ? (
-        <Decision request={request} />
-      ) : (
-        <>
-          <p>An application asks to use your memories. Sign in with an API key to see what it asks and decide.</p>
-          <SignInForm />
-        </>
-      )}
-    </main>
+    <div className="layout">
+      <header>
+        <span className="brand">orgmem</span>
+      </header>
+      <main className="consent">
+        <h1>Authorize an application</h1>
+        {me ? (
+          <Decision request={request} />
+        ) : (
+          <section className="card">
+            <p style={{ marginTop: 0 }}>An application asks to use your memories. Sign in with an API key to see what it asks and decide.</p>
+            <SignInForm />
+          </section>
+        )}
+      </main>
+    </div>
   );
 }
 
 function Decision({ request }: { request: string }) {
-  const { canAdmin } = useSession();
+  const { me, canAdmin, signOut } = useSession();
   const ask = useApi(() => rpc.oauth.consent.query({ request }), [request]);
   const collections = useApi(() => rpc.collections.list.query(), []);
   const [readWrite, setReadWrite] = useState(false);
@@ -48,13 +55,32 @@ function Decision({ request }: { request: string }) {
       const { redirect_to } = await rpc.oauth.decide.mutate({ request, approve, read_write: readWrite, ...(only && { collections: only }) });
       window.location.assign(redirect_to);
     });
+  // The account deciding, and a way to decide with another key (the page stays, signed out).
+  const account = (
+    <div className="consent-account row" role="group" aria-label="Signed in as">
+      <span>
+        <span className="muted">Signed in as </span>
+        <SignedInAs me={me!} withEmail />
+      </span>
+      <button type="button" onClick={signOut}>
+        Use another key
+      </button>
+    </div>
+  );
   if (ask.loading && !ask.data) return <Busy label="Loading the request…" />;
-  if (!ask.data) return <ErrorNote error={ask.error} />;
+  if (!ask.data)
+    return (
+      <>
+        {account}
+        <ErrorNote error={ask.error} />
+      </>
+    );
   const { client_name, redirect_host, scopes } = ask.data;
   const canWriteScope = scopes.includes('memory:write');
   return (
-    <section aria-label="Authorization request">
-      <h2>{client_name} wants to use your memories</h2>
+    <section aria-labelledby="consent-title" className="card">
+      {account}
+      <h2 id="consent-title">{client_name} wants to use your memories</h2>
       <p>
         It will be sent back to <strong>{redirect_host}</strong>. It asks to {scopes.map((s) => SCOPE_TEXT[s] ?? s).join(' and ')}.
       </p>
@@ -66,26 +92,26 @@ function Decision({ request }: { request: string }) {
         <>
           <fieldset>
             <legend>Access</legend>
-            <label>
+            <label className="check">
               <input type="radio" name="access" checked={!readWrite} onChange={() => setReadWrite(false)} /> Read-only
             </label>
             {canWriteScope && (
-              <label>
+              <label className="check">
                 <input type="radio" name="access" checked={readWrite} onChange={() => setReadWrite(true)} /> Read and write
               </label>
             )}
           </fieldset>
           <fieldset>
             <legend>Collections</legend>
-            <label>
+            <label className="check">
               <input type="radio" name="collections" checked={only === null} onChange={() => setOnly(null)} /> All collections (as its grants allow)
             </label>
-            <label>
+            <label className="check">
               <input type="radio" name="collections" checked={only !== null} onChange={() => setOnly([])} /> Only these:
             </label>
             {only !== null &&
               (collections.data ?? []).map((c) => (
-                <label key={c.name}>
+                <label key={c.name} className="check" style={{ marginLeft: '1.5rem' }}>
                   <input
                     type="checkbox"
                     checked={only.includes(c.name)}
@@ -97,17 +123,18 @@ function Decision({ request }: { request: string }) {
             <ErrorNote error={collections.error} />
           </fieldset>
           <div className="row">
-            <button type="button" disabled={busy || only?.length === 0} onClick={() => decide(true)}>
+            <button type="button" className="primary" disabled={busy || only?.length === 0} onClick={() => decide(true)}>
               Approve
             </button>
-            <button type="button" className="secondary" disabled={busy} onClick={() => decide(false)}>
+            <button type="button" disabled={busy} onClick={() => decide(false)}>
               Deny
             </button>
           </div>
         </>
       ) : (
-        <p>Approving makes an agent of this account: sign in with an admin key to decide.</p>
+        <p>Approving makes an agent of this account: use an admin key of this account to decide.</p>
       )}
+      {busy && <Busy label="Sending your answer…" />}
       <ErrorNote error={error} />
     </section>
   );

@@ -31,6 +31,7 @@ export function SignInForm() {
   return (
     <>
       <form
+        className="signin-form"
         onSubmit={(e) => {
           e.preventDefault();
           void run(() => signIn(key.trim()));
@@ -38,7 +39,7 @@ export function SignInForm() {
       >
         <label htmlFor="api-key">API key</label>
         <input id="api-key" type="password" autoComplete="off" placeholder="mv_…" value={key} onChange={(e) => setKey(e.target.value)} required />
-        <button type="submit" disabled={busy || !key.trim()}>
+        <button type="submit" className="primary" disabled={busy || !key.trim()}>
           Sign in
         </button>
       </form>

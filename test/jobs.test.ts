@@ -99,7 +99,7 @@ describe('how the workers are shared (shares.ts)', () => {
       expect(plain.most.get('a')).toBe(capOf('tenant:a', 4));
       expect(llm.most.get('c')).toBe(capOf('tenant-lane:c:llm', 4));
       expect(capOf('tenant:a', 4)).toBe(3);
-      expect(capOf('tenant-lane:c:llm', 4)).toBe(2);
+      expect(capOf('tenant-lane:c:llm', 4)).toBe(1);
     } finally {
       plain.open();
       llm.open();

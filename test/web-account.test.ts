@@ -290,6 +290,7 @@ describe('dashboard: keys, grants, settings, usage', () => {
       const written = await t.api('POST', '/v1/memory/collections/held/memories/bulk', [{ text: 'held one' }, { text: 'held two' }]);
       expect(written.status).toBe(201);
 
+      if (width === 390) await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByRole('link', { name: 'Settings' }).click();
       const card = page.getByRole('region', { name: 'Webhook' });
       await fact(page, 'State').filter({ hasText: 'Suspended' }).waitFor();

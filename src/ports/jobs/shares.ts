@@ -5,9 +5,8 @@
  * cap, and the queue skips the jobs that carry one.
  *
  * - A lane is what a kind of job waits on outside the service. `webhook` (a tenant's receiver)
- *   holds at most half of the workers, and one at a time per tenant; every other lane holds all but
- *   one worker (one is always left for other kinds of job), and a tenant at most all but one of a
- *   lane's.
+ *   holds at most half of the workers; every other lane all but one (one is always left for other
+ *   kinds of job). A tenant runs one job of a lane at a time: its slow endpoint holds one worker.
  * - A tenant holds at most all but one worker, whatever its jobs are.
  *
  * The counts are this process's: each worker process keeps its own share, and the tenant's backlog
@@ -36,10 +35,9 @@ export const jobTenant = (payload: unknown): string | null => {
 export const BACKLOG_BOUND = 10_000;
 
 export function capOf(flag: string, concurrency: number): number {
-  const allButOne = Math.max(1, concurrency - 1);
+  if (flag.startsWith('tenant-lane:')) return 1;
   if (flag === 'lane:webhook') return Math.max(1, Math.floor(concurrency / 2));
-  if (flag.startsWith('tenant-lane:')) return flag.endsWith(':webhook') ? 1 : Math.max(1, allButOne - 1);
-  return allButOne;
+  return Math.max(1, concurrency - 1);
 }
 
 /** The running jobs of one process by flag, and the flags at their cap. */

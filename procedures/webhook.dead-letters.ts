@@ -4,7 +4,7 @@ import { deadLetterList } from '../src/schemas/webhooks.ts';
 import { listDeadLetters } from '../src/services/events/webhook-outbox.ts';
 
 export default defineProcedure({
-  name: 'webhook.dead-letters',
+  name: 'webhook.deadLetters',
   summary: 'Webhook events given up on (out of tries, or while the webhook was suspended), newest first; kept 7 days, at most 10,000',
   rest: { method: 'GET', path: '/v1/memory/webhook/dead-letters', status: 200 },
   access: 'read',

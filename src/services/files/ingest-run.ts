@@ -1,4 +1,5 @@
 import type { App, AuthedCtx } from '../../core/context.ts';
+import { endStep } from '../../ports/db/db.ts';
 import type { JobMeta } from '../../ports/jobs/jobs.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import { fileCleanupJob } from '../storage/file-cleanup.ts';
@@ -23,8 +24,8 @@ interface Job {
  * Chunks embedded and stored per transaction: a large file (a 10 MB text is about 5,000 chunks)
  * is written in steps, each recorded in the file's `memory_ids`, so a retry goes on after the
  * last stored step instead of embedding the file again. On the embedded database a transaction
- * holds the one connection every other request waits for, so its steps are small: other tenants'
- * requests go between them (bench/README.md, "Noisy neighbours").
+ * holds the one connection every other request waits for, so its steps are small and paced
+ * (`endStep`): other tenants' requests go between them.
  */
 const STORE_CHUNKS = { postgres: 256, pglite: 32 };
 
@@ -71,6 +72,7 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
     const items = fileMemories({ key, filename: job.filename, content_type: job.content_type }, read, job.source);
     const perStep = STORE_CHUNKS[app.db.kind];
     for (let from = job.memory_ids.length; from < items.length; from += perStep) {
+      const started = performance.now();
       const step = items.slice(from, from + perStep);
       const embeddings = await embedAll(
         ctx,
@@ -93,6 +95,7 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
         return true;
       });
       if (!stored) return null;
+      if (from + perStep < items.length) await endStep(app.db, started);
     }
     const [done] = await app.db.query<{ memory_ids: string[] }>(
       `update ingest_files set state = 'done', chunks = $4, error = null, updated_at = now()

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { App } from '../../core/context.ts';
-import type { Db, Queryable } from '../../ports/db/db.ts';
+import { endStep, type Db, type Queryable } from '../../ports/db/db.ts';
 import { defineJob } from '../../ports/jobs/jobs.ts';
 
 /*
@@ -96,6 +96,7 @@ async function markRows(db: Db, tenantId: string, to: boolean, run: (statement: 
   let changed = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
+    const started = performance.now();
     const [step] = await run(
       `with changed as (
          update memories m set graphed = ${to}
@@ -108,6 +109,7 @@ async function markRows(db: Db, tenantId: string, to: boolean, run: (statement: 
     if (!step!.n) return changed;
     changed += step!.n;
     after = step!.last!;
+    await endStep(db, started);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { App, AuthedCtx } from '../../core/context.ts';
-import type { Queryable } from '../../ports/db/db.ts';
+import { endStep, type Queryable } from '../../ports/db/db.ts';
 import type { JobMeta } from '../../ports/jobs/jobs.ts';
 import { resolveGrants } from '../access/grants.ts';
 import { importJob, MAX_REPORTED, type ImportError } from './import.ts';
@@ -56,6 +56,7 @@ export async function runImport(ctx: AuthedCtx, importId: string, { attempt, max
         await app.jobs.enqueue(app.platform, importJob, { tenant_id: tenantId, import_id: importId }, { key: `import:${importId}` });
         return;
       }
+      const stepStarted = performance.now();
       const step = await app.db.query<StagedRow>(
         `select position, source_index, collection, source_key, item from import_records
           where tenant_id = $1 and import_id = $2 and position >= $3 order by position limit $4`,
@@ -65,6 +66,7 @@ export async function runImport(ctx: AuthedCtx, importId: string, { attempt, max
       const moved = await storeStep(ctx, importId, processed, step);
       if (!moved) return;
       processed += step.length;
+      await endStep(app.db, stepStarted);
     }
     await app.db.transaction(async (tx) => {
       await tx.query(

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Db, Queryable } from '../db/db.ts';
 import { ABANDONED, abandonTask, backoffSeconds, checkCrontab, jobRecord, runTask, type JobQueue, type TaskDef } from './jobs.ts';
-import { BACKLOG_BOUND, WorkerShares } from './shares.ts';
+import { BACKLOG_BOUND, PLACE_SECONDS, WorkerShares } from './shares.ts';
 
 const POLL_MS = 200;
 
@@ -20,7 +20,8 @@ interface JobRow {
  * The embedded mode's job runner: graphile-worker cannot run over PGlite (one shared session,
  * no cross-connection LISTEN), so this polls the `jobs` table in-process with the same task
  * definitions, the same retry curve, the same cron patterns and the same shares of its workers
- * (shares.ts: a job's priority is its tenant's backlog, and a take skips the flags at their cap).
+ * (shares.ts: a job's priority is its tenant's backlog, aged by PLACE_SECONDS, and a take skips the
+ * flags at their cap).
  */
 export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQueue<C> {
   let timers: NodeJS.Timeout[] = [];
@@ -73,9 +74,10 @@ export function embeddedQueue<C>(db: Db, concurrency: number, log: Logger): JobQ
           const [job] = await db.query<JobRow>(
             // A job taken gives its key up: the same work may be queued again while it runs.
             `update jobs set locked_at = now(), attempts = attempts + 1, job_key = null
-             where id = (select id from jobs where locked_at is null and run_at <= now() and not (flags && $1::text[]) order by priority, run_at, id limit 1)
+             where id = (select id from jobs where locked_at is null and run_at <= now() and not (flags && $1::text[])
+                        order by run_at + make_interval(secs => priority * $2), id limit 1)
              returning id, task, payload, attempts, max_attempts, flags`,
-            [shares.forbidden()],
+            [shares.forbidden(), PLACE_SECONDS],
           );
           if (!job) return;
           running++;

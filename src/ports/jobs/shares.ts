@@ -34,6 +34,15 @@ export const jobTenant = (payload: unknown): string | null => {
  */
 export const BACKLOG_BOUND = 10_000;
 
+/**
+ * On the embedded runner a job's place also ages: it is taken as if it had been queued this many
+ * seconds later per job of its tenant before it. A tenant whose job came behind a backlog is
+ * then served within that many seconds per place even while others keep queuing first places;
+ * ordered by place alone, such a job waited for the next `rebalance` (a minute) whenever the
+ * workers were saturated (bench/README.md, "Noisy neighbours").
+ */
+export const PLACE_SECONDS = 1;
+
 export function capOf(flag: string, concurrency: number): number {
   if (flag.startsWith('tenant-lane:')) return 1;
   if (flag === 'lane:webhook') return Math.max(1, Math.floor(concurrency / 2));

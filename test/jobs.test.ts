@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/core/context.ts';
 import { defineJob, type TaskDef } from '../src/ports/jobs/jobs.ts';
-import { capOf, type Lane } from '../src/ports/jobs/shares.ts';
+import { capOf, PLACE_SECONDS, type Lane } from '../src/ports/jobs/shares.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /** The job queue of whichever database the suite runs on: graphile-worker or the embedded runner. */
@@ -113,8 +113,10 @@ describe('how the workers are shared (shares.ts)', () => {
     const turns = gatedTask('test_turns');
     const rebalanced = gatedTask('test_rebalanced');
     try {
+      // Due times a millisecond apart in the order queued: the order then follows the places, however long each enqueue takes.
+      let queued = Date.now() - 60_000;
       const enqueue = (task: TaskDef, tenant_id: string, n: number, wait = false) =>
-        server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, task, { tenant_id, n, wait }));
+        server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, task, { tenant_id, n, wait }, { runAt: new Date(++queued) }));
       for (let n = 0; n < 5; n++) await enqueue(turns.task, 'a', n);
       for (let n = 0; n < 2; n++) await enqueue(turns.task, 'b', n);
       // The first waiting job of each tenant, then the second of each, then the rest.
@@ -138,6 +140,29 @@ describe('how the workers are shared (shares.ts)', () => {
     } finally {
       turns.open();
       rebalanced.open();
+      await server.close();
+    }
+  });
+});
+
+describe.runIf(!process.env.TEST_DATABASE_URL)('the embedded runner', () => {
+  it("ages a job's place: one queued 10 s ago at place 3 goes before a newcomer at place 0", { timeout: 180_000 }, async () => {
+    const server = await startServer({ ORGMEM_WORKER_CONCURRENCY: '1' }, { worker: false });
+    server.app.log = pino({ level: 'silent' });
+    const aged = gatedTask('test_aged');
+    try {
+      const enqueue = (tenant_id: string, n: number, runAt: Date) =>
+        server.app.db.transaction((tx) => server.app.jobs.enqueue(tx, aged.task, { tenant_id, n, wait: false }, { runAt }));
+      const now = Date.now();
+      for (let n = 0; n < 4; n++) await enqueue('e', n, new Date(now - 10_000));
+      await enqueue('f', 0, new Date(now));
+      await server.app.jobs.start(server.app, [aged.task], []);
+      await expect.poll(() => aged.order.length, { timeout: 20_000, interval: 100 }).toBe(5);
+      // By place alone f0 would be second; aged by PLACE_SECONDS, e3 is due 7 s before it.
+      expect(PLACE_SECONDS * 3).toBeLessThan(10);
+      expect(aged.order).toEqual(['e0', 'e1', 'e2', 'e3', 'f0']);
+    } finally {
+      aged.open();
       await server.close();
     }
   });

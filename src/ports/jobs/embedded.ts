@@ -162,11 +162,14 @@ async function execute<C>(ctx: C, db: Db, log: Logger, task: TaskDef<z.ZodType, 
     const final = job.attempts >= job.max_attempts;
     log.warn({ err, task: job.task, attempt: job.attempts, final }, 'job failed');
     // A job out of tries is kept, never run again, like graphile-worker's permanently failed jobs.
-    await db.query(
-      `update jobs set locked_at = null, last_error = $2,
-         run_at = case when $3 then 'infinity'::timestamptz else now() + make_interval(secs => $4) end
-       where id = $1`,
-      [job.id, String((err as Error)?.message ?? err), final, backoffSeconds(job.attempts)],
-    );
+    // One that cannot be settled (the database closed under it) stays locked: the next start takes it again.
+    await db
+      .query(
+        `update jobs set locked_at = null, last_error = $2,
+           run_at = case when $3 then 'infinity'::timestamptz else now() + make_interval(secs => $4) end
+         where id = $1`,
+        [job.id, String((err as Error)?.message ?? err), final, backoffSeconds(job.attempts)],
+      )
+      .catch((settle: unknown) => log.error({ err: settle, task: job.task }, 'a failed job could not be settled; the next start takes it again'));
   }
 }

@@ -26,3 +26,7 @@ alter table memories
   add column tsv tsvector
     generated always as (to_tsvector('english', text) || to_tsvector('english', observed_words(observed_at))) stored;
 create index memories_tsv on memories using gin (tsv);
+
+-- A collection's updated_at moves with its memories' writes, in the same statement (sql/042): at
+-- the same precision it is the same instant as the memory's created_at the API answers.
+alter table collections alter column updated_at type timestamptz(3) using date_trunc('milliseconds', updated_at);

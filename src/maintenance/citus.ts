@@ -56,6 +56,7 @@ export const CITUS_TABLES: Record<string, Placement> = {
   proxy_store_failures: distributed,
   remember_keys: distributed,
   graph_tenants: distributed,
+  memory_use: distributed,
 
   schema_migrations: local('the migrations applied: read and written by orgmem migrate on the coordinator'),
   settings: local('instance settings (the embedding dimension), read at start-up'),

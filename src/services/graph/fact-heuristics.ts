@@ -1,14 +1,46 @@
 import type { FactType } from '../../schemas/graph.ts';
+import {
+  ACKNOWLEDGEMENT,
+  ADVERBS,
+  CHATTER_START,
+  CODE_MARKS,
+  CONCLUSION_LEAD,
+  DEICTIC_START,
+  FIRST_PERSON,
+  HOLDERS,
+  IRREGULAR,
+  LETS_DECIDE,
+  NOT_PROSE_LINES,
+  PRIVATE_BLOCK,
+  PROHIBITION,
+  REQUEST_VERBS,
+  RULE_WORDS,
+  SPEAKER_AT_START,
+  SPEAKER_PREFIX,
+  SPEAKERS,
+  STATUS_REPORT,
+  THINKING_BLOCK,
+  UNINFLECTED,
+} from './capture-rules.ts';
 
 /**
- * Extraction without any LLM (the embedded default), documented in docs/graph.md:
- * - one fact per sentence (split after . ! ? or a line break), fragments with fewer than two
- *   words dropped;
- * - `preference` when the sentence has a preference cue word, `episode` when it has a time cue,
+ * Extraction without any LLM (the embedded default), documented in docs/graph.md ("Without any
+ * LLM" and "What remember keeps"):
+ * - the text is cut into its speakers' parts ("User: ...", "Assistant: ...", text before any
+ *   prefix is the caller's, read as the user's), `<private>` and thinking blocks removed;
+ * - lines that are not prose (code fences, commands, stack traces, logs, listings, diffs) go,
+ *   then one candidate per sentence (split after . ! ? or a line break);
+ * - chatter goes (acknowledgements, questions, requests, narration of the next step, status of
+ *   the moment); a user's first-person statement names its holder ("I prefer tabs" becomes "The
+ *   user prefers tabs.", "we squash-merge" "The team squash-merges."), a user's standing rule
+ *   ("Always use pnpm") becomes "The user's rule: always use pnpm."; the assistant's sentences
+ *   are kept only when they state something (no first person, no plan), its conclusion lead-ins
+ *   ("It turns out that") removed;
+ * - `preference` when the fact has a preference cue word, `episode` when it has a time cue,
  *   else `fact`;
  * - no expiry, and no supersession: without a model nothing can judge a contradiction. A fact is
- *   a duplicate when a current fact has the same words or an embedding similarity of at least
- *   DUPLICATE_SIMILARITY; otherwise it is new.
+ *   a duplicate when a current fact has the same words (order and case aside) or an embedding
+ *   similarity of at least DUPLICATE_SIMILARITY; otherwise it is new.
  */
 export const DUPLICATE_SIMILARITY = 0.97;
 
@@ -27,18 +59,40 @@ export interface ExtractedFact {
   time_phrase: string | null;
 }
 
+type Role = 'user' | 'assistant' | 'other';
+
+/** The text without its `<private>` blocks: what the server may store of it at all. */
+export const withoutPrivate = (text: string) => text.replace(PRIVATE_BLOCK, '').trim();
+
 export function heuristicFacts(content: string): ExtractedFact[] {
-  return content
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter((s) => s.split(/\s+/).filter((w) => /\p{L}|\p{N}/u.test(w)).length >= 2)
-    .map((text) => ({
-      text,
-      type: PREFERENCE_CUES.test(text) ? 'preference' : EPISODE_CUES.test(text) ? 'episode' : 'fact',
-      valid_from: null,
-      expires_at: null,
-      time_phrase: null,
-    }));
+  const facts: ExtractedFact[] = [];
+  for (const part of speakerParts(withoutPrivate(content).replace(THINKING_BLOCK, ''))) {
+    if (part.role === 'other') continue;
+    for (const sentence of sentences(proseLines(part.text))) {
+      const text = statement(sentence, part.role);
+      if (text && !junkReason(text)) facts.push({ text, type: factType(text), valid_from: null, expires_at: null, time_phrase: null });
+    }
+  }
+  return facts;
+}
+
+/**
+ * Why a fact is not knowledge, or null when it is. The same test drops the offline candidates and
+ * an LLM's facts that are chatter, a speaker's words as they were said, code or output.
+ */
+export function junkReason(fact: string): string | null {
+  const text = fact.trim();
+  if (SPEAKER_AT_START.test(text)) return 'speaker prefix';
+  if (words(text) < 2) return 'fragment';
+  if (/\?\s*$/.test(text)) return 'question';
+  if (ACKNOWLEDGEMENT.test(text)) return 'acknowledgement';
+  if (CHATTER_START.test(text)) return 'chatter';
+  if (STATUS_REPORT.test(text)) return 'status of the moment';
+  if (DEICTIC_START.test(text)) return 'not self-contained';
+  if (FIRST_PERSON.test(text)) return 'first person: names no holder';
+  if (NOT_PROSE_LINES.some((re) => re.test(text)) || CODE_MARKS.test(text)) return 'code or tool output';
+  if (/\b(?:is|are|was|were|to|the|a|an|of|for|and|or|with|in|on|at|by|as|be)\s*[.!:]?$/i.test(text)) return 'incomplete';
+  return null;
 }
 
 /** Lowercase words only: "User likes tea." and "user likes  tea" are the same fact. */
@@ -48,3 +102,98 @@ export const normalizeFact = (text: string) =>
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
     .join(' ');
+
+const words = (text: string) => text.split(/\s+/).filter((w) => /\p{L}|\p{N}/u.test(w)).length;
+const factType = (text: string): FactType => (PREFERENCE_CUES.test(text) ? 'preference' : EPISODE_CUES.test(text) ? 'episode' : 'fact');
+
+/** The text's parts by speaker; what comes before any prefix is the caller's own, read as the user's. */
+function speakerParts(text: string): Array<{ role: Role; text: string }> {
+  const parts: Array<{ role: Role; text: string }> = [];
+  let role: Role = 'user';
+  let from = 0;
+  for (const m of text.matchAll(SPEAKER_PREFIX)) {
+    parts.push({ role, text: text.slice(from, m.index) });
+    role = SPEAKERS[m[1]!.toLowerCase()]!;
+    from = m.index + m[0].length;
+  }
+  parts.push({ role, text: text.slice(from) });
+  return parts.filter((p) => p.text.trim());
+}
+
+/** The prose of a part: code fences and lines that are output, code or listings removed, list markers and markup stripped. */
+function proseLines(text: string): string[] {
+  const out: string[] = [];
+  let fenced = false;
+  let diff = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced) continue;
+    if (/^(?:diff --git|@@ )/.test(line)) diff = true;
+    if (!line.trim()) diff = false;
+    if (diff || NOT_PROSE_LINES.some((re) => re.test(line))) continue;
+    out.push(
+      line
+        .replace(/^\s*(?:[-*•+]|\d+[.)])\s+/, '')
+        .replace(/\*\*|__|`/g, '')
+        .trim(),
+    );
+  }
+  return out;
+}
+
+/** One candidate per sentence: split after . ! ? (not inside a name such as "config.ts") or at a line break. */
+const sentences = (lines: string[]) =>
+  lines
+    .flatMap((l) => l.split(/(?<=[.!?])\s+(?=[^a-z])/))
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The sentence as a fact of its speaker, or null when it is not knowledge. */
+function statement(sentence: string, role: 'user' | 'assistant'): string | null {
+  if (sentence.includes('?')) return null;
+  let s = sentence.replace(/[\u2018\u2019]/g, "'").replace(CONCLUSION_LEAD, '').replace(/^please,?\s+/i, '').trim();
+  if (!s || ACKNOWLEDGEMENT.test(s) || STATUS_REPORT.test(s) || DEICTIC_START.test(s)) return null;
+  if (role === 'assistant') {
+    if (CHATTER_START.test(s) || FIRST_PERSON.test(s) || /^(?:we|we'll|we're|you|you'll|you're|your|you've)\b/i.test(s) || REQUEST_VERBS.test(s)) return null;
+    return sentenceCase(s);
+  }
+  if (LETS_DECIDE.test(s)) return sentenceCase(s.replace(/^let's\s+/i, 'the team will '));
+  if (PROHIBITION.test(s) || (REQUEST_VERBS.test(s) && RULE_WORDS.test(s))) return `The user's rule: ${lowerFirst(s)}`;
+  if (CHATTER_START.test(s) || REQUEST_VERBS.test(s)) return null;
+  s = named(s);
+  return sentenceCase(s);
+}
+
+/**
+ * A user's first-person statement with its holder named: "I" is the user, "we" the team (the
+ * people the user works with); the verb after a subject (past any adverbs) takes the third person.
+ */
+function named(sentence: string): string {
+  let s = sentence;
+  for (const [re, holder, kind] of HOLDERS) s = s.replace(re, kind === 'subject' ? `${holder}\u0000` : holder);
+  return s.replace(SUBJECT_VERB, (_m, gap: string, verb: string) => gap + inflect(verb)).replaceAll('\u0000', '');
+}
+const SUBJECT_VERB = new RegExp(`\u0000((?:\\s+(?:${ADVERBS.join('|')})\\b)*\\s+)([A-Za-z'-]+)`, 'gi');
+
+/** "squash-merge" -> "squash-merges"; modals, past forms and "has" stay. */
+function inflect(verb: string): string {
+  const lower = verb.toLowerCase();
+  if (IRREGULAR[lower]) return IRREGULAR[lower]!;
+  return UNINFLECTED.test(lower) || /ed$/.test(lower) ? verb : thirdPerson(verb);
+}
+
+function thirdPerson(verb: string): string {
+  const head = verb.split('-');
+  const last = head.pop()!;
+  const inflected = /(?:s|sh|ch|x|z|o)$/.test(last) ? `${last}es` : /[^aeiou]y$/.test(last) ? `${last.slice(0, -1)}ies` : `${last}s`;
+  return [...head, inflected].join('-');
+}
+
+const sentenceCase = (s: string) => {
+  const t = s.trim();
+  return t.charAt(0).toUpperCase() + t.slice(1);
+};
+const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerCase() + s.slice(1) : s);

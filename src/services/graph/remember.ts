@@ -11,7 +11,8 @@ import { archiveMemories, supersedeMemory } from '../memory/lifecycle.ts';
 import { createMemories, insertMemories, type NewMemory } from '../memory/memories.ts';
 import { currentSql } from '../memory/memory-view.ts';
 import { createJob, extractionJob, finishJob } from './extraction-jobs.ts';
-import { DUPLICATE_SIMILARITY, heuristicFacts, normalizeFact, type ExtractedFact } from './fact-heuristics.ts';
+import { touchCollection } from '../memory/collections.ts';
+import { DUPLICATE_SIMILARITY, heuristicFacts, junkReason, normalizeFact, withoutPrivate, type ExtractedFact } from './fact-heuristics.ts';
 
 export interface RememberInput {
   content: string;
@@ -40,9 +41,14 @@ const FACT_TYPES = ['fact', 'preference', 'episode'];
 // Bounds on what one remember can cost: facts kept from one text, neighbours judged per fact.
 const MAX_FACTS = 50;
 const NEIGHBOURS = 5;
+/** How much a confirmation raises the confirmed memory's importance, up to 1 (docs/graph.md, "Confirmed, not stored again"). */
+export const CONFIRMATION_STEP = 0.05;
+/** What a raw memory holds when its whole text was private. */
+const ALL_PRIVATE = '[private]';
 
+// `<private>` text is never stored, whoever sends it (docs/graph.md, "What remember keeps").
 const rawItem = (input: RememberInput): NewMemory => ({
-  text: input.content,
+  text: withoutPrivate(input.content) || ALL_PRIVATE,
   importance: input.importance,
   category: 'other',
   source: 'remember',
@@ -157,6 +163,7 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
       items,
       fresh.map(({ i }) => embeddings[i]!),
     );
+    await confirmMemories(tx, ctx, collection, facts.flatMap((_, i) => (decisions[i]!.relation === 'duplicate' ? [decisions[i]!.target!] : [])));
     const storedAt = new Map(fresh.map(({ i }, k) => [i, stored[k]!]));
     const outcomes: FactOutcome[] = [];
     for (const [i, f] of facts.entries()) {
@@ -170,11 +177,36 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
         outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'new', expires_at: memory.valid_to });
       }
     }
-    // The facts now carry the content; the raw text stays, archived, as their source record.
-    if (facts.length) await archiveMemories(tx, ctx, collection, [raw.id]);
+    // The facts now carry the content, or it held none worth keeping (chatter, output, code): the
+    // raw text stays, archived, as their source record, out of search.
+    await archiveMemories(tx, ctx, collection, [raw.id]);
     if (jobId) await finishJob(tx, ctx.tenant.id, jobId, outcomes, null);
     return { facts: outcomes, skipped: null };
   });
+}
+
+/**
+ * A fact remember met again confirms the memory that already says it instead of being stored
+ * twice: its confirmations counted (memory_use) and its importance raised by CONFIRMATION_STEP up
+ * to 1, pinned or not, so that importance follows repetition. Once per remember, however many of
+ * its facts repeat the memory.
+ */
+async function confirmMemories(q: Queryable, ctx: AuthedCtx, collection: string, targets: string[]) {
+  const ids = [...new Set(targets)];
+  if (!ids.length) return;
+  await q.query(
+    `insert into memory_use (tenant_id, memory_id, confirmations, last_confirmed_at)
+     select $1, id, 1, now() from unnest($2::uuid[]) as id
+     on conflict (tenant_id, memory_id) do update set confirmations = memory_use.confirmations + 1, last_confirmed_at = excluded.last_confirmed_at`,
+    [ctx.tenant.id, ids],
+  );
+  const raised = await q.query(
+    `update memories set importance = least(1, importance + $3), updated_at = now()
+      where tenant_id = $1 and id = any($2::uuid[]) and importance < 1 returning id`,
+    [ctx.tenant.id, ids, CONFIRMATION_STEP],
+  );
+  // A new importance changes rankings: cached results of the collection are of its old version.
+  if (raised.length) await touchCollection(q, ctx.tenant.id, collection, 0);
 }
 
 /** The same fact twice in one text is one fact. */
@@ -205,7 +237,12 @@ async function llmFacts(app: App, llm: TenantLlm, raw: RawMemory): Promise<Extra
     if (value !== null && Number.isNaN(at)) app.log.warn({ call: extractFacts.name, [field]: value }, `LLM ${field} is not a date; kept the fact without it`);
     return Number.isNaN(at) ? null : new Date(at);
   };
-  return reply.facts.map((f) => {
+  const kept = reply.facts.filter((f) => {
+    const junk = junkReason(f.text);
+    if (junk) app.log.warn({ call: extractFacts.name, fact: f.text.slice(0, 200), reason: junk }, 'LLM fact is not knowledge; dropped');
+    return !junk;
+  });
+  return kept.map((f) => {
     const from = moment('valid_from', f.valid_from);
     const to = moment('expires_at', f.expires_at);
     const ordered = !to || !from || to > from;

@@ -9,6 +9,15 @@ import { defineCall } from './tenant-llm.ts';
 export const extractFacts = defineCall(
   'extract_facts',
   `You turn a text into discrete, self-contained memories about its subject (usually the user).
+The text may be a conversation ("User: ...", "Assistant: ..."). Keep only durable knowledge: decisions,
+preferences, standing rules, facts about the people, the project, its systems and customers, and
+conclusions reached ("the flaky test was caused by the timezone"). Leave out chatter: a speaker's plans
+and narration ("Let me check the Makefile", "I'll follow those rules", "Running the tests now"),
+acknowledgements ("Thanks!", "Sounds good", "Done."), requests and questions without an answer, tool
+output, code, shell commands, stack traces, log lines, file listings and diffs. Never start a fact with
+a speaker's name ("User:", "Assistant:") and never use the first person: name the holder ("The user
+prefers tabs.", "The team always squash-merges."). Keep the assistant's statements only when they are
+conclusions or facts, never its plans.
 Each fact is one short sentence that stands on its own: name the subject instead of using pronouns.
 Type each one: "preference" for likes, dislikes and wishes; "episode" for something that happened at a
 particular time; "fact" for everything else. Resolve relative dates ("yesterday", "next Friday") against
@@ -76,4 +85,25 @@ export const profile = defineCall(
   `Write a short profile (one paragraph) of the subject from the facts and preferences below. State
 only what they say; when two of them disagree, trust the more recent one.`,
   z.strictObject({ profile: z.string() }),
+);
+
+export const consolidate = defineCall(
+  'consolidate',
+  `You keep a memory store tidy. The memories below are alike. Propose only what is clearly right:
+- "merge": some memories say the same thing as another; keep_id is the one to keep (the clearest and
+  most complete), memory_ids the ones it replaces;
+- "supersede": some memories state an older value of what a newer memory states (a changed address,
+  a new decision); keep_id is the newer memory, memory_ids the outdated ones.
+Use only ids from the list; never put keep_id in memory_ids. Give the reason in one sentence. Memories
+that are merely related stay as they are: an empty list is a valid answer.`,
+  z.strictObject({
+    changes: z.array(
+      z.strictObject({
+        kind: z.enum(['merge', 'supersede']),
+        keep_id: z.string(),
+        memory_ids: z.array(z.string()),
+        reason: z.string(),
+      }),
+    ),
+  }),
 );

@@ -81,9 +81,55 @@ describe('context', () => {
     expect(context.query.memories).toHaveLength(10);
     expect(after).toBeGreaterThan(before);
     expect(after).toBeGreaterThanOrEqual(9);
-    // lambda 1 is relevance alone: the search order.
+    // lambda 1 is relevance alone: the search order, without the near-copies of a memory taken before them.
     const plain = (await t.api('POST', '/v1/memory/collections/clusters/context', { query, max_tokens: 4000, limit: 10, mmr_lambda: 1 })).body;
-    expect(plain.query.memories.map((m: { text: string }) => m.text)).toEqual(searched.map((r) => r.text));
+    const taken = plain.query.memories.map((m: { text: string }) => m.text) as string[];
+    const upTo = pool.findIndex((r) => r.text === taken.at(-1));
+    const passed = pool.slice(0, upTo + 1).filter((r) => !taken.includes(r.text));
+    expect(
+      pool
+        .slice(0, upTo + 1)
+        .filter((r) => taken.includes(r.text))
+        .map((r) => r.text),
+    ).toEqual(taken);
+    expect(passed.length).toBeGreaterThan(0);
+    for (const r of passed) expect(taken.map(cluster)).toContain(cluster(r.text));
+  });
+
+  it('shows a memory said several times once, across both parts and within each, and every distinct one', async () => {
+    // One reminder stored six times with small changes, two of them as facts (the stable part), among distinct memories.
+    const reminder = [
+      'Reminder: rotate the API keys before the audit on Friday.',
+      'Reminder: rotate the API keys before the audit on Friday!',
+      'reminder - rotate the api keys before the audit on friday',
+      "Reminder: rotate the API keys before Friday's audit.",
+      'Reminder: please rotate the API keys before the audit on Friday.',
+      'Reminder: rotate the API keys before the audit on Friday (noted).',
+    ];
+    const distinct = [
+      'The audit on Friday covers the payment service.',
+      'The API keys are stored in the vault.',
+      'Rotate the database passwords every quarter.',
+      'The auditors arrive at nine on Friday.',
+      'Mia owns the audit checklist.',
+    ];
+    await store('reminders', [
+      ...reminder.map((text, i) => ({ text, ...(i % 3 === 0 ? { category: 'fact' } : {}) })),
+      ...distinct.map((text, i) => ({ text, ...(i === 0 ? { category: 'fact' } : {}) })),
+    ]);
+    for (const max_tokens of [256, 300, 1000]) {
+      const res = await t.api('POST', '/v1/memory/collections/reminders/context', { query: 'rotate the API keys before the audit', max_tokens });
+      expect(res.status).toBe(200);
+      const shown = blocks(res.body.context)
+        .flat()
+        .map((m) => m.text);
+      expect(
+        shown.filter((text) => reminder.includes(text)),
+        `max_tokens ${max_tokens}`,
+      ).toHaveLength(1);
+      expect(tokens(res.body.context)).toBeLessThanOrEqual(max_tokens);
+      if (max_tokens === 1000) expect(shown.filter((text) => distinct.includes(text)).sort()).toEqual([...distinct].sort());
+    }
   });
 
   it('keeps the stable part and its version across queries, and changes them when a pinned fact changes', async () => {

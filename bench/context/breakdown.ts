@@ -1,8 +1,9 @@
 /**
  * Where a context request's time goes (docs/context.md), in this process on a database that
  * bench/search/run.ts loaded and kept (`--load-only`), through the service's own steps one after
- * the other: the collections' scope, the stable part's read and packing, the candidates' search,
- * their embeddings' read, MMR, and the per-query part's packing, split into token counting (the
+ * the other: the collections' scope, the stable part's read, the candidates' search, the
+ * embeddings' read (both parts'), the stable part's packing, MMR, and the per-query part's
+ * packing, split into token counting (the
  * strings it counts, counted again alone) and the rest (rendering). Then whole requests
  * (buildContext, whose stable read and search run side by side) on other queries, since search
  * caches its answers.
@@ -13,8 +14,19 @@
 import { parseArgs } from 'node:util';
 import { RECALLED_PREAMBLE, recalledBlock } from '../../src/core/recalled.ts';
 import type { ContextInput } from '../../src/schemas/context.ts';
-import { buildContext, contextQuery, packQuery, packStable, readStable, recall, withoutStable, withVectors } from '../../src/services/context/context.ts';
+import {
+  buildContext,
+  contextQuery,
+  packQuery,
+  packStable,
+  readStable,
+  readVectors,
+  recall,
+  withoutStable,
+  withVectors,
+} from '../../src/services/context/context.ts';
 import { mmrOrder } from '../../src/services/context/mmr.ts';
+import { repeatCheck } from '../../src/services/context/repeats.ts';
 import { countTokens } from '../../src/services/context/tokens.ts';
 import { resolveScope } from '../../src/services/search/search.ts';
 import { round, summary } from '../lib/stats.ts';
@@ -41,7 +53,7 @@ const input = (query: string): ContextInput => ({
   as_of: null,
 });
 
-const steps = ['scope', 'stable read', 'stable packing', 'search', 'embeddings read', 'mmr', 'query packing', 'of which token counting'] as const;
+const steps = ['scope', 'stable read', 'search', 'embeddings read', 'stable packing', 'mmr', 'query packing', 'of which token counting'] as const;
 const times = Object.fromEntries(steps.map((s) => [s, [] as number[]])) as Record<(typeof steps)[number], number[]>;
 const timed = async <T>(step: (typeof steps)[number], run: () => T | Promise<T>): Promise<T> => {
   const started = performance.now();
@@ -58,12 +70,13 @@ try {
     const req = input(q);
     const { collections } = await timed('scope', () => resolveScope(ctx, args.collection!));
     const rows = await timed('stable read', () => readStable(ctx, collections, req));
-    const stable = await timed('stable packing', () => packStable(rows, req.max_tokens));
     const found = await timed('search', () => recall(ctx, contextQuery(req), req, args.collection!));
+    const vectors = await timed('embeddings read', () => readVectors(ctx, [...rows, ...found]));
+    const repeats = repeatCheck(vectors);
+    const stable = await timed('stable packing', () => packStable(rows, req.max_tokens, repeats));
     const pool = withoutStable(found, stable);
-    const vectors = await timed('embeddings read', () => withVectors(ctx, pool));
-    const order = await timed('mmr', () => mmrOrder(vectors, req.mmr_lambda).map((i) => pool[i]!));
-    const picked = await timed('query packing', () => packQuery(stable, order, req));
+    const order = await timed('mmr', () => mmrOrder(withVectors(pool, vectors), req.mmr_lambda).map((i) => pool[i]!));
+    const picked = await timed('query packing', () => packQuery(stable, order, req, repeats));
     // What packQuery counted: its frame, each candidate considered alone, and the block at least once.
     await timed('of which token counting', () => {
       countTokens(`${stable.text || RECALLED_PREAMBLE}\n\n${recalledBlock([])}`);

@@ -9,6 +9,7 @@ import { searchFields, searchQuery } from '../../schemas/search.ts';
 import { currentSql, validAtSql } from '../memory/memory-view.ts';
 import { resolveScope, search } from '../search/search.ts';
 import { mmrOrder } from './mmr.ts';
+import { repeatCheck, type RepeatCheck } from './repeats.ts';
 import { countTokens, ENCODING } from './tokens.ts';
 
 /** Search results the per-query part is chosen from: search's largest page. */
@@ -61,10 +62,14 @@ export async function buildContext(ctx: AuthedCtx, input: ContextInput, collecti
     resolveScope(ctx, collection).then(({ collections }) => readStable(ctx, collections, input)),
     query ? recall(ctx, query, input, collection) : [],
   ]);
-  const stable = packStable(stableRows, input.max_tokens);
+  // One read of the embeddings of both parts' candidates: MMR orders by them, and no part takes a
+  // memory that says what one already taken says (docs/context.md, "No repeats").
+  const vectors = await readVectors(ctx, [...stableRows, ...found]);
+  const repeats = repeatCheck(vectors);
+  const stable = packStable(stableRows, input.max_tokens, repeats);
   const pool = withoutStable(found, stable);
-  const order = mmrOrder(await withVectors(ctx, pool), input.mmr_lambda).map((i) => pool[i]!);
-  return answer(stable, packQuery(stable, order, input), found.length);
+  const order = mmrOrder(withVectors(pool, vectors), input.mmr_lambda).map((i) => pool[i]!);
+  return answer(stable, packQuery(stable, order, input, repeats), found.length);
 }
 
 /** The query: the one given, or the latest user message's text; cut to search's longest. */
@@ -79,10 +84,14 @@ export function withoutStable(found: QueryItem[], stable: Stable): QueryItem[] {
   return found.filter((m) => !taken.has(m.id));
 }
 
-/** The per-query part: the candidates in MMR order packed after the stable part (or the preamble), within the budget. */
-export function packQuery(stable: Stable, order: QueryItem[], input: ContextInput) {
+/**
+ * The per-query part: the candidates in MMR order packed after the stable part (or the preamble),
+ * within the budget, without one that repeats a memory of either part.
+ */
+export function packQuery(stable: Stable, order: QueryItem[], input: ContextInput, repeats: RepeatCheck) {
   const head = `${stable.text || RECALLED_PREAMBLE}\n\n`;
-  return pack(order, input.max_tokens, (kept) => head + section(QUERY_HEADING, kept), input.limit);
+  const admits = (item: QueryItem, kept: QueryItem[]) => !repeats(item, stable.kept) && !repeats(item, kept);
+  return pack(order, input.max_tokens, (kept) => head + section(QUERY_HEADING, kept), admits, input.limit);
 }
 
 function answer(stable: Stable, picked: Picked, candidates: number): ContextResponse {
@@ -128,12 +137,13 @@ export async function readStable(ctx: AuthedCtx, collections: string[], input: C
 /**
  * The stable part, within its share of `maxTokens`: kept by priority (pinned, then the newest),
  * shown oldest first, so that a new fact changes the end of the block and a prompt cache keeps
- * the rest. Empty when nothing fits.
+ * the rest; of memories that say the same thing, the first by priority. Empty when nothing fits.
  */
-export function packStable(rows: StableRow[], maxTokens: number) {
+export function packStable(rows: StableRow[], maxTokens: number, repeats: RepeatCheck) {
   const budget = Math.floor(maxTokens * STABLE_SHARE);
   const byAge = (a: StableRow, b: StableRow) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id);
-  const packed = pack(rows, budget, (kept) => `${RECALLED_PREAMBLE}\n\n${section(STABLE_HEADING, [...kept].sort(byAge))}`);
+  const admits = (item: StableRow, kept: StableRow[]) => !repeats(item, kept);
+  const packed = pack(rows, budget, (kept) => `${RECALLED_PREAMBLE}\n\n${section(STABLE_HEADING, [...kept].sort(byAge))}`, admits);
   const kept = [...packed.kept].sort(byAge);
   return kept.length ? { kept, text: packed.text, tokens: packed.tokens } : { kept, text: '', tokens: 0 };
 }
@@ -145,31 +155,36 @@ export async function recall(ctx: AuthedCtx, query: string, input: ContextInput,
   return results.map((r) => ({ id: r.id, collection: r.collection!, category: r.category, text: r.text, score: r.score }));
 }
 
-export async function withVectors(ctx: AuthedCtx, pool: QueryItem[]) {
-  const rows = pool.length
-    ? await ctx.app.db.query<{ id: string; embedding: string }>(
-        'select id, embedding::text as embedding from memories where tenant_id = $1 and id = any($2::uuid[])',
-        [ctx.tenant.id, pool.map((m) => m.id)],
-      )
-    : [];
-  const vectors = new Map(rows.map((r) => [r.id, fromVectorLiteral(r.embedding)]));
-  return pool.map((m) => ({ score: m.score, vector: vectors.get(m.id) ?? null }));
+/**
+ * The embeddings of the memories, by id, in one statement; none read when there are fewer than
+ * two memories, since there is then nothing to order or to compare.
+ */
+export async function readVectors(ctx: AuthedCtx, memories: Item[]): Promise<Map<string, number[]>> {
+  if (memories.length < 2) return new Map();
+  const rows = await ctx.app.db.query<{ id: string; embedding: string }>(
+    'select id, embedding::text as embedding from memories where tenant_id = $1 and id = any($2::uuid[])',
+    [ctx.tenant.id, [...new Set(memories.map((m) => m.id))]],
+  );
+  return new Map(rows.map((r) => [r.id, fromVectorLiteral(r.embedding)]));
 }
 
+/** The candidates as MMR takes them: search score and embedding. */
+export const withVectors = (pool: QueryItem[], vectors: Map<string, number[]>) => pool.map((m) => ({ score: m.score, vector: vectors.get(m.id) ?? null }));
+
 /**
- * Greedy packing by the rendered text: items in priority order, each taken while the estimate
- * (the frame's tokens plus each item's own) stays within the budget, at most `max`; then the
- * whole text is counted and the last items dropped until it fits, since tokens at the seams of
- * joined texts need not add up.
+ * Greedy packing by the rendered text: items in priority order, each that `admits` (not a repeat
+ * of one kept) taken while the estimate (the frame's tokens plus each item's own) stays within the
+ * budget, at most `max`; then the whole text is counted and the last items dropped until it fits,
+ * since tokens at the seams of joined texts need not add up.
  */
-function pack<T extends Item>(items: T[], budget: number, render: (kept: T[]) => string, max = Infinity) {
+function pack<T extends Item>(items: T[], budget: number, render: (kept: T[]) => string, admits: (item: T, kept: T[]) => boolean, max = Infinity) {
   const frame = countTokens(render([]));
   const kept: T[] = [];
   let estimate = frame;
   for (const item of items) {
     if (kept.length >= max) break;
     const cost = countTokens(shown([item])) - EMPTY_BLOCK + 1;
-    if (estimate + cost > budget) continue;
+    if (estimate + cost > budget || !admits(item, kept)) continue;
     kept.push(item);
     estimate += cost;
   }

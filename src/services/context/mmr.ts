@@ -54,7 +54,7 @@ function cosine(a: number[] | null, na: number, b: number[] | null, nb: number):
   return a && b && na && nb ? dot(a, b) / (na * nb) : 0;
 }
 
-function dot(a: number[], b: number[]): number {
+export function dot(a: number[], b: number[]): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
   return sum;

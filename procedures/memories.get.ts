@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { memorySchema } from '../src/schemas/memory.ts';
+import { memoryWithUse } from '../src/schemas/memory.ts';
 import { withFileUrls } from '../src/services/files/uploads.ts';
 import { findMemory } from '../src/services/memory/memories.ts';
+import { memoryUseOf } from '../src/services/search/recall-use.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
@@ -18,6 +19,10 @@ export default defineProcedure({
   },
   errors: { NOT_FOUND: MISSING_MEMORY },
   input: z.object(memoryPath),
-  output: memorySchema,
-  handler: async (ctx, input) => withFileUrls(ctx, await findMemory(ctx.app.db, ctx, input.collection, input.id)),
+  output: memoryWithUse,
+  handler: async (ctx, input) => {
+    // The memory first: an id naming none is a 404 before anything else reads it.
+    const memory = await withFileUrls(ctx, await findMemory(ctx.app.db, ctx, input.collection, input.id));
+    return { ...memory, use: await memoryUseOf(ctx, memory.id) };
+  },
 });

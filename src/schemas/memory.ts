@@ -77,6 +77,21 @@ export const memorySchema = z
   .openapi('Memory');
 export type Memory = z.infer<typeof memorySchema>;
 
+/** How a memory is used (docs/search.md, "Recall counts"): on single-memory GET. */
+export const memoryUse = z
+  .object({
+    recalls: z
+      .number()
+      .int()
+      .describe('How many times search or the context endpoint handed it to a caller, on any front end; written within seconds of a recall'),
+    last_recalled_at: timestamp.nullable().describe('When it was last recalled; null while never'),
+    confirmations: z.number().int().describe('How many times remember met it again and confirmed it instead of storing a copy'),
+    last_confirmed_at: timestamp.nullable().describe('When remember last confirmed it; null while never'),
+  })
+  .openapi('MemoryUse');
+export type MemoryUse = z.infer<typeof memoryUse>;
+export const memoryWithUse = memorySchema.extend({ use: memoryUse }).openapi('MemoryWithUse');
+
 const supersededBy = z.string().nullable().describe('The id of the newer fact that superseded it; null while nothing has');
 const historyEntry = z.object({
   memory: memorySchema,

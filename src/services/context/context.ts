@@ -7,6 +7,7 @@ import type { ContextInput, ContextResponse } from '../../schemas/context.ts';
 import type { ProxyMessage } from '../../schemas/proxy.ts';
 import { searchFields, searchQuery } from '../../schemas/search.ts';
 import { currentSql, validAtSql } from '../memory/memory-view.ts';
+import { countRecalls } from '../search/recall-use.ts';
 import { resolveScope, search } from '../search/search.ts';
 import { mmrOrder } from './mmr.ts';
 import { repeatCheck, type RepeatCheck } from './repeats.ts';
@@ -69,7 +70,13 @@ export async function buildContext(ctx: AuthedCtx, input: ContextInput, collecti
   const stable = packStable(stableRows, input.max_tokens, repeats);
   const pool = withoutStable(found, stable);
   const order = mmrOrder(withVectors(pool, vectors), input.mmr_lambda).map((i) => pool[i]!);
-  return answer(stable, packQuery(stable, order, input, repeats), found.length);
+  const picked = packQuery(stable, order, input, repeats);
+  // What the block hands on is recalled; the search's other candidates are not (docs/search.md, "Recall counts").
+  countRecalls(
+    ctx,
+    [...stable.kept, ...picked.kept].map((m) => m.id),
+  );
+  return answer(stable, picked, found.length);
 }
 
 /** The query: the one given, or the latest user message's text; cut to search's longest. */
@@ -151,7 +158,7 @@ export function packStable(rows: StableRow[], maxTokens: number, repeats: Repeat
 /** The search candidates for the query, with the caller's container tag; a named collection's absence was answered by resolveScope. */
 export async function recall(ctx: AuthedCtx, query: string, input: ContextInput, collection: string | null): Promise<QueryItem[]> {
   const request = searchInput.parse({ query, limit: POOL, container_tag: input.container_tag, as_of: input.as_of });
-  const { results } = await search(ctx, request, { collection, nameCollections: true });
+  const { results } = await search(ctx, request, { collection, nameCollections: true, candidates: true });
   return results.map((r) => ({ id: r.id, collection: r.collection!, category: r.category, text: r.text, score: r.score }));
 }
 

@@ -13,6 +13,7 @@ import { feedbackVector, type SearchVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { loadNeighbours, type Neighbour } from './neighbours.ts';
+import { countRecalls } from './recall-use.ts';
 import { scanExact } from './scan.ts';
 import type { Filters, Scope } from './scope.ts';
 import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, secondPassRanking, type TextRanking } from './text.ts';
@@ -197,17 +198,27 @@ async function reranked(ctx: AuthedCtx, query: string, candidates: CandidateRow[
  * The search pipeline: scope -> cache -> (rewrite) -> embed -> candidates from each side with the
  * filters inside (retrieve) -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
  * `collection` null searches every collection the caller may read; `nameCollections` puts each
- * result's collection in it (the all-collection endpoint, even when narrowed to one).
+ * result's collection in it (the all-collection endpoint, even when narrowed to one). The results
+ * are counted as recalled (recall-use.ts) unless they are `candidates` a caller chooses from and
+ * counts itself (the context endpoint).
  */
-export async function search(ctx: AuthedCtx, input: SearchInput, target: { collection: string | null; nameCollections: boolean }): Promise<SearchResponse> {
+export async function search(
+  ctx: AuthedCtx,
+  input: SearchInput,
+  target: { collection: string | null; nameCollections: boolean; candidates?: boolean },
+): Promise<SearchResponse> {
   const { collection, nameCollections } = target;
+  const recalled = (results: SearchResult[]) => {
+    if (!target.candidates) countRecalls(ctx, results.map(({ id }) => id));
+    return results;
+  };
   const started = performance.now();
   // The lexemes come with the scope unless the query is to be rewritten first (or not matched on).
   const plainLexemes = input.mode !== 'vector' && !input.rewrite;
   const scope = await resolveScope(ctx, collection, plainLexemes ? input.query : undefined);
   const key = answerKey({ tenantId: ctx.tenant.id, kind: nameCollections ? 'search-all' : 'search', scope: scope.versions, request: input });
   const hit = getAnswer(ctx.app, key);
-  if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: ms(started), cached: true };
+  if (hit) return { results: recalled(hit.results), query_embedding_ms: 0, search_ms: ms(started), cached: true };
 
   const query = (input.rewrite && (await rewriteSearchQuery(ctx.app, ctx.tenant.id, input.query))) || input.query;
   let embeddingMs = 0;
@@ -235,7 +246,7 @@ export async function search(ctx: AuthedCtx, input: SearchInput, target: { colle
   const around = neighbours ? [...neighbours.values()].flat() : [];
   putAnswer(ctx.app, key, { results }, expiryTtl([...vectorRows, ...textRows, ...around]));
   return {
-    results,
+    results: recalled(results),
     query_embedding_ms: round2(embeddingMs),
     search_ms: round2(Math.max(0, performance.now() - started - embeddingMs)),
     cached: false,

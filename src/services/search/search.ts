@@ -209,7 +209,8 @@ export async function search(
 ): Promise<SearchResponse> {
   const { collection, nameCollections } = target;
   const recalled = (results: SearchResult[]) => {
-    if (!target.candidates) countRecalls(ctx, results.map(({ id }) => id));
+    const ids = results.map((r) => r.id);
+    if (!target.candidates) countRecalls(ctx, ids);
     return results;
   };
   const started = performance.now();

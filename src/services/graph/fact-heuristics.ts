@@ -2,7 +2,13 @@ import type { FactType } from '../../schemas/graph.ts';
 import {
   ACKNOWLEDGEMENT,
   ADVERBS,
+  ACK_LEAD,
   CHATTER_START,
+  DONE_NARRATION,
+  FINITE_VERB,
+  NARRATION_GERUND,
+  QUESTION_START,
+  RULE_LEAD,
   CODE_MARKS,
   CONCLUSION_LEAD,
   DEICTIC_START,
@@ -19,6 +25,8 @@ import {
   SPEAKER_PREFIX,
   SPEAKERS,
   STATUS_REPORT,
+  SYMPTOM,
+  CHANGE_REPORT,
   THINKING_BLOCK,
   UNINFLECTED,
 } from './capture-rules.ts';
@@ -68,8 +76,12 @@ export function heuristicFacts(content: string): ExtractedFact[] {
   const facts: ExtractedFact[] = [];
   for (const part of speakerParts(withoutPrivate(content).replace(THINKING_BLOCK, ''))) {
     if (part.role === 'other') continue;
-    for (const sentence of sentences(proseLines(part.text))) {
-      const text = statement(sentence, part.role);
+    let subject: string | null = null;
+    for (const clause of clauses(proseLines(part.text))) {
+      // Only the user's pronouns are resolved: the assistant's sentences stand alone or not at all.
+      const resolved: string = part.role === 'user' ? resolvePronoun(clause.text, subject) : clause.text;
+      subject = subjectOf(resolved) ?? subject;
+      const text = statement(resolved, part.role, clause.rule);
       if (text && !junkReason(text)) facts.push({ text, type: factType(text), valid_from: null, expires_at: null, time_phrase: null });
     }
   }
@@ -84,14 +96,14 @@ export function junkReason(fact: string): string | null {
   const text = fact.trim();
   if (SPEAKER_AT_START.test(text)) return 'speaker prefix';
   if (words(text) < 2) return 'fragment';
-  if (/\?\s*$/.test(text)) return 'question';
+  if (/\?\s*$/.test(text) || QUESTION_START.test(text)) return 'question';
   if (ACKNOWLEDGEMENT.test(text)) return 'acknowledgement';
-  if (CHATTER_START.test(text)) return 'chatter';
+  if (CHATTER_START.test(text) || DONE_NARRATION.test(text) || (NARRATION_GERUND.test(text) && !FINITE_VERB.test(text))) return 'chatter';
   if (STATUS_REPORT.test(text)) return 'status of the moment';
   if (DEICTIC_START.test(text)) return 'not self-contained';
   if (FIRST_PERSON.test(text)) return 'first person: names no holder';
   if (NOT_PROSE_LINES.some((re) => re.test(text)) || CODE_MARKS.test(text)) return 'code or tool output';
-  if (/\b(?:is|are|was|were|to|the|a|an|of|for|and|or|with|in|on|at|by|as|be)\s*[.!:]?$/i.test(text)) return 'incomplete';
+  if (/\b(?:is|are|was|were|to|the|a|an|of|for|and|or|with|in|on|at|by|as|be)\s*[.!:]?$/i.test(text) || /:\s*$/.test(text)) return 'incomplete';
   return null;
 }
 
@@ -144,27 +156,70 @@ function proseLines(text: string): string[] {
   return out;
 }
 
-/** One candidate per sentence: split after . ! ? (not inside a name such as "config.ts") or at a line break. */
-const sentences = (lines: string[]) =>
-  lines
-    .flatMap((l) => l.split(/(?<=[.!?])\s+(?=[^a-z])/))
-    .map((s) => s.trim())
-    .filter(Boolean);
+/**
+ * One candidate per clause: sentences split after . ! ? (not after an abbreviation such as
+ * "e.g.") or at a line break, then at "; " and ", " (a piece of one word stays with the next). A
+ * short lead-in ending in ":" is dropped; when it announces rules ("Rules for this repo:", "how I
+ * like to work:") the clauses after it are rules.
+ */
+function clauses(lines: string[]): Array<{ text: string; rule: boolean }> {
+  const out: Array<{ text: string; rule: boolean }> = [];
+  for (const sentence of lines.flatMap((l) => l.split(/(?<!\b(?:e\.g|i\.e|etc|vs|approx|incl)\.)(?<=[.!?])\s+/i))) {
+    // A question is dropped whole: its clauses are not statements either.
+    if (sentence.includes('?')) continue;
+    let body = sentence.trim();
+    let rule = false;
+    const lead = /^([\p{L}][\p{L}\p{N}\s'-]{0,59}):\s+(?=\S)/u.exec(body);
+    if (lead && words(lead[1]!) > 1 && (words(lead[1]!) <= 4 || (words(lead[1]!) <= 8 && RULE_LEAD.test(lead[1]!)))) {
+      rule = RULE_LEAD.test(lead[1]!);
+      body = body.slice(lead[0].length);
+    }
+    // Rules listed after their lead-in are split at every comma; elsewhere a comma splits only
+    // before a new clause ("Jonas owns payments, Lea is on call"), never before "so", "which" or
+    // a phrase that completes the clause before it.
+    const pieces = body.split(rule ? /;\s+|,\s+/ : /;\s+|,\s+(?=(?:and|but)\s|(?:the|our|my|their|we|i|they|he|she)\s+\S+\s+\S|[A-Z][\p{L}-]*\s+\S+\s+\S)/u);
+    for (let i = 0; i < pieces.length; i++) {
+      let piece = pieces[i]!.replace(/^(?:and|but|or)\s+/i, '').trim();
+      while (words(piece) < 2 && i + 1 < pieces.length) piece = `${piece}, ${pieces[++i]!}`;
+      if (piece) out.push({ text: piece, rule });
+    }
+  }
+  return out;
+}
 
-/** The sentence as a fact of its speaker, or null when it is not knowledge. */
-function statement(sentence: string, role: 'user' | 'assistant'): string | null {
-  if (sentence.includes('?')) return null;
-  let s = sentence.replace(/[\u2018\u2019]/g, "'").replace(CONCLUSION_LEAD, '').replace(/^please,?\s+/i, '').trim();
-  if (!s || ACKNOWLEDGEMENT.test(s) || STATUS_REPORT.test(s) || DEICTIC_START.test(s)) return null;
+const NOUN_PHRASE = /^((?:(?:the|our|my|their|this)\s+)?[\p{L}\p{N}][\p{L}\p{N}'-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}'-]*){0,3}?)\s+(?:is|are|was|were|has|have|keeps|runs|uses|owns|needs|signed|ships|takes|lives|crashes|fails)\b/iu;
+
+/** The noun phrase a clause is about ("Acme Corp is our largest customer": "Acme Corp"), for the pronouns after it. */
+function subjectOf(clause: string): string | null {
+  const m = NOUN_PHRASE.exec(clause);
+  return m && !/^(?:it|they|he|she|we|you|i|here|there|this|that|what|which|who|both|all)\b/i.test(m[1]!) ? m[1]! : null;
+}
+
+/** "they are on the Enterprise plan" after "Acme Corp is our largest customer": "Acme Corp are on ...". */
+function resolvePronoun(clause: string, subject: string | null): string {
+  if (!subject) return clause;
+  return clause.replace(/^(?:it|they|he|she)\b(?=\s+(?!turns out)\S)/i, subject).replace(/^(?:its|their|his|her)\b/i, `${subject}'s`);
+}
+
+/** The clause as a fact of its speaker, or null when it is not knowledge. */
+function statement(clause: string, role: 'user' | 'assistant', rule: boolean): string | null {
+  if (clause.includes('?') || QUESTION_START.test(clause)) return null;
+  let s = clause.replace(/[\u2018\u2019]/g, "'").replace(CONCLUSION_LEAD, '').replace(ACK_LEAD, '').replace(/^please,?\s+/i, '').trim();
+  if (!s || ACKNOWLEDGEMENT.test(s) || STATUS_REPORT.test(s) || DEICTIC_START.test(s) || /^(?:it|they|he|she|its|their)\b/i.test(s)) return null;
+  if (SYMPTOM.test(s) && !/\bbecause\b/i.test(s)) return null;
   if (role === 'assistant') {
-    if (CHATTER_START.test(s) || FIRST_PERSON.test(s) || /^(?:we|we'll|we're|you|you'll|you're|your|you've)\b/i.test(s) || REQUEST_VERBS.test(s)) return null;
+    const narration = CHATTER_START.test(s) || DONE_NARRATION.test(s) || (NARRATION_GERUND.test(s) && !FINITE_VERB.test(s));
+    if (narration || CHANGE_REPORT.test(s) || FIRST_PERSON.test(s) || /^(?:we|we'll|we're|you|you'll|you're|your|you've)\b/i.test(s) || REQUEST_VERBS.test(s)) return null;
     return sentenceCase(s);
   }
   if (LETS_DECIDE.test(s)) return sentenceCase(s.replace(/^let's\s+/i, 'the team will '));
-  if (PROHIBITION.test(s) || (REQUEST_VERBS.test(s) && RULE_WORDS.test(s))) return `The user's rule: ${lowerFirst(s)}`;
+  const standing = PROHIBITION.test(s) || RULE_WORDS.test(s);
+  if (/\b(?:you|your)\b/i.test(s) && !standing) return null;
+  if (PROHIBITION.test(s) || (REQUEST_VERBS.test(s) && RULE_WORDS.test(s)) || (rule && !FIRST_PERSON.test(s) && !/^we\b/i.test(s))) {
+    return `The user's rule: ${lowerFirst(s.replace(/^you (?:should|must)\s+/i, ''))}`;
+  }
   if (CHATTER_START.test(s) || REQUEST_VERBS.test(s)) return null;
-  s = named(s);
-  return sentenceCase(s);
+  return sentenceCase(named(s));
 }
 
 /**

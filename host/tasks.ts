@@ -9,6 +9,7 @@ import { dropOldStripeEvents } from '../src/services/billing/accounts.ts';
 import { mailJob } from '../src/services/events/mail.ts';
 import { connectorSyncJob, enqueueDueSyncs, syncConnection } from '../src/services/connectors/sync.ts';
 import { flushWebhook, sweepOutbox, webhookFlushJob } from '../src/services/events/webhook-outbox.ts';
+import { consolidationJob, failRun, runConsolidation, startDueRuns } from '../src/services/consolidation/run.ts';
 import { ingestJob } from '../src/services/files/batches.ts';
 import { dropUnusedPresigns } from '../src/services/files/drop.ts';
 import { abandonIngestFile, runIngestFile } from '../src/services/files/ingest-run.ts';
@@ -98,6 +99,12 @@ const graphFill = defineTask(
   async (app: App, { tenant_id }, reason) => recordFillFailure(await tenantApp(app, tenant_id), tenant_id, reason),
 );
 
+const consolidate = actingTask(
+  consolidationJob,
+  (ctx, { changeset_id }) => runConsolidation(ctx, changeset_id),
+  (app, { tenant_id, changeset_id }, reason) => failRun(app, tenant_id, changeset_id, reason),
+);
+
 const connectorSync = actingTask(connectorSyncJob, (ctx, { connection_id }) => syncConnection(ctx, connection_id, true));
 
 /** A job the crontab starts carries only the queue's own `_cron` stamp. */
@@ -154,6 +161,14 @@ const writesSweep = defineTask(cronJob('writes_sweep'), async (app: App) => {
   });
 });
 
+/** Starts the consolidation runs whose schedule has come (docs/consolidation.md, "Schedule"). */
+const consolidationSchedule = defineTask(cronJob('consolidation_schedule'), async (app: App) => {
+  await forEachDataApp(app, async (data) => {
+    const started = await startDueRuns(data);
+    if (started) app.log.info({ runs: started }, 'scheduled consolidation runs started');
+  });
+});
+
 /** Queues a sync of every connection whose interval has passed. */
 const connectorSchedule = defineTask(cronJob('connector_schedule'), async (app: App) => {
   await forEachDataApp(app, async (data) => {
@@ -171,12 +186,14 @@ export const tasks: TaskDef<z.ZodType, App>[] = [
   fileCleanup,
   graphFill,
   connectorSync,
+  consolidate,
   analyzeTables,
   statusCheck,
   expireMemories,
   accessSweep,
   writesSweep,
   connectorSchedule,
+  consolidationSchedule,
   jobsRebalance,
 ];
 
@@ -187,6 +204,7 @@ export const crontab: CronDef[] = [
   { task: accessSweep.name, match: '17 * * * *' },
   { task: writesSweep.name, match: '23 * * * *' },
   { task: connectorSchedule.name, match: '* * * * *' },
+  { task: consolidationSchedule.name, match: '41 * * * *' },
   // Autovacuum's naptime: small writes add up to a stale table too (bulk writes queue it sooner).
   { task: analyzeTables.name, match: '* * * * *' },
   { task: jobsRebalance.name, match: '* * * * *' },

@@ -22,6 +22,11 @@ import agentsList from './agents.list.ts';
 import billingCheckout from './billing.checkout.ts';
 import billingPortal from './billing.portal.ts';
 import billingWebhook from './billing.webhook.ts';
+import changesetsApply from './changesets.apply.ts';
+import changesetsGet from './changesets.get.ts';
+import changesetsList from './changesets.list.ts';
+import changesetsReject from './changesets.reject.ts';
+import changesetsUndo from './changesets.undo.ts';
 import collectionsCreate from './collections.create.ts';
 import collectionsDelete from './collections.delete.ts';
 import collectionsGet from './collections.get.ts';
@@ -36,6 +41,9 @@ import connectionsOauthStart from './connections.oauth-start.ts';
 import connectionsProviders from './connections.providers.ts';
 import connectionsRuns from './connections.runs.ts';
 import connectionsSync from './connections.sync.ts';
+import consolidationGetConfig from './consolidation.get-config.ts';
+import consolidationPutConfig from './consolidation.put-config.ts';
+import consolidationRun from './consolidation.run.ts';
 import contextAll from './context.all.ts';
 import contextCollection from './context.collection.ts';
 import databaseDeleteConfig from './database.delete-config.ts';
@@ -174,6 +182,8 @@ export const catalogue = {
     summary: graphSummary,
   },
   hygiene: { dedup: hygieneDedup, archiveStale: hygieneArchiveStale, health: hygieneHealth },
+  consolidation: { run: consolidationRun, getConfig: consolidationGetConfig, putConfig: consolidationPutConfig },
+  changesets: { list: changesetsList, get: changesetsGet, applyChanges: changesetsApply, reject: changesetsReject, undo: changesetsUndo },
   extraction: { getConfig: extractionGetConfig, putConfig: extractionPutConfig, deleteConfig: extractionDeleteConfig },
   spendCap: { get: spendCapGet, put: spendCapPut },
   storage: { getConfig: storageGetConfig, putConfig: storagePutConfig, deleteConfig: storageDeleteConfig },

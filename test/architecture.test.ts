@@ -43,6 +43,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[]; typesOnly?: 
     context: ['search', 'memory'],
     proxy: ['context', 'search', 'graph', 'memory', 'access', 'llm'],
     connectors: ['files', 'memory', 'access', 'events'],
+    consolidation: ['memory', 'access', 'llm', 'events'],
     embed: [],
     // The operator's aggregates read across every domain (above them all).
     operator: [
@@ -60,6 +61,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[]; typesOnly?: 
       'context',
       'proxy',
       'connectors',
+      'consolidation',
       'embed',
     ],
   }).map(([domain, uses]) => ({

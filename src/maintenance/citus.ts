@@ -57,6 +57,9 @@ export const CITUS_TABLES: Record<string, Placement> = {
   remember_keys: distributed,
   graph_tenants: distributed,
   memory_use: distributed,
+  changesets: distributed,
+  changeset_changes: distributed,
+  consolidation_settings: distributed,
 
   schema_migrations: local('the migrations applied: read and written by orgmem migrate on the coordinator'),
   settings: local('instance settings (the embedding dimension), read at start-up'),

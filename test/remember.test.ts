@@ -239,14 +239,15 @@ describe('remember without any LLM (heuristics)', () => {
   });
   afterAll(() => bare?.close());
 
-  it('extracts one fact per sentence with preference cues, and never supersedes', async () => {
+  it('extracts one fact per sentence with preference cues, naming the user, and never supersedes', async () => {
     const t = await newTenant(bare.url, bare.adminKey);
     const res = await rememberSync(t, 'h', 'I prefer window seats. My badge number is 4411! Yesterday I met Jo. ok');
     expect(res.status).toBe(200);
+    // The user's first person names its holder (docs/graph.md, "What remember keeps").
     expect(res.body.memories.map((m: any) => [m.text, m.type, m.relation])).toEqual([
-      ['I prefer window seats.', 'preference', 'new'],
-      ['My badge number is 4411!', 'fact', 'new'],
-      ['Yesterday I met Jo.', 'episode', 'new'],
+      ['The user prefers window seats.', 'preference', 'new'],
+      ["The user's badge number is 4411!", 'fact', 'new'],
+      ['Yesterday the user met Jo.', 'episode', 'new'],
     ]);
     const again = await rememberSync(t, 'h', 'My badge number is 4411. I prefer aisle seats.');
     expect(again.body.memories.map((m: any) => m.relation)).toEqual(['duplicate', 'new']);

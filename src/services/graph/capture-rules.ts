@@ -169,8 +169,9 @@ export const HOLDERS: Array<[RegExp, string, 'subject' | 'other']> = [
 /** Adverbs that may stand between a subject and its verb ("we always squash-merge"). */
 export const ADVERBS = ['always', 'never', 'usually', 'often', 'really', 'strongly', 'generally', 'normally', 'also', 'only', 'still', 'just', 'mostly', 'rarely', 'sometimes', 'typically', 'definitely', 'actually', 'all', 'both', 'absolutely', 'much', 'now', 'currently', 'already', 'mainly'];
 
-/** Verbs that do not take an -s after "the user" / "the team": modals, and forms that are already past or third person. */
-export const UNINFLECTED = /^(?:will|would|can|could|should|shall|may|might|must|won't|wouldn't|can't|couldn't|shouldn't|did|didn't|had|was|wasn't|has|is|needs?n't)$/i;
+/** Verbs that do not take an -s after "the user" / "the team": modals, and forms that are already past (regular ones, in -ed, are told by their ending) or third person. */
+export const UNINFLECTED =
+  /^(?:will|would|can|could|should|shall|may|might|must|won't|wouldn't|can't|couldn't|shouldn't|did|didn't|had|was|wasn't|has|is|needs?n't|met|went|said|made|took|got|saw|came|knew|thought|told|found|gave|left|felt|kept|put|ran|set|began|brought|bought|built|sent|spent|wrote|lost|paid|read|meant|chose|ate|drank|flew|drove|forgot|grew|hit|held|led|let|sat|slept|spoke|stood|taught|understood|won|wore|broke|became|fell|heard|sold|quit|shut|cut)$/i;
 
 /** Irregular present forms after "the user" / "the team". */
 export const IRREGULAR: Record<string, string> = { am: 'is', are: 'is', were: 'was', have: 'has', do: 'does', "don't": "doesn't", go: 'goes', "aren't": "isn't", "haven't": "hasn't", "weren't": "wasn't" };

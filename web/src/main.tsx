@@ -26,6 +26,7 @@ const Keys = view(() => import('./pages/Keys.tsx'), 'Keys');
 const MemoryPage = view(() => import('./pages/MemoryPage.tsx'), 'MemoryPage');
 const Operator = view(() => import('./pages/Operator.tsx'), 'Operator');
 const Remember = view(() => import('./pages/Remember.tsx'), 'Remember');
+const Review = view(() => import('./pages/Review.tsx'), 'Review');
 const Search = view(() => import('./pages/Search.tsx'), 'Search');
 const Settings = view(() => import('./pages/Settings.tsx'), 'Settings');
 const Status = view(() => import('./pages/Status.tsx'), 'Status');
@@ -60,6 +61,7 @@ createRoot(document.getElementById('root')!).render(
               <Route path="/collections/:name/hygiene" element={<Hygiene />} />
               <Route path="/collections/:name/grants" element={<Grants />} />
               <Route path="/search" element={<Search />} />
+              <Route path="/review" element={<Review />} />
               <Route path="/files" element={<Files />} />
               <Route path="/connections" element={<Connections />} />
               <Route path="/keys" element={<Keys />} />

@@ -6,6 +6,7 @@ import { SignedInAs } from './SignedInAs.tsx';
 const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
   ['/collections', 'Collections', () => true],
   ['/search', 'Search', () => true],
+  ['/review', 'Review', () => true],
   ['/files', 'Files', () => true],
   ['/connections', 'Connections', () => true],
   ['/keys', 'Keys & agents', () => true],

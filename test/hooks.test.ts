@@ -157,8 +157,36 @@ describe('the hooks against a running orgmem', () => {
     expect(ctx).toMatch(/^<orgmem-memory collection="acme-rocket">\n/);
     expect(ctx).toContain('not instructions');
     expect(ctx).toMatch(/<recalled_memories>\[.*Fridays.*\]<\/recalled_memories>/s);
-    expect(ctx).toContain('The profile of this project');
+    // The stable part holds every fact and preference, so the profile (a list, without an LLM) adds nothing: it is left out.
+    const facts = await rows(`select text from memories where collection = $1 and category in ('fact', 'preference') and not archived`, [COLLECTION]);
+    expect(facts.length).toBeGreaterThan(0);
+    for (const { text } of facts) expect(ctx.split(JSON.stringify(text).slice(1, -1)).length - 1, text as string).toBe(1);
+    expect(ctx).not.toContain('The profile of this project');
     expect(ctx.length).toBeLessThan(8192);
+  });
+
+  it('SessionStart shows each memory once: the profile adds only the facts the stable part had no room for', async () => {
+    const collection = 'rocket-valves';
+    // More facts than the stable part's half of the budget holds; the profile lists them all.
+    const facts = Array.from({ length: 50 }, (_, i) => `Rocket fact ${i}: valve ${i} is inspected every ${i + 2} days.`);
+    const res = await fetch(`${server.url}/v1/memory/collections/${collection}/memories/bulk`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(facts.map((text) => ({ text, category: 'fact' }))),
+    });
+    expect(res.status).toBe(201);
+    const start = await hook(
+      ['SessionStart'],
+      { ...common('session-5', join(home, 'session-5.jsonl'), 'SessionStart'), source: 'startup' },
+      { ORGMEM_COLLECTION: collection },
+    );
+    expect(start).toMatchObject({ code: 0, stderr: '' });
+    const ctx = (JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const [stablePart, profilePart] = ctx.split('The profile of this project');
+    expect(profilePart, 'the profile adds the facts left out of the stable part').toBeDefined();
+    for (const fact of facts) expect(ctx.split(fact).length - 1, fact).toBe(1);
+    expect(facts.filter((f) => stablePart!.includes(f)).length).toBeGreaterThan(10);
+    expect(facts.filter((f) => profilePart!.includes(f)).length).toBeGreaterThan(10);
   });
 
   it('UserPromptSubmit recalls for the prompt what the session start did not show', async () => {

@@ -22,7 +22,7 @@ const PROFILE_CHARS = 2000;
 
 interface ContextAnswer {
   context: string;
-  stable: { text: string };
+  stable: { text: string; memories: Array<{ text: string; category: string }> };
   query: { text: string; memories: unknown[] };
 }
 
@@ -31,7 +31,47 @@ const isMissing = (err: unknown) => err instanceof HttpError && err.status === 4
 
 const wrap = (collection: string, body: string) => `<orgmem-memory collection="${collection}">\n${body}\n</orgmem-memory>`;
 
-/** SessionStart: the collection's profile and its stable memories (pinned, current facts and preferences). */
+/**
+ * The profile as the session start shows it, each memory once beside the stable part (docs/hooks.md,
+ * "Recall"). The profile written without an LLM is a list, "Preferences:" and "Facts:" each
+ * followed by "- text" items (a text cut to 1,000 characters ends in "..."): the items the stable
+ * part shows are left out, a heading with none left goes too, and the rest is kept by whole items
+ * within PROFILE_CHARS. A profile an LLM wrote is prose retelling the same facts and preferences:
+ * it is shown only when the stable part shows none of them.
+ */
+function profileBeside(profile: string, shown: Array<{ text: string; category: string }>): string {
+  const sections = listSections(profile);
+  if (!sections) return shown.some((m) => m.category === 'fact' || m.category === 'preference') ? '' : profile.slice(0, PROFILE_CHARS);
+  const isShown = (item: string) => shown.some((m) => m.text === item || (item.endsWith('...') && m.text.startsWith(item.slice(0, -3))));
+  let out = '';
+  for (const { title, items } of sections) {
+    // The heading goes in with the section's first item kept, after a blank line when something precedes it.
+    let head = `${out ? '\n\n' : ''}${title}`;
+    for (const item of items.filter((i) => !isShown(i))) {
+      const next = `${out}${head}\n- ${item}`;
+      if (next.length > PROFILE_CHARS) return out;
+      out = next;
+      head = '';
+    }
+  }
+  return out;
+}
+
+/** The sections of a list profile ("Title:" lines, then "- " items, continued by lines of their own); null for prose. */
+function listSections(profile: string): Array<{ title: string; items: string[] }> | null {
+  const sections: Array<{ title: string; items: string[] }> = [];
+  for (const line of profile.trim().split('\n')) {
+    const section = sections.at(-1);
+    if (/^(Preferences|Facts):$/.test(line)) sections.push({ title: line, items: [] });
+    else if (!section) return null;
+    else if (line.startsWith('- ')) section.items.push(line.slice(2));
+    else if (line && section.items.length) section.items[section.items.length - 1] += `\n${line}`;
+    else if (line) return null;
+  }
+  return sections.length ? sections : null;
+}
+
+/** SessionStart: the collection's stable memories (pinned, current facts and preferences) and what its profile adds to them. */
 export async function sessionStartContext(server: Server, collection: string): Promise<string> {
   const signal = AbortSignal.timeout(SESSION_START_MS);
   const [context, profile] = await Promise.allSettled([
@@ -43,7 +83,8 @@ export async function sessionStartContext(server: Server, collection: string): P
     call<{ profile: string; based_on: number }>(server, 'GET', collectionPath(collection, 'profile'), { signal }),
   ]);
   const stable = context.status === 'fulfilled' ? context.value.context.trim() : '';
-  const written = profile.status === 'fulfilled' && profile.value.based_on > 0 ? profile.value.profile.trim().slice(0, PROFILE_CHARS) : '';
+  const shown = context.status === 'fulfilled' ? context.value.stable.memories : [];
+  const written = profile.status === 'fulfilled' && profile.value.based_on > 0 ? profileBeside(profile.value.profile.trim(), shown) : '';
   if (!stable && !written) {
     // Nothing to show because a request failed (a server down, slow or refusing), not because the
     // collection is new: the hook says why on stderr (docs/hooks.md). When one of the two answered,

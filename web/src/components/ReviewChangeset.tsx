@@ -2,15 +2,12 @@ import { useEffect, useState } from 'react';
 import { apiError, rpc, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { ReviewChange } from './ReviewChange.tsx';
-import { reviewCounts, ReviewRunErrors } from './ReviewChangesets.tsx';
+import { REVIEW_POLL_MS, reviewCounts, ReviewRunErrors } from './ReviewChangesets.tsx';
 import { SettingFacts } from './SettingFacts.tsx';
 import { Busy, ConfirmButton, ErrorNote, when } from './ui.tsx';
 import { useAction } from './use-api.ts';
 
 type ReviewSet = ApiOutput['changesets']['get'];
-
-/** How often a running change set is read again until its run ends. */
-const POLL_MS = 1000;
 
 const changesWord = (n: number) => `${n} change${n === 1 ? '' : 's'}`;
 
@@ -27,21 +24,17 @@ export function ReviewChangeset({ collection, id, onChanged }: { collection: str
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const action = useAction();
 
-  // Read, and read again while the run is running; once it has ended, the list's counts follow.
+  // Read, and read again while the run is running.
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let waited = false;
     const load = async () => {
       try {
         const s = await rpc.changesets.get.query({ collection, id });
         if (!live) return;
         setSet(s);
         setLoadError(null);
-        if (s.state === 'running') {
-          waited = true;
-          timer = setTimeout(load, POLL_MS);
-        } else if (waited) onChanged();
+        if (s.state === 'running') timer = setTimeout(load, REVIEW_POLL_MS);
       } catch (err) {
         if (live) setLoadError(apiError(err).detail);
       }
@@ -51,7 +44,6 @@ export function ReviewChangeset({ collection, id, onChanged }: { collection: str
       live = false;
       clearTimeout(timer);
     };
-    // onChanged is the page's stable callback; the change set is read again only for another one.
   }, [collection, id]);
 
   async function decide(write: () => Promise<ReviewSet>) {

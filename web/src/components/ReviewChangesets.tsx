@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { CHANGE_STATES } from '../../../src/schemas/consolidation.ts';
 import { query, rpc, type ApiOutput } from '../api.ts';
@@ -6,6 +7,9 @@ import { Busy, ErrorNote, when } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
 type ReviewSummary = ApiOutput['changesets']['list']['changesets'][number];
+
+/** How often a running change set is read again until its run ends. */
+export const REVIEW_POLL_MS = 1000;
 
 /** How many changes are in each state, the empty states left out: "2 proposed · 1 applied". */
 export const reviewCounts = (counts: ReviewSummary['counts']) =>
@@ -42,6 +46,13 @@ export function ReviewChangesets(props: { collection: string; opened: string | n
   const { canWrite } = useSession();
   const list = useApi(() => rpc.changesets.list.query({ collection }), [collection, props.version]);
   const action = useAction();
+  // A run started here, by another client or by the schedule shows its counts once it ends.
+  const running = list.data?.changesets.some((s) => s.state === 'running');
+  useEffect(() => {
+    if (!running) return;
+    const timer = setTimeout(list.reload, REVIEW_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [list.data]);
 
   async function propose() {
     const started = await action.run(() => rpc.consolidation.run.mutate({ collection }));

@@ -19,7 +19,7 @@ export function Review() {
   const collection = params.get('collection') ?? '';
   const opened = params.get('changeset');
   const collections = useApi(() => rpc.collections.list.query(), []);
-  // Bumped when the opened change set moves on (its run ends, a change is decided): the list's counts follow.
+  // Bumped when a change of the opened change set is decided: the list's counts follow.
   const [version, setVersion] = useState(0);
   const changed = useCallback(() => setVersion((v) => v + 1), []);
   const open = (id: string | null) => setParams(id ? { collection, changeset: id } : { collection });

@@ -113,7 +113,12 @@ describe('the hooks against a running orgmem', () => {
     expect(n).toBe(2);
     const stored = await memories();
     const texts = stored.map((m) => m.text as string);
-    expect(texts.some((t) => /Fridays/.test(t) && !/^User:/.test(t))).toBe(true);
+    // What stays in search is knowledge, its holder named: no speaker prefixes, no narration (docs/graph.md, "What remember keeps").
+    const current = stored.filter((m) => !m.archived).map((m) => m.text as string);
+    expect(current).toEqual(
+      expect.arrayContaining(['The team deploys the rocket service on Fridays only.', 'The rocket service deploys on Fridays.', 'Yesterday the team migrated the billing database to PostgreSQL 16.']),
+    );
+    for (const t of current) expect(t).not.toMatch(/^(?:User|Assistant):|Let me|Understood|Noted/);
     expect(stored.some((m) => m.category === 'episode' && /billing database/.test(m.text as string))).toBe(true);
     for (const t of texts) expect(t).not.toMatch(/hunter2|private|TOOLNOISE|THINKNOISE|DEADBEEF|command-name/);
     const keys = await rows('select idempotency_key from remember_keys order by idempotency_key');

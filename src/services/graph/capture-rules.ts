@@ -137,7 +137,7 @@ export const PROHIBITION = /^(?:don't|do not|never|always|avoid)\b/i;
 
 /** A conclusion's lead-in, dropped so that the conclusion stands alone: "It turns out (that) the flaky test was the timezone". */
 export const CONCLUSION_LEAD =
-  /^(?:so,?\s+|ok(?:ay)?,?\s+|ah,?\s+|aha,?\s+|found it[:.!]?\s+|got it[:.!]?\s+|i (?:found|confirmed|verified|noticed|learned|realized|realised|discovered|checked and|can confirm) (?:that |out that )?|it turns out (?:that )?|turns out (?:that )?|(?:as|it) (?:it )?(?:appears|seems),?\s+(?:that )?|in short,?\s+|to summari[sz]e,?\s+|the answer is(?: that)?:?\s+|summary:\s+|conclusion:\s+|tl;?dr:?\s+|note:\s+|fyi,?:?\s+|btw,?\s+)+/i;
+  /^(?:so,?\s+|ok(?:ay)?,?\s+|ah,?\s+|aha,?\s+|found it[:.!]?\s+|got it[:.!]?\s+|i (?:found|confirmed|verified|noticed|learned|realized|realised|discovered|checked and|can confirm) (?:that |out that )?|it turns out (?:that )?|turns out (?:that )?|(?:as|it) (?:it )?(?:appears|seems),?\s+(?:that )?|in short,?\s+|to summari[sz]e,?\s+|the answer is(?: that)?:?\s+|summary:\s+|conclusion:\s+|tl;?dr:?\s+|note:\s+|noted[:,]\s+|fyi,?:?\s+|btw,?\s+)+/i;
 
 /** Code inside a sentence: a statement, a call, an operator no prose uses. */
 export const CODE_MARKS = /[{}]|\)\.\w+\(|;\s*$|=>|==|!=|&&|\|\||::|^\s*[<[]|\w=\S/;

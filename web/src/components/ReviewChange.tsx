@@ -2,6 +2,9 @@ import type { Change, ChangeKind } from '../../../src/schemas/consolidation.ts';
 import { ReviewMemory } from './ReviewMemory.tsx';
 import { ErrorNote, when } from './ui.tsx';
 
+/** A kind of change in words: "fix validity". */
+export const reviewKind = (kind: ChangeKind) => kind.replace('_', ' ');
+
 /** What a change does to the memories it names in `memory_ids` (the one in `keep_id` is kept). */
 const FATE: Record<ChangeKind, string> = {
   merge: 'replaced',
@@ -35,7 +38,7 @@ export function ReviewChange(props: {
           </label>
         )}
         <h3 id={title} style={{ margin: 0, fontSize: '1rem' }}>
-          {c.kind.replace('_', ' ')} <span className={c.state === 'failed' ? 'badge warn' : 'badge'}>{c.state}</span>
+          {reviewKind(c.kind)} <span className={c.state === 'failed' ? 'badge warn' : 'badge'}>{c.state}</span>
         </h3>
       </div>
       <p className="wrap" style={{ margin: '0.4rem 0' }}>

@@ -86,7 +86,7 @@ export function ReviewChangeset({ collection, id, onChanged }: { collection: str
       <ReviewRunErrors set={set} />
       <ErrorNote error={loadError} />
       {set.state === 'running' && <Busy label="The run is reading the collection…" />}
-      {set.state !== 'running' && set.changes.length === 0 && <p className="muted">The run found nothing to change.</p>}
+      {(set.state === 'open' || set.state === 'reviewed') && set.changes.length === 0 && <p className="muted">The run found nothing to change.</p>}
       {decidable && (
         <div className="row" role="group" aria-label="Decide the proposed changes" style={{ margin: '0.6rem 0' }}>
           <ConfirmButton

@@ -3,13 +3,12 @@ import { CHANGE_KINDS, SCHEDULES, type ChangeKind } from '../../../src/schemas/c
 import { rpc, type ApiInput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { KeyCheckbox } from './KeyCheckbox.tsx';
+import { reviewKind } from './ReviewChange.tsx';
 import { SettingFacts } from './SettingFacts.tsx';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
 type ReviewConfig = Pick<ApiInput['consolidation']['putConfig'], 'schedule' | 'auto_apply'>;
-
-const kindName = (k: ChangeKind) => k.replace('_', ' ');
 
 /**
  * A collection's consolidation settings: how often a run starts on its own, and the kinds of change
@@ -48,7 +47,7 @@ export function ReviewSettings({ collection }: { collection: string }) {
         <SettingFacts
           items={[
             ['Schedule', c.schedule],
-            ['Applied at once', c.auto_apply.length ? c.auto_apply.map(kindName).join(', ') : 'nothing: every change waits for review'],
+            ['Applied at once', c.auto_apply.length ? c.auto_apply.map(reviewKind).join(', ') : 'nothing: every change waits for review'],
             ['Next run', c.next_run_at ? when(c.next_run_at) : '—'],
           ]}
         />
@@ -69,7 +68,7 @@ export function ReviewSettings({ collection }: { collection: string }) {
             <legend>Apply at once, without review</legend>
             {CHANGE_KINDS.map((k) => (
               <KeyCheckbox key={k} id={`review-auto-${k}`} checked={!!form.auto_apply?.includes(k)} onChange={(on) => toggle(k, on)}>
-                {kindName(k)}
+                {reviewKind(k)}
               </KeyCheckbox>
             ))}
             <span className="muted">Applied changes are still recorded in their change set, and each can be undone.</span>

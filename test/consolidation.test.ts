@@ -62,7 +62,7 @@ async function runOpen(t: Tenant, body: Record<string, unknown> = {}) {
     await new Promise((r) => setTimeout(r, 100));
     set = (await t.api('GET', `${col('notes')}/changesets/${started.body.id}`)).body;
   }
-  expect(set.state).toBe('open');
+  expect(set.state, JSON.stringify(set)).toBe("open");
   return set;
 }
 

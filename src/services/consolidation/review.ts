@@ -145,7 +145,7 @@ async function applyOne(tx: Queryable, ctx: AuthedCtx, collection: string, chang
 }
 
 async function recordApplied(tx: Queryable, ctx: AuthedCtx, changeId: string, applied: AppliedMemory[]) {
-  await tx.query(`update changeset_changes set applied = $3::jsonb where tenant_id = $1 and id = $2`, [ctx.tenant.id, changeId, JSON.stringify(applied)]);
+  await tx.query(`update changeset_changes set applied = $3::jsonb where tenant_id = $1 and id = $2`, [ctx.tenant.id, changeId, applied]);
 }
 
 /**

@@ -160,7 +160,7 @@ export async function runConsolidation(ctx: AuthedCtx, changesetId: string) {
       await storeProposals(tx, ctx.tenant.id, changesetId, kept, evidence);
       await tx.query(
         `update changesets set state = 'open', scanned = $3, errors = $4::jsonb, took_ms = $5, finished_at = now() where tenant_id = $1 and id = $2`,
-        [ctx.tenant.id, changesetId, memories.length, JSON.stringify(asked.errors), Math.round(performance.now() - started)],
+        [ctx.tenant.id, changesetId, memories.length, asked.errors, Math.round(performance.now() - started)],
       );
     });
   } catch (err) {

@@ -105,7 +105,7 @@ describe('profile', () => {
     const t = await bareTenant();
     await rememberSync(t, 'p', 'I like green tea. My desk is on floor 3.');
     const res = await t.api('GET', `${col('p')}/profile`);
-    expect(res.body).toEqual({ profile: 'Preferences:\n- I like green tea.\n\nFacts:\n- My desk is on floor 3.', based_on: 2 });
+    expect(res.body).toEqual({ profile: "Preferences:\n- The user likes green tea.\n\nFacts:\n- The user's desk is on floor 3.", based_on: 2 });
     expect((await t.api('GET', `${col('unknown')}/profile`)).status).toBe(404);
   });
 });

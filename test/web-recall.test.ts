@@ -19,8 +19,8 @@ let server: TestServer;
 let browser: Browser;
 let t: Tenant;
 
-const PORTO = 'I live in Porto.';
-const LISBON = 'I moved to Lisbon.';
+const PORTO = 'Ana lives in Porto.';
+const LISBON = 'Ana moved to Lisbon.';
 const WIFI = 'The office wifi password is hunter2.';
 const DUP_KEEP = 'The staging server restarts every Sunday night.';
 const DUP_DROP = 'The staging server restarts each Sunday night.';
@@ -77,7 +77,7 @@ describe('web: remember, search, health and hygiene', () => {
     const firstJob = new URL(page.url()).searchParams.get('job')!;
     const facts = page.getByRole('table');
     await shows('the first job to finish', facts, PORTO);
-    expect(await facts.getByRole('row').nth(1).innerText()).toMatch(/I live in Porto\.\s+fact\s+new/);
+    expect(await facts.getByRole('row').nth(1).innerText()).toMatch(/Ana lives in Porto\.\s+fact\s+new/);
     expect(await page.locator('[aria-current=step]').innerText()).toBe('done');
 
     await page.getByLabel('Text to remember').fill(LISBON);
@@ -85,9 +85,9 @@ describe('web: remember, search, health and hygiene', () => {
     await page.waitForURL((u) => !!u.searchParams.get('job') && u.searchParams.get('job') !== firstJob);
     const secondJob = new URL(page.url()).searchParams.get('job')!;
     // The replaced fact's text is read from the service once the job names it.
-    await shows('the superseding fact with the fact it replaced', facts, /I moved to Lisbon\.[\s\S]*supersedes[\s\S]*I live in Porto\./);
+    await shows('the superseding fact with the fact it replaced', facts, /Ana moved to Lisbon\.[\s\S]*supersedes[\s\S]*Ana lives in Porto\./);
     const row = facts.getByRole('row').nth(1);
-    expect(await row.innerText()).toMatch(/I moved to Lisbon\.\s+fact\s+supersedes\s+I live in Porto\./);
+    expect(await row.innerText()).toMatch(/Ana moved to Lisbon\.\s+fact\s+supersedes\s+Ana lives in Porto\./);
     expect(await page.locator('[aria-current=step]').innerText()).toBe('done');
     await screenshot(page, 'remember-1280');
 

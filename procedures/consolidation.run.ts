@@ -27,12 +27,7 @@ export default defineProcedure({
   errors: { NOT_FOUND: MISSING_COLLECTION },
   input: z.object({
     ...inCollection,
-    similarity: z
-      .number()
-      .min(0.5)
-      .max(1)
-      .optional()
-      .describe('The cosine similarity at or above which two memories are near-duplicates (0.9 when left out)'),
+    similarity: z.number().min(0.5).max(1).optional().describe('The cosine similarity at or above which two memories are near-duplicates (0.9 when left out)'),
   }),
   output: changesetView,
   handler: async (ctx, input) => getChangeset(ctx, input.collection, await startRun(ctx, input.collection, input.similarity)),

@@ -62,7 +62,7 @@ async function runOpen(t: Tenant, body: Record<string, unknown> = {}) {
     await new Promise((r) => setTimeout(r, 100));
     set = (await t.api('GET', `${col('notes')}/changesets/${started.body.id}`)).body;
   }
-  expect(set.state, JSON.stringify(set)).toBe("open");
+  expect(set.state, JSON.stringify(set)).toBe('open');
   return set;
 }
 
@@ -242,7 +242,9 @@ describe('a consolidation run with an LLM', () => {
     });
     const set = await runOpen(t, { similarity: 0.99 });
     const llm = set.changes.filter((c: any) => c.evidence.proposed_by === 'llm');
-    expect(llm).toMatchObject([{ kind: 'merge', proposal: { keep_id: a1.id, memory_ids: [a2.id] }, evidence: { reason: 'Both say the rotation changes on Monday.' } }]);
+    expect(llm).toMatchObject([
+      { kind: 'merge', proposal: { keep_id: a1.id, memory_ids: [a2.id] }, evidence: { reason: 'Both say the rotation changes on Monday.' } },
+    ]);
     expect(set.errors).toHaveLength(1);
     expect(set.errors[0].detail).toContain(b1.id);
     expect(set.errors[0].detail).toMatch(/was left out: /);

@@ -56,12 +56,16 @@ export type Change = z.output<typeof change>;
 export const changesetSummary = z.object({
   id: z.string(),
   collection: z.string(),
-  state: z.enum(CHANGESET_STATES).describe('running: the run has not finished; open: changes wait for review; reviewed: none is left proposed; failed: the run stopped (error)'),
+  state: z
+    .enum(CHANGESET_STATES)
+    .describe('running: the run has not finished; open: changes wait for review; reviewed: none is left proposed; failed: the run stopped (error)'),
   trigger: z.enum(['request', 'schedule']),
   similarity: z.number().describe('The cosine similarity at or above which memories were taken for near-duplicates'),
   scanned: z.number().int().describe('Memories the run read'),
   counts: z.object(Object.fromEntries(CHANGE_STATES.map((s) => [s, z.number().int()])) as Record<(typeof CHANGE_STATES)[number], z.ZodNumber>),
-  errors: z.array(z.object({ detail: z.string() })).describe('Proposals the run left out (an LLM reply that failed its schema), each on its own: the run went on'),
+  errors: z
+    .array(z.object({ detail: z.string() }))
+    .describe('Proposals the run left out (an LLM reply that failed its schema), each on its own: the run went on'),
   error: z.string().nullable(),
   took_ms: z.number().int().nullable(),
   created_at: timestamp,

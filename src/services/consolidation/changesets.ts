@@ -127,7 +127,13 @@ export const changeView = (c: ChangeRow): Change => ({
 export async function getChangeset(ctx: AuthedCtx, collection: string, id: string): Promise<ChangesetView> {
   const row = await changesetRow(ctx.app.db, ctx.tenant.id, collection, id);
   const changes = await changeRows(ctx.app.db, ctx.tenant.id, id);
-  return { ...summaryView(row, changes.map((c) => c.state)), changes: changes.map(changeView) };
+  return {
+    ...summaryView(
+      row,
+      changes.map((c) => c.state),
+    ),
+    changes: changes.map(changeView),
+  };
 }
 
 /** The collection's change sets, newest first, with their counts (not their changes). */

@@ -38,7 +38,7 @@ function groups(memories: Candidate[], pairs: Pair[], taken: Set<string>): Candi
     while (stack.length) {
       const id = stack.pop()!;
       group.push(id);
-      for (const next of links.get(id) ?? []) if (!seen.has(next)) stack.push(next), seen.add(next);
+      for (const next of links.get(id) ?? []) if (!seen.has(next)) (stack.push(next), seen.add(next));
     }
     out.push(
       group

@@ -39,7 +39,11 @@ export const keeperFirst = (a: EvidenceMemory, b: EvidenceMemory) =>
   Date.parse(b.created_at) - Date.parse(a.created_at) ||
   (a.id < b.id ? 1 : -1);
 
-const words = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 /**
  * Near-duplicate clusters around keepers: each memory, in keeper order, not yet claimed takes

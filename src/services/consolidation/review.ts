@@ -65,11 +65,10 @@ export async function rejectChangeset(ctx: AuthedCtx, collection: string, id: st
   const set = await changesetRow(ctx.app.db, ctx.tenant.id, collection, id);
   if (set.state === 'running') throw conflict('The run has not finished: wait for its change set to be open');
   const rejected = chosen(await changeRows(ctx.app.db, ctx.tenant.id, id), ids).filter((c) => c.state === 'proposed');
-  await ctx.app.db.query(`update changeset_changes set state = 'rejected' where tenant_id = $1 and changeset_id = $2 and id = any($3::uuid[]) and state = 'proposed'`, [
-    ctx.tenant.id,
-    id,
-    rejected.map((c) => c.id),
-  ]);
+  await ctx.app.db.query(
+    `update changeset_changes set state = 'rejected' where tenant_id = $1 and changeset_id = $2 and id = any($3::uuid[]) and state = 'proposed'`,
+    [ctx.tenant.id, id, rejected.map((c) => c.id)],
+  );
   await settleChangeset(ctx.app.db, ctx.tenant.id, id);
   return getChangeset(ctx, collection, id);
 }

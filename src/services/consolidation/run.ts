@@ -26,16 +26,19 @@ export const SCAN_MAX = 20_000;
 /** A run proposes at most this many changes; the rest wait for the next run. */
 export const MAX_CHANGES = 1_000;
 
-export const consolidationJob = actingJob(defineJob('consolidate', z.object({ tenant_id: z.uuid(), changeset_id: z.uuid() }), { maxAttempts: 1, lane: 'llm' }), {
-  subject: async (app, { tenant_id, changeset_id }) => {
-    const [row] = await app.db.query<{ collection: string; agent_id: string | null }>('select collection, agent_id from changesets where tenant_id = $1 and id = $2', [
-      tenant_id,
-      changeset_id,
-    ]);
-    return row && { actor: row.agent_id ? { agent_id: row.agent_id } : { service: 'consolidation' }, collection: row.collection };
+export const consolidationJob = actingJob(
+  defineJob('consolidate', z.object({ tenant_id: z.uuid(), changeset_id: z.uuid() }), { maxAttempts: 1, lane: 'llm' }),
+  {
+    subject: async (app, { tenant_id, changeset_id }) => {
+      const [row] = await app.db.query<{ collection: string; agent_id: string | null }>(
+        'select collection, agent_id from changesets where tenant_id = $1 and id = $2',
+        [tenant_id, changeset_id],
+      );
+      return row && { actor: row.agent_id ? { agent_id: row.agent_id } : { service: 'consolidation' }, collection: row.collection };
+    },
+    grant: { field: 'collection', permission: 'write' },
   },
-  grant: { field: 'collection', permission: 'write' },
-});
+);
 
 /** `POST C/consolidate`: a change set, running, and the job that fills it. */
 export async function startRun(ctx: AuthedCtx, collection: string, similarity: number | undefined) {
@@ -170,19 +173,27 @@ export async function runConsolidation(ctx: AuthedCtx, changesetId: string) {
   }
   const autoApply = (await settingsRow(ctx.app.db, ctx.tenant.id, set.collection))?.auto_apply ?? [];
   if (autoApply.length) {
-    const ids = await ctx.app.db.query<{ id: string }>('select id from changeset_changes where tenant_id = $1 and changeset_id = $2 and kind = any($3::text[])', [
-      ctx.tenant.id,
-      changesetId,
-      autoApply,
-    ]);
-    if (ids.length) await applyChanges(ctx, set.collection, changesetId, ids.map((r) => r.id));
+    const ids = await ctx.app.db.query<{ id: string }>(
+      'select id from changeset_changes where tenant_id = $1 and changeset_id = $2 and kind = any($3::text[])',
+      [ctx.tenant.id, changesetId, autoApply],
+    );
+    if (ids.length)
+      await applyChanges(
+        ctx,
+        set.collection,
+        changesetId,
+        ids.map((r) => r.id),
+      );
   }
 }
 
-const stripVector = ({ vector: _v, ...m }: Candidate | EvidenceMemory & { vector?: number[] }): EvidenceMemory => m;
+const stripVector = ({ vector: _v, ...m }: Candidate | (EvidenceMemory & { vector?: number[] })): EvidenceMemory => m;
 
 async function collectionOf(ctx: AuthedCtx, changesetId: string) {
-  const [row] = await ctx.app.db.query<{ collection: string }>('select collection from changesets where tenant_id = $1 and id = $2', [ctx.tenant.id, changesetId]);
+  const [row] = await ctx.app.db.query<{ collection: string }>('select collection from changesets where tenant_id = $1 and id = $2', [
+    ctx.tenant.id,
+    changesetId,
+  ]);
   return row?.collection;
 }
 

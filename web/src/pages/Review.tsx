@@ -29,7 +29,7 @@ export function Review() {
       <h1>Review</h1>
       <p className="muted">
         Changes proposed for a collection wait here until someone decides.
-        {!canAdmin && ' Applying, rejecting and undoing them, and the consolidation settings, need an admin key.'}
+        {!canAdmin && ' Applying, rejecting or undoing them, and changing the consolidation settings, need an admin key.'}
       </p>
       <ErrorNote error={collections.error} />
       <form aria-label="Collection to review" onSubmit={(e) => e.preventDefault()}>

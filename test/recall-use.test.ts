@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushRecalls } from '../src/services/search/recall-use.ts';
 import { newTenant, type Tenant } from './support/client.ts';
@@ -70,5 +72,40 @@ describe('recall counts', () => {
     await flushRecalls(server.app);
     expect((await use(staging)).recalls).toBe(4);
     expect(await rows(coffee)).toBe(0);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("on a tenant's own database", () => {
+  const base = process.env.TEST_DATABASE_URL!;
+  const own = `orgmem_use_${randomBytes(4).toString('hex')}`;
+  let admin: postgres.Sql;
+  beforeAll(async () => {
+    admin = postgres(base, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${own}`);
+  });
+  afterAll(async () => {
+    // With force: the server's pool on it is still open (the server closes after this file).
+    await admin?.unsafe(`drop database if exists ${own} with (force)`);
+    await admin?.end();
+  });
+
+  it('writes the counts to the database that holds the memory', async () => {
+    const u = await newTenant(server.url, server.adminKey);
+    const url = new URL(base);
+    url.pathname = `/${own}`;
+    expect((await u.api('PUT', '/v1/memory/database/config', { connection_string: url.toString() })).status).toBe(200);
+    const created = await u.api('POST', '/v1/memory/collections/notes/memories', { text: 'The release train leaves on Tuesdays.' });
+    expect(created.status).toBe(201);
+    const found = await u.api('POST', '/v1/memory/collections/notes/search', { query: 'release train', limit: 1 });
+    expect(found.body.results.map((r: { id: string }) => r.id)).toEqual([created.body.id]);
+    await flushRecalls(server.app);
+    expect((await u.api('GET', `/v1/memory/collections/notes/memories/${created.body.id}`)).body.use.recalls).toBe(1);
+    const ownDb = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    try {
+      expect(await ownDb`select recalls::int as recalls from memory_use where memory_id = ${created.body.id}`).toEqual([{ recalls: 1 }]);
+    } finally {
+      await ownDb.end();
+    }
+    expect(await rows(created.body.id)).toBe(0);
   });
 });

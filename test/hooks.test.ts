@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hooksConfig } from '../host/hooks/config.ts';
 import { projectCollection } from '../host/hooks/project.ts';
+import { MAX_CHUNK, turnTexts } from '../host/hooks/transcript.ts';
 import { buildIfStale } from './support/build.ts';
 import { closedPort } from './support/closed-port.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -319,6 +320,17 @@ describe("Codex's transcript", () => {
     expect(texts.join('\n')).toMatch(/Buildkite/);
     for (const t of texts) expect(t).not.toMatch(/DEVNOISE|ENVNOISE|CODEXNOISE|environment_context/);
     expect(await rows(`select 1 from remember_keys where idempotency_key like 'hook:codex-1:%'`)).toHaveLength(1);
+  });
+});
+
+describe('a long turn', () => {
+  it("is cut into pieces within remember's limit, each starting with the prefix of the speaker whose words it holds", () => {
+    const answer = `The deploy runs on Fridays. ${'a'.repeat(15_000)}`;
+    const pieces = turnTexts({ offset: 0, end: 0, user: 'u'.repeat(12_000), assistant: [answer] });
+    expect(pieces.map((p) => p.slice(0, 12))).toEqual(['User: uuuuuu', 'User: uuuuuu', 'Assistant: a']);
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_CHUNK);
+    const joined = pieces[0]! + pieces.slice(1).map((p) => p.replace(/^(?:User|Assistant): /, '')).join('');
+    expect(joined).toBe(`User: ${'u'.repeat(12_000)}\n\nAssistant: ${answer}`);
   });
 });
 

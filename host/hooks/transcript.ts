@@ -106,15 +106,23 @@ export function readTurns(bytes: Buffer, base: number): Turn[] {
 /** The longest text one remember takes (docs/graph.md). */
 export const MAX_CHUNK = 10_000;
 
-/** A turn as the texts to remember: the exchange, cut at MAX_CHUNK characters. */
+/**
+ * A turn as the texts to remember: the exchange as `User: ...` then `Assistant: ...`, the speaker
+ * prefixes the server reads to tell whose words are whose (docs/graph.md, "What remember keeps"),
+ * cut at MAX_CHUNK characters. A piece that starts inside a speaker's words begins with that
+ * speaker's prefix again, so the assistant's words are never read as the user's.
+ */
 export function turnTexts(turn: Turn): string[] {
-  const whole = `User: ${turn.user}${turn.assistant.length ? `\n\nAssistant: ${turn.assistant.join('\n\n')}` : ''}`;
+  const user = `User: ${turn.user}`;
+  const whole = turn.assistant.length ? `${user}\n\nAssistant: ${turn.assistant.join('\n\n')}` : user;
+  const answerAt = user.length + 2;
   const chunks: string[] = [];
   for (let i = 0; i < whole.length;) {
-    let end = Math.min(i + MAX_CHUNK, whole.length);
+    const prefix = i === 0 || i === answerAt ? '' : i > answerAt ? 'Assistant: ' : 'User: ';
+    let end = Math.min(i + MAX_CHUNK - prefix.length, whole.length);
     // Never between the two halves of a surrogate pair.
     if (end < whole.length && /[\uD800-\uDBFF]/.test(whole[end - 1]!)) end -= 1;
-    chunks.push(whole.slice(i, end));
+    chunks.push(prefix + whole.slice(i, end));
     i = end;
   }
   return chunks;

@@ -7,11 +7,11 @@ import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import type { FactOutcome, Relation } from '../../schemas/graph.ts';
 import { extractFacts, judgeFacts } from '../llm/calls.ts';
 import { LlmOutputError, resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
+import { touchCollection } from '../memory/collections.ts';
 import { archiveMemories, supersedeMemory } from '../memory/lifecycle.ts';
 import { createMemories, insertMemories, type NewMemory } from '../memory/memories.ts';
 import { currentSql } from '../memory/memory-view.ts';
 import { createJob, extractionJob, finishJob } from './extraction-jobs.ts';
-import { touchCollection } from '../memory/collections.ts';
 import { DUPLICATE_SIMILARITY, heuristicFacts, junkReason, normalizeFact, withoutPrivate, type ExtractedFact } from './fact-heuristics.ts';
 
 export interface RememberInput {
@@ -194,12 +194,14 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
 async function confirmMemories(q: Queryable, ctx: AuthedCtx, collection: string, targets: string[]) {
   const ids = [...new Set(targets)];
   if (!ids.length) return;
-  await q.query(
-    `insert into memory_use (tenant_id, memory_id, confirmations, last_confirmed_at)
-     select $1, id, 1, now() from unnest($2::uuid[]) as id
-     on conflict (tenant_id, memory_id) do update set confirmations = memory_use.confirmations + 1, last_confirmed_at = excluded.last_confirmed_at`,
-    [ctx.tenant.id, ids],
-  );
+  // One row a statement (rarely more than one): each is routed to its tenant's shard on Citus.
+  for (const id of ids) {
+    await q.query(
+      `insert into memory_use (tenant_id, memory_id, confirmations, last_confirmed_at) values ($1, $2, 1, now())
+       on conflict (tenant_id, memory_id) do update set confirmations = memory_use.confirmations + 1, last_confirmed_at = excluded.last_confirmed_at`,
+      [ctx.tenant.id, id],
+    );
+  }
   const raised = await q.query(
     `update memories set importance = least(1, importance + $3), updated_at = now()
       where tenant_id = $1 and id = any($2::uuid[]) and importance < 1 returning id`,

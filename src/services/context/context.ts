@@ -65,7 +65,7 @@ export async function buildContext(ctx: AuthedCtx, input: ContextInput, collecti
   ]);
   // One read of the embeddings of both parts' candidates: MMR orders by them, and no part takes a
   // memory that says what one already taken says (docs/context.md, "No repeats").
-  const vectors = await readVectors(ctx, [...stableRows, ...found]);
+  const vectors = await readVectors(ctx, [...stableReach(stableRows, input.max_tokens), ...found]);
   const repeats = repeatCheck(vectors);
   const stable = packStable(stableRows, input.max_tokens, repeats);
   const pool = withoutStable(found, stable);
@@ -142,6 +142,27 @@ export async function readStable(ctx: AuthedCtx, collections: string[], input: C
 }
 
 /**
+ * The stable rows whose embeddings are read: in priority order, as far as their costs add up to
+ * twice the stable part's budget. Packing drops repeats, so it may reach past what fits at once,
+ * but rarely past that; a row beyond it is compared by its words only. Reading every row's
+ * embedding (up to 200) would cost a session start tens of ms for rows that cannot fit.
+ */
+function stableReach(rows: StableRow[], maxTokens: number): StableRow[] {
+  const budget = Math.floor(maxTokens * STABLE_SHARE);
+  const reached: StableRow[] = [];
+  let total = 0;
+  for (const row of rows) {
+    const cost = costOf(row);
+    // One that can never fit is skipped by packing, and needs no embedding.
+    if (cost > budget) continue;
+    total += cost;
+    if (total > 2 * budget) break;
+    reached.push(row);
+  }
+  return reached;
+}
+
+/**
  * The stable part, within its share of `maxTokens`: kept by priority (pinned, then the newest),
  * shown oldest first, so that a new fact changes the end of the block and a prompt cache keeps
  * the rest; of memories that say the same thing, the first by priority. Empty when nothing fits.
@@ -190,7 +211,7 @@ function pack<T extends Item>(items: T[], budget: number, render: (kept: T[]) =>
   let estimate = frame;
   for (const item of items) {
     if (kept.length >= max) break;
-    const cost = countTokens(shown([item])) - EMPTY_BLOCK + 1;
+    const cost = costOf(item);
     if (estimate + cost > budget || !admits(item, kept)) continue;
     kept.push(item);
     estimate += cost;
@@ -205,3 +226,13 @@ function pack<T extends Item>(items: T[], budget: number, render: (kept: T[]) =>
   return { kept, text, tokens };
 }
 const EMPTY_BLOCK = countTokens(shown([]));
+/** A memory's own tokens in a block, counted once per item of a request (the stable reach and packing both ask). */
+const costs = new WeakMap<Item, number>();
+function costOf(item: Item): number {
+  let cost = costs.get(item);
+  if (cost === undefined) {
+    cost = countTokens(shown([item])) - EMPTY_BLOCK + 1;
+    costs.set(item, cost);
+  }
+  return cost;
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { changeKind, consolidationSettings, SCHEDULES } from '../src/schemas/consolidation.ts';
+import { SCHEDULES } from '../src/schemas/consolidation-lists.ts';
+import { changeKind, consolidationSettings } from '../src/schemas/consolidation.ts';
 import { putSettings } from '../src/services/consolidation/schedule.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';
 

@@ -197,6 +197,19 @@ const RUNS: Record<string, (block: DocBlock) => Promise<void>> = {
     expect(ran.stdout).toMatch(/^Usage: orgmem <command>/);
   },
 
+  // docs/consolidation.md
+  async consolidate(block) {
+    const t = await tenant();
+    for (const text of ['The release train leaves every Tuesday.', 'The release train leaves every Tuesday!', 'Ana owns the billing runbook.'])
+      await store(t, 'notes', text);
+    const ran = await sh(block, { KEY: t.key });
+    expectSuccess(ran);
+    const [open, applied] = answers(ran);
+    expect(open).toMatchObject({ state: 'open', changes: [{ kind: 'merge', state: 'proposed' }] });
+    expect(applied).toMatchObject({ state: 'reviewed', counts: { applied: 1 } });
+    expect((await t.api('GET', '/v1/memory/collections/notes/memories')).body).toHaveLength(2);
+  },
+
   // docs/access.md
   async 'webhook-verify'(block) {
     const receiver = await startReceiver();

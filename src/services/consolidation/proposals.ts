@@ -1,4 +1,5 @@
-import type { ChangeKind, EvidenceMemory } from '../../schemas/consolidation.ts';
+import type { ChangeKind } from '../../schemas/consolidation-lists.ts';
+import type { EvidenceMemory } from '../../schemas/consolidation.ts';
 import { nearPairs, type Pair } from './near-pairs.ts';
 
 /*

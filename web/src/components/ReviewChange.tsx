@@ -1,4 +1,5 @@
-import type { Change, ChangeKind } from '../../../src/schemas/consolidation.ts';
+import type { ChangeKind } from '../../../src/schemas/consolidation-lists.ts';
+import type { Change } from '../../../src/schemas/consolidation.ts';
 import { ReviewMemory } from './ReviewMemory.tsx';
 import { ErrorNote, when } from './ui.tsx';
 

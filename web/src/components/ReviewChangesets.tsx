@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router';
-import { CHANGE_STATES } from '../../../src/schemas/consolidation.ts';
+import { CHANGE_STATES } from '../../../src/schemas/consolidation-lists.ts';
 import { query, rpc, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { Busy, ErrorNote, when } from './ui.tsx';

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { CHANGE_KINDS, SCHEDULES, type ChangeKind } from '../../../src/schemas/consolidation.ts';
+import { CHANGE_KINDS, SCHEDULES, type ChangeKind } from '../../../src/schemas/consolidation-lists.ts';
 import { rpc, type ApiInput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { KeyCheckbox } from './KeyCheckbox.tsx';

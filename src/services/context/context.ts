@@ -72,10 +72,8 @@ export async function buildContext(ctx: AuthedCtx, input: ContextInput, collecti
   const order = mmrOrder(withVectors(pool, vectors), input.mmr_lambda).map((i) => pool[i]!);
   const picked = packQuery(stable, order, input, repeats);
   // What the block hands on is recalled; the search's other candidates are not (docs/search.md, "Recall counts").
-  countRecalls(
-    ctx,
-    [...stable.kept, ...picked.kept].map((m) => m.id),
-  );
+  const handed = [...stable.kept, ...picked.kept].map((m) => m.id);
+  countRecalls(ctx, handed);
   return answer(stable, picked, found.length);
 }
 

@@ -30,7 +30,10 @@ import { startServer } from '../test/support/server.ts';
 
 const { values } = parseArgs({ options: { embedder: { type: 'string', default: 'local' }, verbose: { type: 'boolean', default: false } } });
 const DIR = resolve(import.meta.dirname, 'capture');
-const labels = JSON.parse(readFileSync(join(DIR, 'labels.json'), 'utf8')) as Record<string, { harness: string; keep: string[]; never: string[]; secrets: string[] }>;
+const labels = JSON.parse(readFileSync(join(DIR, 'labels.json'), 'utf8')) as Record<
+  string,
+  { harness: string; keep: string[]; never: string[]; secrets: string[] }
+>;
 
 const STOP = new Set(
   'a an the is are was were be been being to of in on at for and or with by as it its that this these those from into so than then there their they them he she his her we our us you your i me my which who what when where how not do does did has have had will would can could should may might must also just only all any each every'.split(
@@ -60,7 +63,9 @@ const totals = { keep: 0, kept: 0, stored: 0, junk: 0, duplicates: 0, secrets: 0
 try {
   const t = await newTenant(server.url, server.adminKey);
   const llm = await t.api('GET', '/v1/memory/extraction/config');
-  process.stdout.write(`${Object.keys(labels).length} transcripts, ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded'}, embedder ${values.embedder}, LLM configured: ${llm.body.configured}\n\n`);
+  process.stdout.write(
+    `${Object.keys(labels).length} transcripts, ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'embedded'}, embedder ${values.embedder}, LLM configured: ${llm.body.configured}\n\n`,
+  );
   process.stdout.write(`${'transcript'.padEnd(22)} harness  kept/keep stored junk dup secrets\n`);
   for (const [name, label] of Object.entries(labels)) {
     const collection = `capture-${name}`;
@@ -68,7 +73,9 @@ try {
     await capture({ url: server.url, key: t.key }, collection, { session_id: name, transcript_path: file, hook_event_name: 'SessionEnd' }, state);
     await jobsDone(t.id, collection);
     const current = ((await t.api('GET', `/v1/memory/collections/${collection}/memories?limit=200`)).body as { text: string }[]).map((m) => m.text);
-    const every = ((await t.api('GET', `/v1/memory/collections/${collection}/memories?limit=200&include_archived=true`)).body as { text: string }[]).map((m) => m.text);
+    const every = ((await t.api('GET', `/v1/memory/collections/${collection}/memories?limit=200&include_archived=true`)).body as { text: string }[]).map(
+      (m) => m.text,
+    );
     const kept = label.keep.filter((k) => current.some((m) => matches(m, k)));
     const junk = current.filter((m) => !label.keep.some((k) => matches(m, k)) || label.never.some((n) => matches(m, n)));
     const duplicates = current.filter((m, i) => current.slice(0, i).some((earlier) => sameSaying(m, earlier)));

@@ -15,7 +15,8 @@ beforeAll(async () => {
 afterAll(() => bare?.close());
 
 const current = async (t: Tenant, c: string) => ((await t.api('GET', `${col(c)}/memories?limit=200`)).body as any[]).map((m) => m.text as string);
-const everything = async (t: Tenant, c: string) => ((await t.api('GET', `${col(c)}/memories?limit=200&include_archived=true`)).body as any[]).map((m) => m.text as string);
+const everything = async (t: Tenant, c: string) =>
+  ((await t.api('GET', `${col(c)}/memories?limit=200&include_archived=true`)).body as any[]).map((m) => m.text as string);
 
 describe('remember without any LLM keeps knowledge, not chatter', () => {
   it('a Stop-hook turn stores no chatter and no speaker prefixes', async () => {
@@ -25,7 +26,10 @@ describe('remember without any LLM keeps knowledge, not chatter', () => {
       "Assistant: Let me check the Makefile. I'll follow those rules. The lint target runs golangci-lint over every package.";
     const res = await call(bare.url, 'POST', `${col('hook')}/remember`, { key: t.key, body: { content: turn }, headers: { 'idempotency-key': 'hook:s1:0' } });
     const { job } = await pollJob(t, res.body.job_id);
-    expect(job.facts.map((f: any) => f.text)).toEqual(['The team always runs make lint before committing.', 'The lint target runs golangci-lint over every package.']);
+    expect(job.facts.map((f: any) => f.text)).toEqual([
+      'The team always runs make lint before committing.',
+      'The lint target runs golangci-lint over every package.',
+    ]);
     const stored = await current(t, 'hook');
     expect(stored.sort()).toEqual(['The lint target runs golangci-lint over every package.', 'The team always runs make lint before committing.']);
     for (const text of stored) expect(text).not.toMatch(/User:|Assistant:|Let me|I'll follow/);
@@ -33,11 +37,17 @@ describe('remember without any LLM keeps knowledge, not chatter', () => {
 
   const junk: Array<[string, string]> = [
     ['acknowledgements', 'User: Thanks! Sounds good.\n\nAssistant: Done. Glad it works.'],
-    ['procedural chatter and requests', "User: Fix the failing test.\n\nAssistant: Let me look at the logs. Running the tests now. I'll follow those rules. Next, I'll update the config."],
+    [
+      'procedural chatter and requests',
+      "User: Fix the failing test.\n\nAssistant: Let me look at the logs. Running the tests now. I'll follow those rules. Next, I'll update the config.",
+    ],
     ['questions without an answer', 'User: Do we still need the v1 export endpoint? who uses it\n\nAssistant: Should I grep the access logs?'],
     ['a code listing', "Assistant: Here's the helper:\n\n```ts\nexport function add(a: number, b: number) {\n  return a + b;\n}\n```"],
     ['shell commands alone', 'User: $ npm run build\nnpm test -- --watch\ngit push origin main'],
-    ['a stack trace', "User: TypeError: Cannot read properties of null (reading 'email')\n    at formatOrder (/app/src/orders/format.ts:42:27)\n    at async handler (/app/src/routes/orders.ts:9:5)"],
+    [
+      'a stack trace',
+      "User: TypeError: Cannot read properties of null (reading 'email')\n    at formatOrder (/app/src/orders/format.ts:42:27)\n    at async handler (/app/src/routes/orders.ts:9:5)",
+    ],
     ['log lines', 'User: 2025-11-02T08:14:03Z INFO worker started pid=7\n[ERROR] connection refused to redis:6379\nnpm ERR! code ELIFECYCLE'],
     ['a file listing', 'Assistant: src/load.ts\ndocs/setup.md\n├── package.json\n└── tsconfig.json'],
     ['a diff', "Assistant: diff --git a/src/load.ts b/src/load.ts\n@@ -3,3 +3,3 @@\n-const FILE = 'config.yml';\n+const FILE = 'settings.yml';"],
@@ -72,11 +82,15 @@ describe('remember without any LLM keeps knowledge, not chatter', () => {
   it('never stores the text of a <private> block, closed or not, raw memory included', async () => {
     const t = await newTenant(bare.url, bare.adminKey);
     await rememberSync(t, 'p', 'The office wifi is called guest-net. <private>The wifi password is hunter2.</private> The printer is on floor 3.');
-    const queued = await t.api('POST', `${col('p')}/remember`, { content: 'User: The VPN gateway is vpn.acme.example. <private>token ghp_s3cr3t and the rest' });
+    const queued = await t.api('POST', `${col('p')}/remember`, {
+      content: 'User: The VPN gateway is vpn.acme.example. <private>token ghp_s3cr3t and the rest',
+    });
     await pollJob(t, queued.body.job_id);
     const all = await everything(t, 'p');
     expect(all.join('\n')).not.toMatch(/hunter2|ghp_s3cr3t|password/);
-    expect(await current(t, 'p')).toEqual(expect.arrayContaining(['The office wifi is called guest-net.', 'The printer is on floor 3.', 'The VPN gateway is vpn.acme.example.']));
+    expect(await current(t, 'p')).toEqual(
+      expect.arrayContaining(['The office wifi is called guest-net.', 'The printer is on floor 3.', 'The VPN gateway is vpn.acme.example.']),
+    );
   });
 
   it('a repeated fact confirms the memory that says it: counted, importance raised (pinned too, up to 1), never stored twice', async () => {
@@ -85,7 +99,12 @@ describe('remember without any LLM keeps knowledge, not chatter', () => {
     const first = await rememberSync(t, 'rep', fact, 0.5);
     const id = first.body.memories[0].id;
     const use = async () =>
-      (await bare.app.db.query<{ confirmations: number; last_confirmed_at: Date | null }>('select confirmations, last_confirmed_at from memory_use where tenant_id = $1 and memory_id = $2', [t.id, id]))[0];
+      (
+        await bare.app.db.query<{ confirmations: number; last_confirmed_at: Date | null }>(
+          'select confirmations, last_confirmed_at from memory_use where tenant_id = $1 and memory_id = $2',
+          [t.id, id],
+        )
+      )[0];
     expect(await use()).toBeUndefined();
     for (const content of [fact, `User: ${fact}`]) {
       const again = await rememberSync(t, 'rep', content, 0.5);
@@ -123,7 +142,9 @@ describe('with an LLM, its facts pass the same filter', () => {
   it('drops a junk fact of the reply and logs it at warn; asks for durable knowledge only', async () => {
     const t = await newTenant(server.url, server.adminKey);
     const fact = (text: string) => ({ text, type: 'fact', valid_from: null, expires_at: null, time_phrase: null });
-    fake.script('extract_facts', { json: { facts: [fact('Let me check the Makefile.'), fact('User: I prefer tabs.'), fact('The team squash-merges pull requests.')] } });
+    fake.script('extract_facts', {
+      json: { facts: [fact('Let me check the Makefile.'), fact('User: I prefer tabs.'), fact('The team squash-merges pull requests.')] },
+    });
     const res = await rememberSync(t, 'llm', 'User: We squash-merge pull requests.\n\nAssistant: Let me check the Makefile.');
     expect(res.body.memories.map((m: any) => m.text)).toEqual(['The team squash-merges pull requests.']);
     const warned = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'LLM fact is not knowledge; dropped');

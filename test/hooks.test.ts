@@ -117,7 +117,11 @@ describe('the hooks against a running orgmem', () => {
     // What stays in search is knowledge, its holder named: no speaker prefixes, no narration (docs/graph.md, "What remember keeps").
     const current = stored.filter((m) => !m.archived).map((m) => m.text as string);
     expect(current).toEqual(
-      expect.arrayContaining(['The team deploys the rocket service on Fridays only.', 'The rocket service deploys on Fridays.', 'Yesterday the team migrated the billing database to PostgreSQL 16.']),
+      expect.arrayContaining([
+        'The team deploys the rocket service on Fridays only.',
+        'The rocket service deploys on Fridays.',
+        'Yesterday the team migrated the billing database to PostgreSQL 16.',
+      ]),
     );
     for (const t of current) expect(t).not.toMatch(/^(?:User|Assistant):|Let me|Understood|Noted/);
     expect(stored.some((m) => m.category === 'episode' && /billing database/.test(m.text as string))).toBe(true);
@@ -329,7 +333,12 @@ describe('a long turn', () => {
     const pieces = turnTexts({ offset: 0, end: 0, user: 'u'.repeat(12_000), assistant: [answer] });
     expect(pieces.map((p) => p.slice(0, 12))).toEqual(['User: uuuuuu', 'User: uuuuuu', 'Assistant: a']);
     for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_CHUNK);
-    const joined = pieces[0]! + pieces.slice(1).map((p) => p.replace(/^(?:User|Assistant): /, '')).join('');
+    const joined =
+      pieces[0]! +
+      pieces
+        .slice(1)
+        .map((p) => p.replace(/^(?:User|Assistant): /, ''))
+        .join('');
     expect(joined).toBe(`User: ${'u'.repeat(12_000)}\n\nAssistant: ${answer}`);
   });
 });

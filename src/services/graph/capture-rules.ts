@@ -92,14 +92,17 @@ export const CHATTER_START =
  */
 export const NARRATION_GERUND =
   /^(?:now )?(?:running|checking|looking|reading|searching|opening|inspecting|examining|investigating|updating|adding|editing|writing|creating|fixing|applying|trying|verifying|re-running|rerunning|installing|building|compiling|fetching|loading|exploring|scanning|grepping|starting|continuing|proceeding|moving on|bumping|switching|committing|pushing|deploying|formatting|refactoring|cleaning|removing|renaming|testing)\b/i;
-export const FINITE_VERB = /\b(?:is|are|was|were|keeps|brings|makes|cuts|takes|shows|fixes|causes|needs|means|gives|helps|costs|reduces|saves|avoids|breaks|requires|adds|removes|prevents|would|will|should|must|can)\b/i;
+/** The verbs that make a leading -ing word a subject rather than an action under way. */
+export const FINITE_VERB =
+  /\b(?:is|are|was|were|keeps|brings|makes|cuts|takes|shows|fixes|causes|needs|means|gives|helps|costs|reduces|saves|avoids|breaks|requires|adds|removes|prevents|would|will|should|must|can)\b/i;
 
 /** The assistant reporting what it just did, in the past tense without a subject: "Added lodash-es", "Updated values.yaml". */
 export const DONE_NARRATION =
   /^(?:added|updated|changed|created|fixed|removed|renamed|moved|formatted|bumped|committed|pushed|deleted|installed|wrote|replaced|refactored|implemented|edited|modified|reverted|ran|switched|merged|rebased|cleaned|applied|drafted|deployed|restarted|killed|opened|closed|reformatted|regenerated|rewrote|tested|verified|confirmed)\b/i;
 
 /** A question without its question mark: "why does the e2e test fail on CI". */
-export const QUESTION_START = /^(?:why|how|what|when|where|who|whom|which|whose)\b|^(?:is|are|was|were|does|did|do|can|could|would|will|should|shall|has|have) (?:there|it|this|that|we|you|i|the|a|an|our|my|any)\b/i;
+export const QUESTION_START =
+  /^(?:why|how|what|when|where|who|whom|which|whose)\b|^(?:is|are|was|were|does|did|do|can|could|would|will|should|shall|has|have) (?:there|it|this|that|we|you|i|the|a|an|our|my|any)\b/i;
 
 /** A lead-in ending in ":" whose items are standing rules: "Rules for this repo:", "how I like to work:", "We decided:". */
 export const RULE_LEAD = /\b(?:like|likes|prefer|prefers|rules?|conventions?|guidelines?|policy|how (?:i|we) work|decided|agreed|decision)\b/i;
@@ -123,7 +126,8 @@ export const STATUS_REPORT =
   /^(?:all |the )?(?:\d+ )?(?:tests?|specs?|checks?|builds?|lint(?:ing)?|ci|type ?checks?|the suite)(?: \w+)?(?: (?:now|still|all))? (?:pass(?:es|ed)?|are passing|is passing|succeed(?:s|ed)?|is green|are green|is clean|are clean|fail(?:s|ed)?|is failing|are failing|ran|run|compile[sd]?)\b/i;
 
 /** A reply's opening that announces rather than says: "This means", "That should", "It looks like". */
-export const DEICTIC_START = /^(?:this|that|these|those|it)(?:'s| is| was| means| should| will| would| looks| seems| might| could| may| did| does| should| works| worked)\b/i;
+export const DEICTIC_START =
+  /^(?:this|that|these|those|it)(?:'s| is| was| means| should| will| would| looks| seems| might| could| may| did| does| works| worked)\b/i;
 
 /** Words that start a request (an imperative sentence): the task of the moment, unless a rule word makes it a standing rule. */
 export const REQUEST_VERBS =
@@ -167,14 +171,52 @@ export const HOLDERS: Array<[RegExp, string, 'subject' | 'other']> = [
 ];
 
 /** Adverbs that may stand between a subject and its verb ("we always squash-merge"). */
-export const ADVERBS = ['always', 'never', 'usually', 'often', 'really', 'strongly', 'generally', 'normally', 'also', 'only', 'still', 'just', 'mostly', 'rarely', 'sometimes', 'typically', 'definitely', 'actually', 'all', 'both', 'absolutely', 'much', 'now', 'currently', 'already', 'mainly'];
+export const ADVERBS = [
+  'always',
+  'never',
+  'usually',
+  'often',
+  'really',
+  'strongly',
+  'generally',
+  'normally',
+  'also',
+  'only',
+  'still',
+  'just',
+  'mostly',
+  'rarely',
+  'sometimes',
+  'typically',
+  'definitely',
+  'actually',
+  'all',
+  'both',
+  'absolutely',
+  'much',
+  'now',
+  'currently',
+  'already',
+  'mainly',
+];
 
 /** Verbs that do not take an -s after "the user" / "the team": modals, and forms that are already past (regular ones, in -ed, are told by their ending) or third person. */
 export const UNINFLECTED =
   /^(?:will|would|can|could|should|shall|may|might|must|won't|wouldn't|can't|couldn't|shouldn't|did|didn't|had|was|wasn't|has|is|needs?n't|met|went|said|made|took|got|saw|came|knew|thought|told|found|gave|left|felt|kept|put|ran|set|began|brought|bought|built|sent|spent|wrote|lost|paid|read|meant|chose|ate|drank|flew|drove|forgot|grew|hit|held|led|let|sat|slept|spoke|stood|taught|understood|won|wore|broke|became|fell|heard|sold|quit|shut|cut)$/i;
 
 /** Irregular present forms after "the user" / "the team". */
-export const IRREGULAR: Record<string, string> = { am: 'is', are: 'is', were: 'was', have: 'has', do: 'does', "don't": "doesn't", go: 'goes', "aren't": "isn't", "haven't": "hasn't", "weren't": "wasn't" };
+export const IRREGULAR: Record<string, string> = {
+  am: 'is',
+  are: 'is',
+  were: 'was',
+  have: 'has',
+  do: 'does',
+  "don't": "doesn't",
+  go: 'goes',
+  "aren't": "isn't",
+  "haven't": "hasn't",
+  "weren't": "wasn't",
+};
 
 /** "Let's use X" from the user: a decision the team made, not a step of the moment. */
 export const LETS_DECIDE = /^let's (use|go with|switch to|keep|stick with|adopt|standardi[sz]e on|move to|drop|stop using|avoid|pick|choose)\b/i;

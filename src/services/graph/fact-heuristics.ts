@@ -187,7 +187,8 @@ function clauses(lines: string[]): Array<{ text: string; rule: boolean }> {
   return out;
 }
 
-const NOUN_PHRASE = /^((?:(?:the|our|my|their|this)\s+)?[\p{L}\p{N}][\p{L}\p{N}'-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}'-]*){0,3}?)\s+(?:is|are|was|were|has|have|keeps|runs|uses|owns|needs|signed|ships|takes|lives|crashes|fails)\b/iu;
+const NOUN_PHRASE =
+  /^((?:(?:the|our|my|their|this)\s+)?[\p{L}\p{N}][\p{L}\p{N}'-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}'-]*){0,3}?)\s+(?:is|are|was|were|has|have|keeps|runs|uses|owns|needs|signed|ships|takes|lives|crashes|fails)\b/iu;
 
 /** The noun phrase a clause is about ("Acme Corp is our largest customer": "Acme Corp"), for the pronouns after it. */
 function subjectOf(clause: string): string | null {
@@ -204,12 +205,18 @@ function resolvePronoun(clause: string, subject: string | null): string {
 /** The clause as a fact of its speaker, or null when it is not knowledge. */
 function statement(clause: string, role: 'user' | 'assistant', rule: boolean): string | null {
   if (clause.includes('?') || QUESTION_START.test(clause)) return null;
-  let s = clause.replace(/[\u2018\u2019]/g, "'").replace(CONCLUSION_LEAD, '').replace(ACK_LEAD, '').replace(/^please,?\s+/i, '').trim();
+  let s = clause
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(CONCLUSION_LEAD, '')
+    .replace(ACK_LEAD, '')
+    .replace(/^please,?\s+/i, '')
+    .trim();
   if (!s || ACKNOWLEDGEMENT.test(s) || STATUS_REPORT.test(s) || DEICTIC_START.test(s) || /^(?:it|they|he|she|its|their)\b/i.test(s)) return null;
   if (SYMPTOM.test(s) && !/\bbecause\b/i.test(s)) return null;
   if (role === 'assistant') {
     const narration = CHATTER_START.test(s) || DONE_NARRATION.test(s) || (NARRATION_GERUND.test(s) && !FINITE_VERB.test(s));
-    if (narration || CHANGE_REPORT.test(s) || FIRST_PERSON.test(s) || /^(?:we|we'll|we're|you|you'll|you're|your|you've)\b/i.test(s) || REQUEST_VERBS.test(s)) return null;
+    if (narration || CHANGE_REPORT.test(s) || FIRST_PERSON.test(s) || /^(?:we|we'll|we're|you|you'll|you're|your|you've)\b/i.test(s) || REQUEST_VERBS.test(s))
+      return null;
     return sentenceCase(s);
   }
   if (LETS_DECIDE.test(s)) return sentenceCase(s.replace(/^let's\s+/i, 'the team will '));

@@ -163,7 +163,12 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
       items,
       fresh.map(({ i }) => embeddings[i]!),
     );
-    await confirmMemories(tx, ctx, collection, facts.flatMap((_, i) => (decisions[i]!.relation === 'duplicate' ? [decisions[i]!.target!] : [])));
+    await confirmMemories(
+      tx,
+      ctx,
+      collection,
+      facts.flatMap((_, i) => (decisions[i]!.relation === 'duplicate' ? [decisions[i]!.target!] : [])),
+    );
     const storedAt = new Map(fresh.map(({ i }, k) => [i, stored[k]!]));
     const outcomes: FactOutcome[] = [];
     for (const [i, f] of facts.entries()) {

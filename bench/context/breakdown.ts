@@ -22,6 +22,7 @@ import {
   readStable,
   readVectors,
   recall,
+  stableReach,
   withoutStable,
   withVectors,
 } from '../../src/services/context/context.ts';
@@ -71,7 +72,7 @@ try {
     const { collections } = await timed('scope', () => resolveScope(ctx, args.collection!));
     const rows = await timed('stable read', () => readStable(ctx, collections, req));
     const found = await timed('search', () => recall(ctx, contextQuery(req), req, args.collection!));
-    const vectors = await timed('embeddings read', () => readVectors(ctx, [...rows, ...found]));
+    const vectors = await timed('embeddings read', () => readVectors(ctx, [...stableReach(rows, req.max_tokens), ...found]));
     const repeats = repeatCheck(vectors);
     const stable = await timed('stable packing', () => packStable(rows, req.max_tokens, repeats));
     const pool = withoutStable(found, stable);

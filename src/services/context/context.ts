@@ -145,7 +145,7 @@ export async function readStable(ctx: AuthedCtx, collections: string[], input: C
  * but rarely past that; a row beyond it is compared by its words only. Reading every row's
  * embedding (up to 200) would cost a session start tens of ms for rows that cannot fit.
  */
-function stableReach(rows: StableRow[], maxTokens: number): StableRow[] {
+export function stableReach(rows: StableRow[], maxTokens: number): StableRow[] {
   const budget = Math.floor(maxTokens * STABLE_SHARE);
   const reached: StableRow[] = [];
   let total = 0;

@@ -41,6 +41,8 @@ export interface Sample {
 /** A small text file as tRPC and JSON callers send it (REST multipart callers send the same as a part). */
 export const textFile = { filename: 'tides.txt', content_type: 'text/plain', data: Buffer.from('Tide tables for the harbour.').toString('base64') };
 
+const NO_CHANGESET = '00000000-0000-4000-8000-00000000c5e7';
+
 export const samples: Record<string, Sample> = {
   'collections.get': { input: (fx) => ({ name: fx.collection }) },
   'collections.update': { input: (fx) => ({ name: fx.collection, description: 'updated by the sample' }) },
@@ -87,6 +89,15 @@ export const samples: Record<string, Sample> = {
   'graph.summary': { input: (fx) => ({ collection: fx.collection }) },
   // Real runs: a dry run is a read (readWhen), and the matrix checks the write permission.
   'hygiene.dedup': { input: (fx) => ({ collection: fx.collection, dry_run: false }) },
+  'consolidation.run': { input: (fx) => ({ collection: fx.collection }) },
+  'consolidation.getConfig': { input: (fx) => ({ collection: fx.collection }) },
+  'consolidation.putConfig': { input: (fx) => ({ collection: fx.collection, schedule: 'weekly' }) },
+  'changesets.list': { input: (fx) => ({ collection: fx.collection }) },
+  // A change set the fixture does not hold: an allowed call finds none (404), a refused one never looks.
+  'changesets.get': { input: (fx) => ({ collection: fx.collection, id: NO_CHANGESET }), allowedStatus: () => 404 },
+  'changesets.applyChanges': { input: (fx) => ({ collection: fx.collection, id: NO_CHANGESET }), allowedStatus: () => 404 },
+  'changesets.reject': { input: (fx) => ({ collection: fx.collection, id: NO_CHANGESET }), allowedStatus: () => 404 },
+  'changesets.undo': { input: (fx) => ({ collection: fx.collection, id: NO_CHANGESET, change: NO_CHANGESET }), allowedStatus: () => 404 },
   'hygiene.archiveStale': { input: (fx) => ({ collection: fx.collection, dry_run: false }) },
   'hygiene.health': { input: (fx) => ({ collection: fx.collection }) },
   'grants.put': { input: (fx) => ({ name: fx.collection, agent_key_id: fx.otherKeyId, can_read: true, can_write: true }) },

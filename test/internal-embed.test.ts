@@ -14,7 +14,7 @@ const embed = (body: unknown, headers: Record<string, string> = { 'x-internal-se
 beforeAll(async () => {
   server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_EMBEDDINGS_DIMENSIONS: '64', ORGMEM_INTERNAL_SECRET: SECRET }, { worker: false });
   closed = await startServer({ ORGMEM_EMBEDDER: 'hash' }, { worker: false });
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -56,7 +56,7 @@ beforeAll(async () => {
   serve = await spawnedServer({ ORGMEM_EMBEDDER: 'hash', NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'), ORGMEM_ALLOW_PRIVATE_NETWORKS: '127.0.0.1' });
   url = await serve.start();
   key = serve.key;
-}, 60_000);
+});
 
 afterAll(async () => {
   await serve?.close();

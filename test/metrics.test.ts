@@ -40,7 +40,7 @@ beforeAll(async () => {
   playMemoryModel(fake);
   server = await startServer({ ORGMEM_EMBEDDER: 'hash', ORGMEM_LLM_BASE_URL: fake.url, ORGMEM_LLM_MODEL: 'fake-model' });
   t = await newTenant(server.url, server.adminKey);
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -53,7 +53,7 @@ beforeAll(async () => {
   await q('update memories set archived = true where id = $1', [m2]);
   await q(`update memories set valid_to = now() - interval '1 hour' where id = $1`, [m3]);
   await q('update memories set superseded_by = $1, superseded_at = now() where id = $2', [m3, m4]);
-}, 60_000);
+});
 
 afterAll(() => server?.close());
 

@@ -20,7 +20,7 @@ beforeAll(async () => {
   fake.on('extract_facts', (c) => (llmDown ? { status: 500, message: 'model overloaded' } : extractBySentence(c)));
   server = await startServer({ ORGMEM_LLM_BASE_URL: fake.url, ORGMEM_LLM_MODEL: 'fake-model', ORGMEM_LLM_MAX_RETRIES: '0' });
   t = await newTenant(server.url, server.adminKey);
-}, 30_000);
+});
 afterAll(async () => {
   await server?.close();
   await fake?.close();

@@ -26,7 +26,7 @@ beforeAll(async () => {
   server = await startServer({}, { worker: false });
   app = server.app;
   s3 = await startFakeS3(['platform-status']);
-}, 30_000);
+});
 afterAll(async () => {
   await server?.close();
   await s3?.close();

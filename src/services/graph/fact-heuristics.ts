@@ -32,8 +32,8 @@ import {
 } from './capture-rules.ts';
 
 /**
- * Extraction without any LLM (the embedded default), documented in docs/graph.md ("Without any
- * LLM" and "What remember keeps"):
+ * Extraction without any LLM (the embedded default), documented in docs/graph.md ("Remember" and
+ * "What remember keeps"):
  * - the text is cut into its speakers' parts ("User: ...", "Assistant: ...", text before any
  *   prefix is the caller's, read as the user's), `<private>` and thinking blocks removed;
  * - lines that are not prose (code fences, commands, stack traces, logs, listings, diffs) go,

@@ -25,6 +25,10 @@ export const DATA_TABLES = [
   'proxy_threads',
   'proxy_store_failures',
   'graph_tenants',
+  'memory_use',
+  'changesets',
+  'changeset_changes',
+  'consolidation_settings',
 ] as const;
 
 /** The database cannot hold a tenant's data; the message says why. */

@@ -51,9 +51,10 @@ export async function applyChanges(ctx: AuthedCtx, collection: string, id: strin
     await ctx.app.db.transaction(async (tx) => {
       const failure = await applyOne(tx, ctx, collection, change);
       await tx.query(
-        `update changeset_changes set state = $4, detail = $5, applied_at = case when $4 = 'applied' then now() end
-          where tenant_id = $1 and changeset_id = $2 and id = $3`,
-        [ctx.tenant.id, id, change.id, failure ? 'failed' : 'applied', failure?.detail ?? null],
+        failure
+          ? `update changeset_changes set state = 'failed', detail = $4 where tenant_id = $1 and changeset_id = $2 and id = $3`
+          : `update changeset_changes set state = 'applied', applied_at = now() where tenant_id = $1 and changeset_id = $2 and id = $3`,
+        [ctx.tenant.id, id, change.id, ...(failure ? [failure.detail] : [])],
       );
     });
   }
@@ -101,16 +102,18 @@ async function applyOne(tx: Queryable, ctx: AuthedCtx, collection: string, chang
   const keeper = keep_id ? byId.get(keep_id)! : null;
   const applied: AppliedMemory[] = [];
   const changed: MemoryRow[] = [];
+  // The transaction's time, read once: Citus refuses now() inside a CASE of a distributed update.
+  const [{ now }] = (await tx.query<{ now: Date }>('select now() as now')) as [{ now: Date }];
   for (const id of memory_ids) {
     const before = byId.get(id)!;
     const set =
       change.kind === 'merge'
-        ? { archived: true, superseded_by: keep_id, superseded_at: 'now', valid_to: iso(before.valid_to) }
+        ? { archived: true, superseded_by: keep_id, superseded_at: now, valid_to: iso(before.valid_to) }
         : change.kind === 'supersede'
           ? {
               archived: before.archived,
               superseded_by: keep_id,
-              superseded_at: 'now',
+              superseded_at: now,
               // A fact replaced stops holding where its successor starts (docs/time.md), never before it began.
               valid_to: iso(new Date(Math.min(before.valid_to?.getTime() ?? Infinity, Math.max(before.valid_from.getTime(), keeper!.valid_from.getTime())))),
             }
@@ -119,7 +122,7 @@ async function applyOne(tx: Queryable, ctx: AuthedCtx, collection: string, chang
             : { archived: before.archived, superseded_by: before.superseded_by, superseded_at: iso(before.superseded_at), valid_to };
     const [row] = await tx.query<MemoryRow>(
       `update memories set archived = $3, superseded_by = $4::uuid,
-         superseded_at = case when $5::text = 'now' then now() else $5::timestamptz end, valid_to = $6::timestamptz, updated_at = now()
+         superseded_at = $5::timestamptz, valid_to = $6::timestamptz, updated_at = now()
         where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
       [ctx.tenant.id, id, set.archived, set.superseded_by, set.superseded_at, set.valid_to],
     );

@@ -57,17 +57,26 @@ export async function startRun(ctx: AuthedCtx, collection: string, similarity: n
  * a period from now (a service down for a while does not catch up run after run).
  */
 export async function startDueRuns(app: App): Promise<number> {
-  return app.db.transaction(async (tx) => {
-    const due = await tx.query<{ tenant_id: string; collection: string }>(
-      `update consolidation_settings set next_run_at = now() + make_interval(days => every_days)
-        where next_run_at <= now() returning tenant_id, collection`,
-    );
-    for (const d of due) {
+  const due = await app.db.query<{ tenant_id: string; collection: string; every_days: number }>(
+    'select tenant_id, collection, every_days from consolidation_settings where next_run_at <= now() order by next_run_at limit 1000',
+  );
+  let started = 0;
+  for (const d of due) {
+    // Claimed by moving its next run on, in the transaction that queues this one: two schedulers start it once.
+    // (The next time is worked out here: Citus refuses a time computed from a column in a distributed update.)
+    const next = new Date(Date.now() + d.every_days * 86_400_000);
+    await app.db.transaction(async (tx) => {
+      const claimed = await tx.query(
+        'update consolidation_settings set next_run_at = $3 where tenant_id = $1 and collection = $2 and next_run_at <= now() returning collection',
+        [d.tenant_id, d.collection, next],
+      );
+      if (!claimed.length) return;
       const changeset = await createChangeset(tx, null, d.tenant_id, d.collection, MERGE_SIMILARITY);
       await app.jobs.enqueue(tx, consolidationJob, { tenant_id: d.tenant_id, changeset_id: changeset });
-    }
-    return due.length;
-  });
+      started += 1;
+    });
+  }
+  return started;
 }
 
 interface CandidateRow extends Omit<Candidate, 'vector' | 'created_at' | 'updated_at' | 'valid_from' | 'valid_to' | 'last_recalled_at'> {

@@ -41,13 +41,14 @@ export async function putSettings(ctx: AuthedCtx, collection: string, input: { s
   const days = EVERY_DAYS[input.schedule];
   const [row] = await ctx.app.db.query<SettingsRow>(
     `insert into consolidation_settings (tenant_id, collection, every_days, auto_apply, next_run_at)
-     values ($1, $2, $3::int, $4::text[], case when $3::int is null then null else now() + make_interval(days => $3::int) end)
+     values ($1, $2, $3::int, $4::text[], $5::timestamptz)
      on conflict (tenant_id, collection) do update
        set auto_apply = excluded.auto_apply, every_days = excluded.every_days,
            next_run_at = case when consolidation_settings.every_days is not distinct from excluded.every_days then consolidation_settings.next_run_at
                               else excluded.next_run_at end
      returning every_days, auto_apply, next_run_at`,
-    [ctx.tenant.id, collection, days, [...new Set(input.auto_apply)]],
+    // The first run's time is worked out here: Citus refuses now() inside a CASE of a distributed write.
+    [ctx.tenant.id, collection, days, [...new Set(input.auto_apply)], days === null ? null : new Date(Date.now() + days * 86_400_000)],
   );
   return view(row);
 }

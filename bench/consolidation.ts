@@ -370,6 +370,7 @@ async function plantedBench() {
       last_recalled_at: null,
       confirmations: 0,
       vector: [],
+      container_tag: null,
     }));
     const sameValuePairs = linked.filter((p) => sameValues(p.a.text, p.b.text)).map((p) => ({ a: p.a.id, b: p.b.id, similarity: p.similarity }));
     const runs = [];

@@ -96,6 +96,21 @@ describe('a consolidation run', () => {
     expect((await t.api('GET', `${col('notes')}/changesets?state=reviewed`)).body.changesets).toEqual([]);
   });
 
+  it('never merges memories that name other values, nor the memories of two end users', async () => {
+    const t = await newTenant(server.url, server.adminKey);
+    const add = async (text: string, container_tag?: string) =>
+      (await t.api('POST', `${col('notes')}/memories`, { text, category: 'fact', ...(container_tag ? { container_tag } : {}) })).body as { id: string };
+    // One pattern, two values in two places: alike for an embedder, two facts for a reader.
+    await add('The travel budget of the Berlin office is capped at 4000 euros since December.');
+    await add('The travel budget of the Berlin office is capped at 45000 euros since August.');
+    const ana = await add('Prefers answers in Portuguese.', 'ana');
+    await add('Prefers answers in Portuguese.', 'ben');
+    const again = await add('Prefers answers in Portuguese!', 'ana');
+    const set = await runOpen(t);
+    expect(byKind(set, 'merge').map((c: any) => [c.proposal.keep_id, ...c.proposal.memory_ids].sort())).toEqual([[ana.id, again.id].sort()]);
+    expect(byKind(set, 'supersede')).toEqual([]);
+  });
+
   it('applies some changes, then the rest; undoing every one leaves every memory as it was', async () => {
     const { t, dups, oldPort, noise } = await seeded(server);
     const before = await snapshot(t);

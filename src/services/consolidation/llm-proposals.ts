@@ -24,7 +24,7 @@ function groups(memories: Candidate[], pairs: Pair[], taken: Set<string>): Candi
   const byId = new Map(memories.map((m) => [m.id, m]));
   const links = new Map<string, string[]>();
   for (const p of pairs) {
-    if (p.similarity < LLM_SIMILARITY || taken.has(p.a) || taken.has(p.b)) continue;
+    if (p.similarity < LLM_SIMILARITY || taken.has(p.a) || taken.has(p.b) || byId.get(p.a)!.container_tag !== byId.get(p.b)!.container_tag) continue;
     links.set(p.a, [...(links.get(p.a) ?? []), p.b]);
     links.set(p.b, [...(links.get(p.b) ?? []), p.a]);
   }

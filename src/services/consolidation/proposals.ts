@@ -18,6 +18,8 @@ export const ARCHIVE_AGE_DAYS = 30;
 
 export interface Candidate extends EvidenceMemory {
   vector: number[];
+  /** The end user or sub-namespace it belongs to: memories of two never merge nor replace each other. */
+  container_tag: string | null;
 }
 
 export interface Proposed {
@@ -57,14 +59,16 @@ export function mergeProposals(memories: Candidate[], pairs: Pair[], threshold: 
   const near = new Map<string, Map<string, number>>();
   const link = (a: string, b: string, s: number) => near.set(a, (near.get(a) ?? new Map()).set(b, s));
   for (const p of pairs) {
-    // Alike, yet holding two values of one thing: a supersession's to decide, not a merge's.
-    if (p.similarity < threshold || valueChanged(byId.get(p.a)!.text, byId.get(p.b)!.text)) continue;
+    const [x, y] = [byId.get(p.a)!, byId.get(p.b)!];
+    if (p.similarity < threshold || x.container_tag !== y.container_tag) continue;
+    // Alike, yet naming other values (numbers, names): two facts, or a supersession's to decide, never a merge.
+    if (!sameValues(x.text, y.text) || valueChanged(x.text, y.text)) continue;
     link(p.a, p.b, p.similarity);
     link(p.b, p.a, p.similarity);
   }
   const sameWords = new Map<string, string[]>();
   for (const m of memories) {
-    const key = words(m.text).join(' ');
+    const key = `${m.container_tag ?? ''}\u0000${words(m.text).join(' ')}`;
     if (key) sameWords.set(key, [...(sameWords.get(key) ?? []), m.id]);
   }
   for (const ids of sameWords.values()) for (const a of ids) for (const b of ids) if (a !== b && !near.get(a)?.has(b)) link(a, b, 1);
@@ -100,6 +104,18 @@ const keeperWhy = (m: EvidenceMemory) =>
 const tokens = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 /** A word that names a value: it has a digit, or a capital letter past the first word (a name, a place, a weekday). */
 const isValue = (word: string, at: number) => /\p{N}/u.test(word) || (at > 0 && /^\p{Lu}/u.test(word));
+
+/**
+ * Whether every value word of either text (a number, a capitalised word past the first) is a word
+ * of the other. An embedder scores two sentences of one pattern as near-identical whatever their
+ * values ("capped at 4 thousand euros since December" and "45 thousand since August": 0.995 on the
+ * bundled model), so similarity alone merges different facts (bench/README.md, "Consolidation").
+ */
+export function sameValues(a: string, b: string): boolean {
+  const values = (t: string) => tokens(t).filter(isValue);
+  const [wa, wb] = [new Set(tokens(a).map((w) => w.toLowerCase())), new Set(tokens(b).map((w) => w.toLowerCase()))];
+  return values(a).every((v) => wb.has(v.toLowerCase())) && values(b).every((v) => wa.has(v.toLowerCase()));
+}
 
 /**
  * Whether two texts state one thing with two values: their words differ in one span of at most
@@ -138,7 +154,7 @@ export function supersedeProposals(memories: Candidate[], pairs: Pair[], taken: 
   for (const p of [...pairs].sort((a, b) => b.similarity - a.similarity)) {
     const [x, y] = [byId.get(p.a)!, byId.get(p.b)!];
     if (p.similarity < SUPERSEDE_SIMILARITY || taken.has(x.id) || taken.has(y.id)) continue;
-    if (!FACT_KINDS.has(x.category) || !FACT_KINDS.has(y.category) || !valueChanged(x.text, y.text)) continue;
+    if (x.container_tag !== y.container_tag || !FACT_KINDS.has(x.category) || !FACT_KINDS.has(y.category) || !valueChanged(x.text, y.text)) continue;
     const [older, newer] = Date.parse(x.valid_from) <= Date.parse(y.valid_from) ? [x, y] : [y, x];
     if (older.pinned || older.valid_from === newer.valid_from) continue;
     taken.add(older.id).add(newer.id);

@@ -107,13 +107,14 @@ const USE = `coalesce(u.recalls, 0)::int as recalls, u.last_recalled_at, coalesc
 
 async function readCandidates(ctx: AuthedCtx, collection: string): Promise<Candidate[]> {
   const rows = await ctx.app.db.query<CandidateRow>(
-    `select m.id, m.text, m.category, m.importance, m.pinned, m.created_at, m.updated_at, m.valid_from, m.valid_to, m.embedding::text as embedding, ${USE}
+    `select m.id, m.text, m.category, m.importance, m.pinned, m.created_at, m.updated_at, m.valid_from, m.valid_to, m.container_tag,
+            m.embedding::text as embedding, ${USE}
        from memories m left join memory_use u on u.tenant_id = m.tenant_id and u.memory_id = m.id
       where m.tenant_id = $1 and m.collection = $2 and not m.archived and ${currentSql('m')}
       order by m.created_at desc, m.id desc limit ${SCAN_MAX}`,
     [ctx.tenant.id, collection],
   );
-  return rows.map((r) => ({ ...evidenceOf(r), vector: fromVectorLiteral(r.embedding) }));
+  return rows.map((r) => ({ ...evidenceOf(r), vector: fromVectorLiteral(r.embedding), container_tag: r.container_tag }));
 }
 
 /** Superseded facts whose validity runs on past their successor's start: each gets its end where the successor starts. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { CHANGESET_STATES } from '../src/schemas/consolidation-lists.ts';
+import { CHANGESET_STATES } from '../src/schemas/consolidation.ts';
 import { changesetSummary } from '../src/schemas/consolidation.ts';
 import { listChangesets } from '../src/services/consolidation/changesets.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
-import { SCHEDULES } from '../src/schemas/consolidation-lists.ts';
+import { SCHEDULES } from '../src/schemas/consolidation.ts';
 import { changeKind, consolidationSettings } from '../src/schemas/consolidation.ts';
 import { putSettings } from '../src/services/consolidation/schedule.ts';
 import { C, inCollection, MISSING_COLLECTION } from './collection-path.ts';

@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { CHANGE_KINDS, CHANGE_STATES, CHANGESET_STATES, SCHEDULES } from './consolidation-lists.ts';
 import { timestamp } from './fields.ts';
 
+/** What a consolidation run may propose (docs/consolidation.md, "What a run proposes"). */
+export const CHANGE_KINDS = ['merge', 'supersede', 'archive', 'fix_validity'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+export const CHANGESET_STATES = ['running', 'open', 'reviewed', 'failed'] as const;
+export const CHANGE_STATES = ['proposed', 'applied', 'rejected', 'undone', 'failed'] as const;
+export const SCHEDULES = ['off', 'daily', 'weekly'] as const;
 export const changeKind = z.enum(CHANGE_KINDS);
 
 /** A memory as a change's evidence shows it: what the reviewer weighs. */

@@ -2,7 +2,7 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { notFound } from '../../core/errors.ts';
 import { iso, isUuid, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { CHANGE_STATES } from '../../schemas/consolidation-lists.ts';
+import { CHANGE_STATES } from '../../schemas/consolidation.ts';
 import type { Change, ChangesetView, EvidenceMemory } from '../../schemas/consolidation.ts';
 import { getCollection } from '../memory/collections.ts';
 import type { Proposed } from './proposals.ts';

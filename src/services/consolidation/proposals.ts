@@ -1,4 +1,4 @@
-import type { ChangeKind } from '../../schemas/consolidation-lists.ts';
+import type { ChangeKind } from '../../schemas/consolidation.ts';
 import type { EvidenceMemory } from '../../schemas/consolidation.ts';
 import { nearPairs, type Pair } from './near-pairs.ts';
 

@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { iso } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { SCHEDULES, type ChangeKind } from '../../schemas/consolidation-lists.ts';
+import { SCHEDULES, type ChangeKind } from '../../schemas/consolidation.ts';
 import { getCollection } from '../memory/collections.ts';
 
 /** A collection's consolidation settings (docs/consolidation.md, "Schedule"): off, with nothing applied at once, until set. */

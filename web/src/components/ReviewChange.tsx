@@ -1,4 +1,4 @@
-import type { ChangeKind } from '../../../src/schemas/consolidation-lists.ts';
+import type { ChangeKind } from '../../../src/schemas/consolidation.ts';
 import type { Change } from '../../../src/schemas/consolidation.ts';
 import { ReviewMemory } from './ReviewMemory.tsx';
 import { ErrorNote, when } from './ui.tsx';
@@ -6,13 +6,16 @@ import { ErrorNote, when } from './ui.tsx';
 /** A kind of change in words: "fix validity". */
 export const reviewKind = (kind: ChangeKind) => kind.replace('_', ' ');
 
-/** What a change does to the memories it names in `memory_ids` (the one in `keep_id` is kept). */
+/** What a change does to the memories it names in `memory_ids` (the one in `keep_id` is kept); keyed by the API's own kinds. */
 const FATE: Record<ChangeKind, string> = {
   merge: 'replaced',
   supersede: 'replaced',
   archive: 'archived',
   fix_validity: 'validity corrected',
 };
+
+/** Every kind of change, in the API's order: the compiler holds FATE to the API's list. */
+export const REVIEW_KINDS = Object.keys(FATE) as ChangeKind[];
 
 /**
  * One change: what it is, why, and its evidence side by side (the memories it touches, the kept

@@ -1,6 +1,5 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router';
-import { CHANGE_STATES } from '../../../src/schemas/consolidation-lists.ts';
 import { query, rpc, type ApiOutput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { Busy, ErrorNote, when } from './ui.tsx';
@@ -13,7 +12,8 @@ export const REVIEW_POLL_MS = 1000;
 
 /** How many changes are in each state, the empty states left out: "2 proposed · 1 applied". */
 export const reviewCounts = (counts: ReviewSummary['counts']) =>
-  CHANGE_STATES.filter((s) => counts[s] > 0)
+  (Object.keys(counts) as Array<keyof typeof counts>)
+    .filter((s) => counts[s] > 0)
     .map((s) => `${counts[s]} ${s}`)
     .join(' · ') || 'no changes';
 

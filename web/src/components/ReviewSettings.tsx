@@ -1,14 +1,18 @@
 import { useState, type FormEvent } from 'react';
-import { CHANGE_KINDS, SCHEDULES, type ChangeKind } from '../../../src/schemas/consolidation-lists.ts';
+import type { ChangeKind } from '../../../src/schemas/consolidation.ts';
 import { rpc, type ApiInput } from '../api.ts';
 import { useSession } from '../session.tsx';
 import { KeyCheckbox } from './KeyCheckbox.tsx';
-import { reviewKind } from './ReviewChange.tsx';
+import { REVIEW_KINDS, reviewKind } from './ReviewChange.tsx';
 import { SettingFacts } from './SettingFacts.tsx';
 import { Busy, ErrorNote, when } from './ui.tsx';
 import { useAction, useApi } from './use-api.ts';
 
 type ReviewConfig = Pick<ApiInput['consolidation']['putConfig'], 'schedule' | 'auto_apply'>;
+
+/** The schedules in words, keyed by the API's own values (the compiler holds this to its list). */
+const SCHEDULE_NAMES: Record<NonNullable<ReviewConfig['schedule']>, string> = { off: 'off', daily: 'every day', weekly: 'every week' };
+const SCHEDULES = Object.keys(SCHEDULE_NAMES) as Array<keyof typeof SCHEDULE_NAMES>;
 
 /**
  * A collection's consolidation settings: how often a run starts on its own, and the kinds of change
@@ -34,7 +38,7 @@ export function ReviewSettings({ collection }: { collection: string }) {
   }
 
   const toggle = (kind: ChangeKind, on: boolean) =>
-    form && setDraft({ ...form, auto_apply: CHANGE_KINDS.filter((k) => (k === kind ? on : form.auto_apply?.includes(k))) });
+    form && setDraft({ ...form, auto_apply: REVIEW_KINDS.filter((k) => (k === kind ? on : form.auto_apply?.includes(k))) });
 
   return (
     <section aria-labelledby="review-settings" className="card">
@@ -59,14 +63,14 @@ export function ReviewSettings({ collection }: { collection: string }) {
             <select id="review-schedule" value={form.schedule} onChange={(e) => setDraft({ ...form, schedule: e.target.value as ReviewConfig['schedule'] })}>
               {SCHEDULES.map((s) => (
                 <option key={s} value={s}>
-                  {s}
+                  {SCHEDULE_NAMES[s]}
                 </option>
               ))}
             </select>
           </div>
           <fieldset>
             <legend>Apply at once, without review</legend>
-            {CHANGE_KINDS.map((k) => (
+            {REVIEW_KINDS.map((k) => (
               <KeyCheckbox key={k} id={`review-auto-${k}`} checked={!!form.auto_apply?.includes(k)} onChange={(on) => toggle(k, on)}>
                 {reviewKind(k)}
               </KeyCheckbox>

@@ -18,8 +18,7 @@
  *   of each kind;
  * - why each missed pair was missed, the pairs the merge rule links at the threshold, the share of
  *   planted pairs at least that alike that the run's hashing compares (docs/consolidation.md,
- *   "Finding near-duplicates"), and, offline through the product's own mergeProposals, the merges
- *   with one more condition (every value word of either text in the other: `same_values_rule`).
+ *   "Finding near-duplicates").
  *
  *   node --import tsx bench/consolidation.ts [--embedder local|hash] [--similarity 0.9,0.85,0.95]
  *       [--total 10000] [--clusters 500] [--db orgmem_bench_consolidation] [--keep] [--skip-load] [--show 8] [--dry]
@@ -36,7 +35,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { nearPairs } from '../src/services/consolidation/near-pairs.ts';
-import { mergeProposals, valueChanged, type Candidate } from '../src/services/consolidation/proposals.ts';
+import { sameValues, valueChanged } from '../src/services/consolidation/proposals.ts';
 import { api, at, createDatabase, createTenantKey, dropDatabase, startOrgmem } from './lib/server.ts';
 import { pool, rng, round } from './lib/stats.ts';
 
@@ -196,14 +195,6 @@ function variant(raw: string, edit: Edit, r: ReturnType<typeof rng>): string | n
   }
 }
 
-const tokens = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-/** Whether every value word of either text (a digit, or a capital past the first word) is a word of the other. */
-function sameValues(a: string, b: string): boolean {
-  const values = (t: string) => tokens(t).filter((w, i) => /\p{N}/u.test(w) || (i > 0 && /^\p{Lu}/u.test(w)));
-  const [wa, wb] = [new Set(tokens(a).map((w) => w.toLowerCase())), new Set(tokens(b).map((w) => w.toLowerCase()))];
-  return values(a).every((v) => wb.has(v.toLowerCase())) && values(b).every((v) => wa.has(v.toLowerCase()));
-}
-
 const wordsKey = (text: string) =>
   text
     .toLowerCase()
@@ -345,34 +336,17 @@ async function plantedBench() {
     log(`corpus: ${JSON.stringify(report.corpus)}`);
     const cos = (a: string, b: string) => round(cosine(byId.get(a)!.vector, byId.get(b)!.vector), 3);
     // What the threshold alone decides, before keepers and the 1,000-change cap: the pairs the
-    // run's own hashing finds at least that alike that the merge rule would link (not a value change).
+    // run's own hashing finds at least that alike that the merge rule would link (the same values,
+    // not a value change: src/services/consolidation/proposals.ts; every memory here has no container tag).
     const rowsList = [...byId.values()];
     const compared = nearPairs(
       rowsList.map((r) => r.vector),
       Math.min(...thresholds),
     );
     const found = new Set(compared.map((p) => pairKey(rowsList[p.a]!.id, rowsList[p.b]!.id)));
-    const linked = compared.map((p) => ({ a: rowsList[p.a]!, b: rowsList[p.b]!, similarity: p.similarity })).filter((p) => !valueChanged(p.a.text, p.b.text));
-    // The merge rule with one more condition (bench/README.md, "Consolidation"): every value word of
-    // either text (a number, a capitalised word past the first, as valueChanged reads them) is a word
-    // of the other. Offline, through the product's own mergeProposals over the same pairs.
-    const candidates = rowsList.map((r): Candidate => ({
-      id: r.id,
-      text: r.text,
-      category: 'fact',
-      importance: r.importance,
-      pinned: false,
-      created_at: r.created_at.toISOString(),
-      updated_at: r.created_at.toISOString(),
-      valid_from: r.created_at.toISOString(),
-      valid_to: null,
-      recalls: 0,
-      last_recalled_at: null,
-      confirmations: 0,
-      vector: [],
-      container_tag: null,
-    }));
-    const sameValuePairs = linked.filter((p) => sameValues(p.a.text, p.b.text)).map((p) => ({ a: p.a.id, b: p.b.id, similarity: p.similarity }));
+    const linked = compared
+      .map((p) => ({ a: rowsList[p.a]!, b: rowsList[p.b]!, similarity: p.similarity }))
+      .filter((p) => sameValues(p.a.text, p.b.text) && !valueChanged(p.a.text, p.b.text));
     const runs = [];
     for (const similarity of thresholds) {
       const { set, wall_s } = await consolidate(server.url, key, COLLECTION, similarity);
@@ -392,6 +366,7 @@ async function plantedBench() {
       const why = ([a, b]: readonly [string, string]) => {
         const s = cosine(byId.get(a)!.vector, byId.get(b)!.vector);
         if (wordsKey(byId.get(a)!.text) !== wordsKey(byId.get(b)!.text) && s < similarity) return 'below the threshold';
+        if (!sameValues(byId.get(a)!.text, byId.get(b)!.text)) return 'names other values';
         if (valueChanged(byId.get(a)!.text, byId.get(b)!.text)) return 'read as a value change';
         if (inChange.has(a) && inChange.has(b)) return 'in two different changes';
         // Keepers take only what is alike to themselves: one of the pair went to a keeper the other is not alike enough to.
@@ -405,9 +380,6 @@ async function plantedBench() {
       const supersessions = set.changes.filter((c) => c.kind === 'supersede').map((c) => [c.proposal.keep_id!, c.proposal.memory_ids[0]!] as const);
       const above = linked.filter((p) => p.similarity >= similarity);
       const plantedAbove = planted.filter(([a, b]) => cosine(byId.get(a)!.vector, byId.get(b)!.vector) >= similarity);
-      const whatIf = mergeProposals(candidates, sameValuePairs, similarity).slice(0, 1000);
-      const whatIfPairs = whatIf.flatMap((m) => m.memory_ids.map((id) => [m.keep_id!, id] as const));
-      const whatIfCovered = new Set(whatIf.flatMap((m) => m.members.flatMap((a, i) => m.members.slice(i + 1).map((b) => pairKey(a, b)))));
       const run = {
         similarity,
         hashing: { planted_at_or_above: plantedAbove.length, compared: plantedAbove.filter(([a, b]) => found.has(pairKey(a, b))).length },
@@ -424,12 +396,6 @@ async function plantedBench() {
         recall: round((planted.length - missed.length) / planted.length, 4),
         wrong_pairs: wrong.length,
         missed_pairs: missed.length,
-        same_values_rule: {
-          merges: whatIf.length,
-          merge_pairs: whatIfPairs.length,
-          precision: round(whatIfPairs.filter(([a, b]) => sameCluster(a, b)).length / (whatIfPairs.length || 1), 4),
-          recall: round(planted.filter(([a, b]) => whatIfCovered.has(pairKey(a, b))).length / planted.length, 4),
-        },
         supersede_within_cluster: supersessions.filter(([a, b]) => sameCluster(a, b)).length,
         supersede_examples: supersessions.slice(0, 3).map(([a, b]) => ({ cosine: cos(a, b), newer: byId.get(a)!.text, older: byId.get(b)!.text })),
         missed_by_reason: reasons,
@@ -442,7 +408,6 @@ async function plantedBench() {
       log(
         `similarity ${similarity}: took_ms ${run.took_ms}, wall ${run.wall_s} s, ${JSON.stringify(run.changes)}, precision ${run.precision} (${wrong.length} wrong of ${proposedPairs.length}), recall ${run.recall} (${missed.length} missed: ${JSON.stringify(reasons)})`,
       );
-      log(`  with the same-values condition (offline): ${JSON.stringify(run.same_values_rule)}`);
       log(`  pairs the rule links at ${similarity}: ${run.linked_pairs.same_cluster} planted, ${run.linked_pairs.other} others`);
       log(`  planted pairs at least ${similarity} alike: ${run.hashing.planted_at_or_above}, compared by the hashing: ${run.hashing.compared}`);
       for (const w of run.wrong_examples) log(`  wrong ${w.cosine}: "${w.keep}" <- "${w.merged}"`);

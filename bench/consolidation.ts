@@ -339,7 +339,7 @@ async function plantedBench() {
     // run's own hashing finds at least that alike that the merge rule would link (the same values,
     // not a value change: src/services/consolidation/proposals.ts; every memory here has no container tag).
     const rowsList = [...byId.values()];
-    const compared = nearPairs(
+    const compared = await nearPairs(
       rowsList.map((r) => r.vector),
       Math.min(...thresholds),
     );

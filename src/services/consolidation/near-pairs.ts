@@ -17,8 +17,10 @@ const TABLES = 16;
 const BITS = 8;
 /** A bucket larger than this (many vectors alike in every sign) is compared in windows of it. */
 const BUCKET_MAX = 256;
+/** The longest the loop holds the event loop before it lets the process's requests and heartbeats run. */
+const SLICE_MS = 20;
 
-export function nearPairs(vectors: number[][], floor: number): Array<{ a: number; b: number; similarity: number }> {
+export async function nearPairs(vectors: number[][], floor: number): Promise<Array<{ a: number; b: number; similarity: number }>> {
   if (vectors.length < 2) return [];
   const dims = vectors[0]!.length;
   const unit = vectors.map(normalise);
@@ -36,7 +38,19 @@ export function nearPairs(vectors: number[][], floor: number): Array<{ a: number
     const similarity = dot(unit[a]!, unit[b]!);
     if (similarity >= floor) out.push({ a, b, similarity });
   };
-  const signs = unit.map((v) => planes.map((p) => dot(v, p) >= 0));
+  // Tens of seconds of arithmetic at 20,000 memories: done in slices, so the API and the worker's
+  // heartbeat in the same process go on meanwhile (a blocked heartbeat has its jobs taken away).
+  let sliceStart = performance.now();
+  const yieldNow = async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  };
+  const signs: boolean[][] = [];
+  for (const v of unit) {
+    signs.push(planes.map((p) => dot(v, p) >= 0));
+    await yieldNow();
+  }
   for (let t = 0; t < TABLES; t++) {
     const buckets = new Map<number, number[]>();
     for (let i = 0; i < unit.length; i++) {
@@ -49,7 +63,10 @@ export function nearPairs(vectors: number[][], floor: number): Array<{ a: number
     for (const bucket of buckets.values()) {
       for (let from = 0; from < bucket.length; from += BUCKET_MAX) {
         const window = bucket.slice(from, from + BUCKET_MAX);
-        for (let x = 0; x < window.length; x++) for (let y = x + 1; y < window.length; y++) compare(window[x]!, window[y]!);
+        for (let x = 0; x < window.length; x++) {
+          for (let y = x + 1; y < window.length; y++) compare(window[x]!, window[y]!);
+          await yieldNow();
+        }
       }
     }
   }

@@ -191,11 +191,12 @@ export function archiveProposals(memories: Candidate[], taken: Set<string>, now:
 }
 
 /** The offline proposals over what a run read, merges first: a memory is in one change at most. */
-export function heuristicProposals(memories: Candidate[], threshold: number, now: number): { proposals: Proposed[]; pairs: Pair[] } {
-  const pairs = nearPairs(
+export async function heuristicProposals(memories: Candidate[], threshold: number, now: number): Promise<{ proposals: Proposed[]; pairs: Pair[] }> {
+  const near = await nearPairs(
     memories.map((m) => m.vector),
     Math.min(threshold, SUPERSEDE_SIMILARITY),
-  ).map((p) => ({ a: memories[p.a]!.id, b: memories[p.b]!.id, similarity: p.similarity }));
+  );
+  const pairs = near.map((p) => ({ a: memories[p.a]!.id, b: memories[p.b]!.id, similarity: p.similarity }));
   const merges = mergeProposals(memories, pairs, threshold);
   const taken = new Set(merges.flatMap((m) => m.members));
   const supersessions = supersedeProposals(memories, pairs, taken);

@@ -153,7 +153,7 @@ export async function runConsolidation(ctx: AuthedCtx, changesetId: string) {
   if (set.state !== 'running') return;
   try {
     const memories = await readCandidates(ctx, set.collection);
-    const { proposals, pairs } = heuristicProposals(memories, set.similarity, Date.now());
+    const { proposals, pairs } = await heuristicProposals(memories, set.similarity, Date.now());
     const { llm } = await resolveLlm(ctx.app, ctx.tenant.id);
     const taken = new Set(proposals.filter((p) => p.kind !== 'archive').flatMap((p) => p.members));
     const asked = llm ? await llmProposals(ctx.app, llm, memories, pairs, taken) : { proposals: [], errors: [] };

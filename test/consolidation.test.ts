@@ -103,6 +103,8 @@ describe('a consolidation run', () => {
     // One pattern, two values in two places: alike for an embedder, two facts for a reader.
     await add('The travel budget of the Berlin office is capped at 4000 euros since December.');
     await add('The travel budget of the Berlin office is capped at 45000 euros since August.');
+    await add('Nadia keeps a border collie at the office on Fridays.');
+    await add('Elena keeps a border collie at the office on Fridays.');
     const ana = await add('Prefers answers in Portuguese.', 'ana');
     await add('Prefers answers in Portuguese.', 'ben');
     const again = await add('Prefers answers in Portuguese!', 'ana');

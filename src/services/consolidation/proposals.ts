@@ -114,7 +114,18 @@ const isValue = (word: string, at: number) => /\p{N}/u.test(word) || (at > 0 && 
 export function sameValues(a: string, b: string): boolean {
   const values = (t: string) => tokens(t).filter(isValue);
   const [wa, wb] = [new Set(tokens(a).map((w) => w.toLowerCase())), new Set(tokens(b).map((w) => w.toLowerCase()))];
-  return values(a).every((v) => wb.has(v.toLowerCase())) && values(b).every((v) => wa.has(v.toLowerCase()));
+  return values(a).every((v) => wb.has(v.toLowerCase())) && values(b).every((v) => wa.has(v.toLowerCase())) && sameOpening(a, b);
+}
+
+/** Words a sentence opens with that name nobody: a capital there is the sentence's, not a name's. */
+const OPENERS = new Set('a an the this that these those there it its our we i you he she they my your their his her one each every all some no'.split(' '));
+
+/** Two sentences that open with two different capitalised words open with two names ("Nadia has…", "Elena has…"). */
+function sameOpening(a: string, b: string): boolean {
+  const [x, y] = [tokens(a)[0], tokens(b)[0]];
+  if (!x || !y || x.toLowerCase() === y.toLowerCase()) return true;
+  const named = (w: string) => /^\p{Lu}/u.test(w) && !OPENERS.has(w.toLowerCase());
+  return !(named(x) && named(y));
 }
 
 /**

@@ -187,7 +187,9 @@ describe("a collection's updated_at", () => {
     for (const id of ids.slice(1)) expect((await u.api('POST', `${C}/older/memories/${id}/archive`, { archived: true })).status).toBe(200);
     // Back to before the migration, then migrated again.
     const db = server.app.platform;
-    await db.exec(`alter table collections drop column archived_count; delete from schema_migrations where version = 42;`);
+    // One statement a call: Citus sends a distributed DDL's text on to the shards, which refuse two commands in one.
+    await db.exec('alter table collections drop column archived_count');
+    await db.exec('delete from schema_migrations where version = 42');
     await migrate(db, server.app.embedder.dimensions, server.app.config.search.vectorIndex);
     expect((await u.api('GET', `${C}/older`)).body).toMatchObject({ memory_count: 1, archived_count: 2 });
     expect((await u.api('GET', `${C}/plain`)).body).toMatchObject({ memory_count: 1, archived_count: 0 });

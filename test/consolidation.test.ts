@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDueRuns } from '../src/services/consolidation/run.ts';
 import { startFakeLlm, type FakeLlm } from './fakes/openai.ts';
 import { newTenant, type Tenant } from './support/client.ts';
+import { DUPLICATES, seedNotes } from './support/consolidation.ts';
 import { col } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
@@ -21,29 +22,13 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const DUPLICATES = [
-  'The payments service deploys every Friday at noon from the main branch.',
-  'The payments service deploys every Friday at noon from the main branch!',
-  'the payments service deploys every friday at noon from the main branch',
-];
-const OLD_PORT = 'The staging database of the billing team listens on port 5432.';
-const NEW_PORT = 'The staging database of the billing team listens on port 6543.';
-const NOISE = 'Scratch line about nothing in particular, kept by mistake.';
 const KEPT = 'Ana from support prefers answers in Portuguese.';
 
 async function seeded(s: TestServer) {
   const t = await newTenant(s.url, s.adminKey);
-  const add = async (text: string, extra: Record<string, unknown> = {}) =>
-    (await t.api('POST', `${col('notes')}/memories`, { text, category: 'fact', ...extra })).body as { id: string };
-  const dups = [];
-  for (const text of DUPLICATES) dups.push(await add(text, { importance: 0.6 }));
-  const oldPort = await add(OLD_PORT, { observed_at: '2026-01-01T00:00:00.000Z' });
-  const newPort = await add(NEW_PORT, { observed_at: '2026-06-01T00:00:00.000Z' });
-  const noise = await add(NOISE, { category: 'other', importance: 0.1 });
+  const { add, ...seeded } = await seedNotes(s, t);
   const kept = await add(KEPT, { category: 'preference' });
-  // Noise is old: the archive rule wants memories stored more than 30 days ago.
-  await s.app.db.query(`update memories set created_at = now() - interval '40 days' where tenant_id = $1 and id = $2`, [t.id, noise.id]);
-  return { t, dups, oldPort, newPort, noise, kept };
+  return { t, ...seeded, kept };
 }
 
 /** Every memory of the collection, archived ones included, as the API shows them, by id. */

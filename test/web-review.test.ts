@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPage, screenshot, signIn } from './support/browser.ts';
 import { newTenant, type Tenant } from './support/client.ts';
+import { NOISE, seedNotes } from './support/consolidation.ts';
 import { col } from './support/graph.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
@@ -26,26 +27,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-// The near-duplicates, the outdated fact and the noise of test/consolidation.test.ts.
-const DUPLICATES = [
-  'The payments service deploys every Friday at noon from the main branch.',
-  'The payments service deploys every Friday at noon from the main branch!',
-  'the payments service deploys every friday at noon from the main branch',
-];
-const OLD_PORT = 'The staging database of the billing team listens on port 5432.';
-const NEW_PORT = 'The staging database of the billing team listens on port 6543.';
-const NOISE = 'Scratch line about nothing in particular, kept by mistake.';
-
-async function seed() {
-  const add = async (text: string, extra: Record<string, unknown> = {}) =>
-    (await t.api('POST', `${col('notes')}/memories`, { text, category: 'fact', ...extra })).body as { id: string };
-  for (const text of DUPLICATES) await add(text, { importance: 0.6 });
-  await add(OLD_PORT, { observed_at: '2026-01-01T00:00:00.000Z' });
-  await add(NEW_PORT, { observed_at: '2026-06-01T00:00:00.000Z' });
-  const noise = await add(NOISE, { category: 'other', importance: 0.1 });
-  // The archive rule wants memories stored more than 30 days ago.
-  await server.app.db.query(`update memories set created_at = now() - interval '40 days' where tenant_id = $1 and id = $2`, [t.id, noise.id]);
-}
+const seed = () => seedNotes(server, t);
 
 const change = (page: Page, kind: string) => page.getByRole('article', { name: new RegExp(`^${kind} `) });
 const stateOf = (page: Page, kind: string, state: string) =>

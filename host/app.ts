@@ -21,7 +21,7 @@ import { createMetrics, timedEmbedder } from '../src/ports/metrics.ts';
 import { aesGcmSecrets, checkMasterKey, loadMasterKey } from '../src/ports/secrets.ts';
 import { closeOcr } from '../src/services/files/ocr.ts';
 import { closeParsers } from '../src/services/files/parse-runner.ts';
-import { startRecallCounts, stopRecallCounts } from '../src/services/search/recall-use.ts';
+import { startHandovers, stopHandovers } from '../src/services/ledger/handover.ts';
 import { closeDatabasePools } from '../src/services/tenant-db/pools.ts';
 
 export interface AppOptions {
@@ -51,7 +51,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       : embeddedQueue<App>(db, config.workerConcurrency, log);
     const mailer = config.mail.smtpUrl ? smtpMailer(config.mail.smtpUrl, config.mail.from) : outboxMailer(db, log, config.production);
     const app: App = { config, db, platform: db, embedder, jobs, secrets, mailer, blobs, log, metrics, vectorStorage: held.storage ?? held.column };
-    startRecallCounts(app);
+    startHandovers(app);
     return app;
   } catch (err) {
     await db.close();
@@ -66,7 +66,7 @@ export async function startWorker(app: App): Promise<void> {
 export async function closeApp(app: App): Promise<void> {
   await app.jobs.stop();
   // Before the databases close: the counts go to the database of each memory, tenants' own included.
-  await stopRecallCounts(app);
+  await stopHandovers(app);
   await closeDatabasePools(app);
   await app.db.close();
   await app.blobs.close();

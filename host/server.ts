@@ -1,3 +1,4 @@
+import { callMarks } from '../src/pipeline/call-headers.ts';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -97,7 +98,13 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       createContext: ({ req, res }: { req: import('fastify').FastifyRequest; res: import('fastify').FastifyReply }) => ({
         app,
         // The origin, as REST passes it, addresses the local store's signed file links to this server.
-        caller: { authorization: req.headers.authorization, ip: req.ip, origin: `${req.protocol}://${req.host}` },
+        caller: {
+          authorization: req.headers.authorization,
+          ip: req.ip,
+          origin: `${req.protocol}://${req.host}`,
+          via: 'trpc' as const,
+          ...callMarks(req.headers),
+        },
         setHeaders: (headers: Record<string, string>) => void res.headers(headers),
       }),
     },

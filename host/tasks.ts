@@ -18,6 +18,7 @@ import { abandonExtraction, runExtraction } from '../src/services/graph/extracti
 import { dropOldImports, importJob } from '../src/services/memory/import.ts';
 import { abandonImport, runImport } from '../src/services/memory/import-run.ts';
 import { dropOldRememberKeys } from '../src/services/graph/remember.ts';
+import { dropOldLedgerEntries } from '../src/services/ledger/retention.ts';
 import { dropOldProxyFailures } from '../src/services/proxy/turn.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
@@ -143,7 +144,8 @@ const jobsRebalance = defineTask(cronJob('jobs_rebalance'), async (app: App) => 
 /**
  * Drops import records (and their Idempotency-Keys) a week after their last step, remember's
  * Idempotency-Keys a week after their remember, the keys presign issued that no complete took
- * within a day, with any file uploaded at them, and the proxy's failed stores after a week.
+ * within a day, with any file uploaded at them, the proxy's failed stores after a week, and
+ * the ledger's entries past their retention (ORGMEM_LEDGER_DAYS).
  */
 const writesSweep = defineTask(cronJob('writes_sweep'), async (app: App) => {
   await forEachDataApp(app, async (data) => {
@@ -153,6 +155,7 @@ const writesSweep = defineTask(cronJob('writes_sweep'), async (app: App) => {
       await dropUnusedPresigns(data),
       await dropOldProxyFailures(data),
     ];
+    await dropOldLedgerEntries(data);
     if (imports || rememberKeys || presigns || proxyFailures)
       app.log.info(
         { imports, remember_keys: rememberKeys, presigns, proxy_store_failures: proxyFailures },

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { SESSION_HEADER } from '../src/pipeline/call-headers.ts';
 import { initializeAnswer, problemAnswer, type Session } from './problem.ts';
 
 /**
@@ -23,7 +25,10 @@ export interface BridgeTarget {
  */
 export async function runBridge(baseUrl: string, apiKey: string, target: BridgeTarget): Promise<Session> {
   const endpoint = new URL('v1/mcp', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-  const http = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } });
+  const http = new StreamableHTTPClientTransport(endpoint, {
+    // This process is one session of one MCP client: the server names its calls by it in the ledger (docs/trust.md).
+    requestInit: { headers: { authorization: `Bearer ${apiKey}`, [SESSION_HEADER]: `mcp-stdio:${randomUUID()}` } },
+  });
   const stdio = new StdioServerTransport();
 
   http.onmessage = (message) => {

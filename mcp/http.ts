@@ -5,6 +5,7 @@ import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
 import { MCP_PATH, oauthUrls, SCOPES } from '../src/core/oauth-urls.ts';
 import { sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
+import { callMarks } from '../src/pipeline/call-headers.ts';
 import { authenticateRequest } from '../src/pipeline/invoke.ts';
 import { requestError } from './results.ts';
 import { buildMcpServer } from './server.ts';
@@ -107,6 +108,9 @@ export function registerMcpHttp(server: FastifyInstance, app: App) {
       authorization: req.headers.authorization,
       ip: req.ip,
       auth: { tenant: auth.tenant, agent: auth.agent, database: auth.database },
+      via: 'mcp',
+      // The server keeps no sessions (each request is one); a client's own session id names its calls.
+      ...callMarks(req.headers, req.headers['mcp-session-id']),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../src/core/context.ts';
@@ -12,7 +13,8 @@ import { buildMcpServer } from './server.ts';
 export async function serveStdio(app: App, apiKey: string): Promise<McpServer> {
   const authorization = `Bearer ${apiKey}`;
   await authenticateRequest(app, authorization, {});
-  const server = buildMcpServer(app, { authorization });
+  // This process is one session of one MCP client: its calls are named by it in the ledger (docs/trust.md).
+  const server = buildMcpServer(app, { authorization, via: 'mcp', session: `mcp-stdio:${randomUUID()}` });
   await server.connect(new StdioServerTransport());
   return server;
 }

@@ -65,6 +65,8 @@ import graphSummary from './graph.summary.ts';
 import hygieneArchiveStale from './hygiene.archive-stale.ts';
 import hygieneDedup from './hygiene.dedup.ts';
 import hygieneHealth from './hygiene.health.ts';
+import ledgerList from './ledger.list.ts';
+import ledgerMemory from './ledger.memory.ts';
 import keysCreate from './keys.create.ts';
 import keysList from './keys.list.ts';
 import keysRevoke from './keys.revoke.ts';
@@ -101,6 +103,11 @@ import memoriesRetract from './memories.retract.ts';
 import memoriesUnretract from './memories.unretract.ts';
 import memoriesUpdate from './memories.update.ts';
 import memoriesUpload from './memories.upload.ts';
+import quarantineGetPolicy from './quarantine.get-policy.ts';
+import quarantineList from './quarantine.list.ts';
+import quarantinePutPolicy from './quarantine.put-policy.ts';
+import quarantineReject from './quarantine.reject.ts';
+import quarantineRelease from './quarantine.release.ts';
 import proxyChatCompletions from './proxy.chat-completions.ts';
 import proxyCountTokens from './proxy.count-tokens.ts';
 import proxyGetConfig from './proxy.get-config.ts';
@@ -183,6 +190,14 @@ export const catalogue = {
   },
   hygiene: { dedup: hygieneDedup, archiveStale: hygieneArchiveStale, health: hygieneHealth },
   consolidation: { run: consolidationRun, getConfig: consolidationGetConfig, putConfig: consolidationPutConfig },
+  quarantine: {
+    list: quarantineList,
+    release: quarantineRelease,
+    reject: quarantineReject,
+    getPolicy: quarantineGetPolicy,
+    putPolicy: quarantinePutPolicy,
+  },
+  ledger: { list: ledgerList, memory: ledgerMemory },
   changesets: { list: changesetsList, get: changesetsGet, applyChanges: changesetsApply, reject: changesetsReject, undo: changesetsUndo },
   extraction: { getConfig: extractionGetConfig, putConfig: extractionPutConfig, deleteConfig: extractionDeleteConfig },
   spendCap: { get: spendCapGet, put: spendCapPut },

@@ -11,10 +11,34 @@ export default defineProcedure({
   rest: { method: 'POST', path: '/v1/memory/keys', status: 201 },
   access: 'write',
   keyRole: 'admin',
-  input: z.object({ label: z.string().min(1).max(100), role: keyRole.default('agent'), read_only: z.boolean().default(false) }),
-  output: z.object({ id: z.string(), label: z.string(), role: keyRole, read_only: z.boolean(), created_at: timestamp, api_key: z.string() }),
+  input: z.object({
+    label: z.string().min(1).max(100),
+    role: keyRole.default('agent'),
+    read_only: z.boolean().default(false),
+    person: z
+      .boolean()
+      .default(false)
+      .describe('A key for a person, not an agent: what it writes is of trust class `user` and is not quarantined by default (docs/trust.md)'),
+  }),
+  output: z.object({
+    id: z.string(),
+    label: z.string(),
+    role: keyRole,
+    read_only: z.boolean(),
+    person: z.boolean(),
+    created_at: timestamp,
+    api_key: z.string(),
+  }),
   handler: async (ctx, input) => {
-    const { row, apiKey } = await insertKey(ctx.app.platform, ctx.tenant.id, input.label, input.role, input.read_only);
-    return { id: row.id, label: row.label, role: row.role, read_only: row.read_only, created_at: row.created_at.toISOString(), api_key: apiKey };
+    const { row, apiKey } = await insertKey(ctx.app.platform, ctx.tenant.id, input.label, input.role, input.read_only, input.person);
+    return {
+      id: row.id,
+      label: row.label,
+      role: row.role,
+      read_only: row.read_only,
+      person: row.person,
+      created_at: row.created_at.toISOString(),
+      api_key: apiKey,
+    };
   },
 });

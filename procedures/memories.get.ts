@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { memoryWithUse } from '../src/schemas/memory.ts';
 import { withFileUrls } from '../src/services/files/uploads.ts';
-import { findMemory } from '../src/services/memory/memories.ts';
-import { memoryUseOf } from '../src/services/search/recall-use.ts';
+import { findServable } from '../src/services/memory/memories.ts';
+import { handOver } from '../src/services/ledger/handover.ts';
+import { memoryUseOf } from '../src/services/ledger/read.ts';
 import { C, memoryPath, MISSING_MEMORY } from './collection-path.ts';
 
 export default defineProcedure({
@@ -22,7 +23,8 @@ export default defineProcedure({
   output: memoryWithUse,
   handler: async (ctx, input) => {
     // The memory first: an id naming none is a 404 before anything else reads it.
-    const memory = await withFileUrls(ctx, await findMemory(ctx.app.db, ctx, input.collection, input.id));
+    const memory = await withFileUrls(ctx, await findServable(ctx.app.db, ctx, input.collection, input.id));
+    handOver(ctx, [memory.id], false);
     return { ...memory, use: await memoryUseOf(ctx, memory.id) };
   },
 });

@@ -23,6 +23,7 @@ export default defineProcedure({
     "OpenAI's error object (message, type, param, code), which OpenAI clients raise as their own errors.",
   rest: { method: 'POST', path: '/v1/proxy/chat/completions', status: 200 },
   access: 'write',
+  frontEnd: 'proxy',
   // Recall reads the named collection; storing writes it (else the default one).
   collection: [
     { collections: (input) => (input.store ? [storeCollection(input)] : []), permission: 'write' },

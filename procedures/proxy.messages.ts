@@ -20,6 +20,7 @@ export default defineProcedure({
     'clients raise as their own errors.',
   rest: { method: 'POST', path: '/v1/proxy/v1/messages', status: 200 },
   access: 'write',
+  frontEnd: 'proxy',
   collection: [
     { collections: (input) => (input.store ? [storeCollection(input)] : []), permission: 'write' },
     { field: 'collection', permission: 'read' },

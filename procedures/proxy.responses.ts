@@ -16,6 +16,7 @@ export default defineProcedure({
     'for remember. When recall or storing fails, the chat goes on without it and says so. Usage counts toward the spend cap.',
   rest: { method: 'POST', path: '/v1/proxy/v1/responses', status: 200 },
   access: 'write',
+  frontEnd: 'proxy',
   collection: [
     { collections: (input) => (input.store ? [storeCollection(input)] : []), permission: 'write' },
     { field: 'collection', permission: 'read' },

@@ -6,6 +6,7 @@ import { Download } from '../src/core/download.ts';
 import { EventStream } from '../src/core/event-stream.ts';
 import { AppError, invalidInput } from '../src/core/errors.ts';
 import { sendError, UnreadableBody, type ErrorEnvelope } from '../src/pipeline/http-errors.ts';
+import { callMarks } from '../src/pipeline/call-headers.ts';
 import { invoke } from '../src/pipeline/invoke.ts';
 import { validatesInput, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { MAX_FILE_BYTES, MAX_FILES, type FileUploadInput } from '../src/schemas/files.ts';
@@ -146,6 +147,8 @@ export function registerRestRoutes(server: FastifyInstance, app: App) {
             origin: `${req.protocol}://${req.host}`,
             secret: secretOf(proc, req),
             events: true,
+            via: 'rest' as const,
+            ...callMarks(req.headers),
           };
           const { output, headers, input } = await invoke(app, proc, caller, await restInput(proc, shape, req));
           const status = successStatus(shape, input);

@@ -9,8 +9,8 @@ import { mcpClient } from './support/transports.ts';
 /** What a model and its host see of orgmem over MCP: tools, their hints and schemas, resources, prompts. */
 const { url, adminKey } = shared();
 
-const DESTRUCTIVE = ['forget_memory', 'dedup_memories', 'archive_stale_memories', 'delete_memory', 'apply_changeset'];
-const IDEMPOTENT_WRITES = ['update_memory', 'delete_memory', 'unretract_memory', 'reject_changeset'];
+const DESTRUCTIVE = ['forget_memory', 'dedup_memories', 'archive_stale_memories', 'delete_memory', 'apply_changeset', 'reject_memory'];
+const IDEMPOTENT_WRITES = ['update_memory', 'delete_memory', 'unretract_memory', 'reject_changeset', 'release_memory', 'reject_memory'];
 
 let t: Tenant;
 let client: Client;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flushRecalls } from '../src/services/search/recall-use.ts';
+import { flushHandovers as flushRecalls } from '../src/services/ledger/handover.ts';
 import { newTenant, type Tenant } from './support/client.ts';
 import { startServer, type TestServer } from './support/server.ts';
 

@@ -50,6 +50,7 @@ const input = (query: string): ContextInput => ({
   max_tokens: Number(args['max-tokens']),
   limit: 20,
   mmr_lambda: 0.3,
+  trust: null,
   container_tag: null,
   as_of: null,
 });

@@ -30,6 +30,7 @@ url.pathname = `/${args.db}`;
 const sql = postgres(url.toString(), { max: 1, onnotice: () => {}, connection: CONNECTION_SETTINGS });
 const [{ tenant_id, name }] = await sql<[{ tenant_id: string; name: string }]>`select tenant_id, name from collections order by memory_count desc limit 1`;
 const ctx = { tenant: { id: tenant_id }, agent: { id: '', label: 'bench' } } as Parameters<typeof insertParams>[0];
+const UNSCREENED = { trust: 'agent', held: false, quarantine: null } as const;
 const items = [...memories(100, 4242)].map((m) => ({ ...m, source: 'api' }));
 const embeddings = await hashEmbedder(512).embed(items.map((m) => m.text));
 
@@ -52,7 +53,17 @@ function valuesStatement(): [string, unknown[]] {
 
 const statements: Record<string, () => [string, unknown[]]> = {
   'values (before)': valuesStatement,
-  'unnest (this build)': () => [insertSql('vector'), insertParams(ctx, name, items, embeddings, true).params],
+  'unnest (this build)': () => [
+    insertSql('vector'),
+    insertParams(
+      ctx,
+      name,
+      items,
+      embeddings,
+      items.map(() => UNSCREENED),
+      true,
+    ).params,
+  ],
 };
 const times: Record<string, { planning: number[]; execution: number[]; without_hnsw: number[] }> = {};
 

@@ -116,6 +116,7 @@ async function rememberTurn(server: Server, collection: string, sessionId: strin
       await call(server, 'POST', collectionPath(collection, 'remember'), {
         body: { content, ...(observed_at ? { observed_at } : {}) },
         headers: { 'idempotency-key': key },
+        session: sessionId,
         signal: AbortSignal.timeout(REMEMBER_MS),
       });
     } catch (err) {

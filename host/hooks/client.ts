@@ -3,6 +3,7 @@
  * each call bounded by a deadline. Nothing else is loaded, so that a hook starts in the time of
  * Node itself (bench/README.md, "Hooks").
  */
+import { SESSION_HEADER, VIA_HEADER } from '../../src/pipeline/call-headers.ts';
 
 export interface Server {
   url: string;
@@ -30,8 +31,13 @@ export class HttpError extends Error {
 /** The most of an answer read: a context block is a few KB. */
 const MAX_ANSWER = 16 * 1024 * 1024;
 
+/** The harness's session id as the ledger's session header takes it (docs/trust.md): printable, no spaces, at most 200. */
+const sessionMark = (session: string) => `hook:${session.replace(/[^\x21-\x7e]/g, '_')}`.slice(0, 200);
+
 /**
- * POST or GET `path` with a JSON body; the answer's JSON, or an HttpError with its detail.
+ * POST or GET `path` with a JSON body; the answer's JSON, or an HttpError with its detail. Every
+ * call says it comes from a hook, and of which session, for the ledger and the trust class of
+ * what it captures (docs/trust.md).
  * node:http rather than fetch: fetch loads undici on its first call, which costs a hook more
  * than the rest of its start (bench/README.md, "Hooks").
  */
@@ -39,7 +45,7 @@ export async function call<T>(
   server: Server,
   method: 'GET' | 'POST',
   path: string,
-  opts: { body?: unknown; headers?: Record<string, string>; signal: AbortSignal },
+  opts: { body?: unknown; headers?: Record<string, string>; session?: string; signal: AbortSignal },
 ): Promise<T> {
   const url = new URL(`${server.url}${path}`);
   const body = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
@@ -52,6 +58,8 @@ export async function call<T>(
         signal: opts.signal,
         headers: {
           authorization: `Bearer ${server.key}`,
+          [VIA_HEADER]: 'hook',
+          ...(opts.session ? { [SESSION_HEADER]: sessionMark(opts.session) } : {}),
           ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
           ...opts.headers,
         },

@@ -72,15 +72,16 @@ function listSections(profile: string): Array<{ title: string; items: string[] }
 }
 
 /** SessionStart: the collection's stable memories (pinned, current facts and preferences) and what its profile adds to them. */
-export async function sessionStartContext(server: Server, collection: string): Promise<string> {
+export async function sessionStartContext(server: Server, collection: string, session?: string): Promise<string> {
   const signal = AbortSignal.timeout(SESSION_START_MS);
   const [context, profile] = await Promise.allSettled([
     // A conversation without a user message: the stable part only, the same for every session.
     call<ContextAnswer>(server, 'POST', collectionPath(collection, 'context'), {
       body: { messages: [{ role: 'system', content: 'A new coding session starts.' }], max_tokens: CONTEXT_TOKENS },
+      session,
       signal,
     }),
-    call<{ profile: string; based_on: number }>(server, 'GET', collectionPath(collection, 'profile'), { signal }),
+    call<{ profile: string; based_on: number }>(server, 'GET', collectionPath(collection, 'profile'), { session, signal }),
   ]);
   const stable = context.status === 'fulfilled' ? context.value.context.trim() : '';
   const shown = context.status === 'fulfilled' ? context.value.stable.memories : [];
@@ -99,11 +100,12 @@ export async function sessionStartContext(server: Server, collection: string): P
 }
 
 /** UserPromptSubmit: the memories recalled for the prompt, without the stable part the session start gave. */
-export async function promptContext(server: Server, collection: string, prompt: string): Promise<string> {
+export async function promptContext(server: Server, collection: string, prompt: string, session?: string): Promise<string> {
   const query = prompt.trim().slice(0, 10_000);
   if (!query) return '';
   const answer = await call<ContextAnswer>(server, 'POST', collectionPath(collection, 'context'), {
     body: { query, max_tokens: CONTEXT_TOKENS, limit: PROMPT_LIMIT },
+    session,
     signal: AbortSignal.timeout(PROMPT_MS),
   }).catch((err: unknown) => {
     if (isMissing(err)) return undefined;

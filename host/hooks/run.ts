@@ -52,9 +52,9 @@ export async function runHook(event: HookEvent): Promise<void> {
     const server = serverFromEnv();
     if (typeof server === 'string') throw new Error(server);
     const collection = projectCollection(str(payload.cwd) ?? process.cwd());
-    if (event === 'SessionStart') return answer(event, await sessionStartContext(server, collection));
-    if (event === 'UserPromptSubmit') return answer(event, await promptContext(server, collection, str(payload.prompt) ?? ''));
     const session_id = str(payload.session_id);
+    if (event === 'SessionStart') return answer(event, await sessionStartContext(server, collection, session_id));
+    if (event === 'UserPromptSubmit') return answer(event, await promptContext(server, collection, str(payload.prompt) ?? '', session_id));
     const transcript_path = str(payload.transcript_path);
     // Codex may have no transcript file; without one there is nothing to capture.
     if (!session_id || !transcript_path) return;

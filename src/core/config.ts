@@ -149,6 +149,7 @@ const env = z.object({
   ORGMEM_VECTOR_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
   ORGMEM_VECTOR_RERANK: z.coerce.number().int().min(1).max(64).default(50),
   ORGMEM_AUTO_ANALYZE: bool.default(true),
+  ORGMEM_LEDGER_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
     .string()
@@ -367,6 +368,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     production: e.ORGMEM_PRODUCTION,
     /** Planner statistics refreshed by the service after bulk writes and every minute (services/memory/table-stats.ts). */
     autoAnalyze: e.ORGMEM_AUTO_ANALYZE,
+    /** Days the influence ledger keeps its entries (services/ledger/); 0: no ledger is written. */
+    ledgerDays: e.ORGMEM_LEDGER_DAYS,
     /** Request and stage timings for the operator's metrics endpoints (src/ports/metrics.ts); off, nothing is recorded. */
     metrics: e.ORGMEM_METRICS,
     masterKey: e.ORGMEM_MASTER_KEY,

@@ -8,6 +8,7 @@ import type { Mailer } from '../ports/mailer.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { Secrets } from '../ports/secrets.ts';
 import type { KeyRole, Tenant } from '../schemas/access.ts';
+import type { FrontEnd } from '../schemas/trust.ts';
 
 /** The long-lived parts of a running service, shared by every request and job. */
 export interface App {
@@ -47,6 +48,8 @@ export interface Agent {
   label: string;
   role: KeyRole;
   read_only: boolean;
+  /** A key a person uses: its writes are of trust class `user` (docs/trust.md); absent: an agent's. */
+  person?: boolean;
   /** The collections this key is limited to besides its grants (an OAuth client's, docs/mcp.md); absent or null: no such limit. */
   collections?: string[] | null;
 }
@@ -59,7 +62,15 @@ export interface PublicCtx {
   origin?: string;
 }
 
+/** The request a context serves, for the influence ledger (docs/trust.md); absent in jobs and other calls without one. */
+export interface Call {
+  via: FrontEnd;
+  procedure: string;
+  session: string | null;
+}
+
 export interface AuthedCtx extends PublicCtx {
   tenant: Tenant;
   agent: Agent;
+  call?: Call;
 }

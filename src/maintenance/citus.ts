@@ -60,6 +60,10 @@ export const CITUS_TABLES: Record<string, Placement> = {
   changesets: distributed,
   changeset_changes: distributed,
   consolidation_settings: distributed,
+  trust_policies: distributed,
+  memory_revisions: distributed,
+  memory_ledger: distributed,
+  memory_ledger_gaps: distributed,
 
   schema_migrations: local('the migrations applied: read and written by orgmem migrate on the coordinator'),
   settings: local('instance settings (the embedding dimension), read at start-up'),

@@ -4,12 +4,14 @@ import type { Agent, App, AuthedCtx, PublicCtx } from '../core/context.ts';
 import { Download } from '../core/download.ts';
 import { EventStream } from '../core/event-stream.ts';
 import { AppError, badRequest, forbidden, unauthorized, validationError } from '../core/errors.ts';
+import { checkedSession } from './call-headers.ts';
 import { screenInput } from './input-guard.ts';
 import { isUnreachable } from '../ports/db/db.ts';
 import { inUnitOfWork } from '../ports/db/unit-of-work.ts';
 import { isRead, keyRoleOf, validatesInput, type AnyProcedure } from './procedure.ts';
 import { answers } from './responses.ts';
 import type { Tenant } from '../schemas/access.ts';
+import type { FrontEnd } from '../schemas/trust.ts';
 import { authenticate } from '../services/access/authenticate.ts';
 import { NO_GRANTS, resolveGrants } from '../services/access/grants.ts';
 import { enforce, rateLimited } from '../services/access/rate-limit.ts';
@@ -27,6 +29,12 @@ export interface Caller {
   auth?: { tenant: Tenant; agent: Agent; database: string | null };
   /** The front end can send server-sent events (REST); without, an input asking for them is refused (Procedure.streams). */
   events?: boolean;
+  /** The front end the call came through, for the influence ledger (docs/trust.md). */
+  via: Exclude<FrontEnd, 'proxy' | 'hook'>;
+  /** The session the caller named (call-headers.ts), or the front end's own (an MCP stdio process). */
+  session?: string;
+  /** The call comes from a harness hook (call-headers.ts). */
+  hook?: boolean;
 }
 
 export interface InvokeResult {
@@ -57,7 +65,8 @@ export async function invoke(app: App, proc: AnyProcedure, caller: Caller, rawIn
     else if (proc.access !== 'public') {
       const auth = caller.auth ?? (await authenticateRequest(app, caller.authorization, headers));
       // The tenant's data may live in its own database: the context's App is the tenant's from here on.
-      ctx = { ...base, app: await tenantApp(app, auth.tenant.id, auth.database), tenant: auth.tenant, agent: auth.agent };
+      const call = { via: proc.frontEnd ?? (caller.hook ? 'hook' : caller.via), procedure: proc.name, session: checkedSession(caller.session) } as const;
+      ctx = { ...base, app: await tenantApp(app, auth.tenant.id, auth.database), tenant: auth.tenant, agent: auth.agent, call };
       if (proc.access === 'admin' && !auth.tenant.is_admin) throw forbidden('Operator endpoints need an admin tenant');
       if (keyRoleOf(proc) === 'admin' && auth.agent.role !== 'admin') {
         throw forbidden(`${proc.name} needs an admin API key; this key's role is ${auth.agent.role}`);

@@ -64,6 +64,8 @@ export interface Procedure<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    * model when to call it. Reads are read-only tools; `destructive`: the call may delete or hide
    * memories; `idempotent`: repeating the call with the same arguments changes nothing more.
    */
+  /** A procedure that is a front end of its own (the chat proxies): the ledger names it so (docs/trust.md). */
+  frontEnd?: 'proxy';
   mcp?: { tool: string; title: string; description: string; destructive?: boolean; idempotent?: boolean };
   /**
    * The errors the operation itself answers, and when: those beyond what its access and input

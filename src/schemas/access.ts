@@ -29,6 +29,7 @@ export const keySchema = z
     label: z.string(),
     role: keyRole,
     read_only: z.boolean(),
+    person: z.boolean().describe('A key a person uses (the dashboard, their own scripts): what it writes is of trust class `user` (docs/trust.md)'),
     collections: z
       .array(z.string())
       .nullable()

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { collectionName, instant, tokenBudget } from './fields.ts';
 import { proxyMessage } from './proxy.ts';
 import { searchQuery } from './search.ts';
+import { trustClass, trustFilter } from './trust.ts';
 
 /** Request and answer of the context endpoint (docs/context.md). */
 
@@ -25,6 +26,7 @@ export const contextFields = {
         '1 keeps the search order, 0 takes what differs most from the memories already taken',
     ),
   container_tag: z.string().min(1).max(256).nullable().default(null).describe('Only memories with this container tag, in both parts'),
+  trust: trustFilter,
   as_of: instant
     .nullable()
     .default(null)
@@ -47,6 +49,7 @@ const contextMemory = z.object({
   collection: z.string(),
   category: z.string(),
   text: z.string(),
+  trust: trustClass,
 });
 
 export const contextResponse = z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { category, importance, instant, memoryText, metadataObject, timestamp } from './fields.ts';
+import { quarantineSchema, trustClass } from './trust.ts';
 
 /** A memory, its files and its collection as the API shows them. */
 export const imageSchema = z
@@ -73,6 +74,10 @@ export const memorySchema = z
     superseded_at: timestamp.nullable().describe('When a newer fact superseded it (system time)'),
     retraction: retraction.nullable().describe('Set while the memory is retracted (POST .../retract)'),
     provenance,
+    trust: trustClass,
+    quarantine: quarantineSchema
+      .nullable()
+      .describe('Set when its text was taken for an instruction to an agent: held (served to nobody), flagged, released or rejected (docs/trust.md)'),
   })
   .openapi('Memory');
 export type Memory = z.infer<typeof memorySchema>;

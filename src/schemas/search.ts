@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { category, instant, metadataObject, timestamp } from './fields.ts';
 import { imageSchema, memoryTimes, provenance } from './memory.ts';
+import { trustClass, trustFilter } from './trust.ts';
 
 /** Request and response shapes of search, related and forget (docs/search.md). */
 export const searchQuery = z.string().min(1).max(10_000).describe('What to look for, in natural language (1 to 10000 characters)');
@@ -28,6 +29,7 @@ export const searchFields = {
   metadata_filter: metadataObject.nullable().default(null).describe('Only memories whose metadata contains this object (JSONB containment, @>)'),
   container_tag: z.string().min(1).max(256).nullable().default(null).describe('Only memories with this container tag'),
   include_archived: z.boolean().default(false).describe('Also return archived memories'),
+  trust: trustFilter,
   as_of: instant
     .nullable()
     .default(null)
@@ -81,6 +83,8 @@ const resultFields = z.object({
   created_at: timestamp.describe('When the store recorded it'),
   ...memoryTimes,
   provenance,
+  trust: trustClass,
+  flagged: z.boolean().describe('Its text was taken for an instruction to an agent and the tenant flags such text instead of holding it (docs/trust.md)'),
   collection: z.string().optional().describe("The memory's collection (all-collection search only)"),
 });
 

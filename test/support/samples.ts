@@ -61,6 +61,7 @@ export const samples: Record<string, Sample> = {
   'memories.unretract': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   'memories.related': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   'memories.history': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
+  'ledger.memory': { input: (fx) => ({ collection: fx.collection, id: fx.memoryId }) },
   // A threshold no match reaches: the call is allowed and deletes nothing, so later cases keep their fixture.
   'memories.upload': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },
   'memories.folder': { input: (fx) => ({ collection: fx.collection, files: [textFile] }) },

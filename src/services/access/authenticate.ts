@@ -13,7 +13,7 @@ const MAX_AUTHORIZATION = 1024;
 
 type AuthRow = KeyRow & TenantRow & { key_id: string; key_collections: string[] | null; database_sealed: string | null; rl_count?: number; rl_reset?: number };
 
-const COLUMNS = `k.id as key_id, k.key_hash, k.label, k.role, k.read_only, k.collections as key_collections, k.revoked_at, k.last_used_at,
+const COLUMNS = `k.id as key_id, k.key_hash, k.label, k.role, k.read_only, k.person, k.collections as key_collections, k.revoked_at, k.last_used_at,
             t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at,
             (select d.connection_string_sealed from database_configs d where d.tenant_id = t.id) as database_sealed`;
 
@@ -123,7 +123,7 @@ export async function authenticate(app: App, header: string | undefined, calls =
   }
   return {
     tenant: tenantView(row, app.config.tiers),
-    agent: { id: row.key_id, label: row.label, role: row.role, read_only: row.read_only, collections: row.key_collections },
+    agent: { id: row.key_id, label: row.label, role: row.role, read_only: row.read_only, person: row.person, collections: row.key_collections },
     rate: row.rl_count == null ? null : { count: row.rl_count, reset_at: row.rl_reset! },
     database: row.database_sealed,
   };
@@ -141,12 +141,12 @@ export type Actor = { agent_id: string } | { service: string; id?: string };
  * the agent's work goes on as it), with the tenant.
  */
 const AGENT = `with recursive chain as (
-    select k.id, k.label, k.role, k.read_only, k.collections, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
+    select k.id, k.label, k.role, k.read_only, k.person, k.collections, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
     union all
-    select k.id, k.label, k.role, k.read_only, k.collections, k.revoked_at, k.replaced_by, c.depth + 1
+    select k.id, k.label, k.role, k.read_only, k.person, k.collections, k.revoked_at, k.replaced_by, c.depth + 1
       from chain c join api_keys k on k.tenant_id = $1 and k.id = c.replaced_by where c.depth < 1000
   )
-  select t.*, c.id as key_id, c.label as key_label, c.role as key_role, c.read_only as key_read_only, c.collections as key_collections, c.revoked_at is not null as key_revoked
+  select t.*, c.id as key_id, c.label as key_label, c.role as key_role, c.read_only as key_read_only, c.person as key_person, c.collections as key_collections, c.revoked_at is not null as key_revoked
     from tenants t join chain c on true where t.id = $1 order by c.depth desc limit 1`;
 
 /**
@@ -163,9 +163,24 @@ export async function actAs(app: App, tenantId: string, actor: Actor, requestId:
     return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: false };
   }
   const [row] = await app.platform.query<
-    TenantRow & { key_id: string; key_label: string; key_role: KeyRole; key_read_only: boolean; key_collections: string[] | null; key_revoked: boolean }
+    TenantRow & {
+      key_id: string;
+      key_label: string;
+      key_role: KeyRole;
+      key_read_only: boolean;
+      key_person: boolean;
+      key_collections: string[] | null;
+      key_revoked: boolean;
+    }
   >(AGENT, [tenantId, actor.agent_id]);
   if (!row) return null;
-  const agent = { id: row.key_id, label: row.key_label, role: row.key_role, read_only: row.key_read_only, collections: row.key_collections };
+  const agent = {
+    id: row.key_id,
+    label: row.key_label,
+    role: row.key_role,
+    read_only: row.key_read_only,
+    person: row.key_person,
+    collections: row.key_collections,
+  };
   return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: row.key_revoked };
 }

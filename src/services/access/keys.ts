@@ -8,13 +8,16 @@ import { dataQueryable } from '../tenant-db/tenant-app.ts';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-/** `mv_` + 43 base64url characters (32 random bytes); only its hash and prefix are stored. */
-export async function insertKey(q: Queryable, tenantId: string, label: string, role: KeyRole, readOnly: boolean) {
+/**
+ * `mv_` + 43 base64url characters (32 random bytes); only its hash and prefix are stored. `person`:
+ * a key a person uses, whose writes are of trust class `user` (docs/trust.md).
+ */
+export async function insertKey(q: Queryable, tenantId: string, label: string, role: KeyRole, readOnly: boolean, person = false) {
   const apiKey = `mv_${randomBytes(32).toString('base64url')}`;
   const id = newId();
   const [row] = await q.query<KeyRow>(
-    `insert into api_keys (tenant_id, id, key_hash, prefix, label, role, read_only) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-    [tenantId, id, hashKey(apiKey), apiKey.slice(0, 9), label, role, readOnly],
+    `insert into api_keys (tenant_id, id, key_hash, prefix, label, role, read_only, person) values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+    [tenantId, id, hashKey(apiKey), apiKey.slice(0, 9), label, role, readOnly, person],
   );
   return { row: row!, apiKey };
 }
@@ -27,6 +30,7 @@ export interface KeyRow {
   label: string;
   role: KeyRole;
   read_only: boolean;
+  person: boolean;
   collections: string[] | null;
   created_at: Date;
   last_used_at: Date | null;
@@ -38,6 +42,7 @@ export const keyView = (k: KeyRow) => ({
   label: k.label,
   role: k.role,
   read_only: k.read_only,
+  person: k.person,
   collections: k.collections,
   prefix: k.prefix,
   masked: `${k.prefix}…`,
@@ -108,7 +113,7 @@ export async function rotateKey(app: App, tenantId: string, agent: Agent) {
       agent.id,
     ]);
     if (!revoked.length) throw unauthorized('Invalid or revoked API key');
-    const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.role, agent.read_only);
+    const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.role, agent.read_only, agent.person);
     await tx.query('update api_keys set replaced_by = $3 where tenant_id = $1 and id = $2', [tenantId, agent.id, row.id]);
     await dataQueryable(app, tx).query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [
       tenantId,

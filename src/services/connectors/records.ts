@@ -1,13 +1,7 @@
 import type { AuthedCtx } from '../../core/context.ts';
-import { toVectorLiteral } from '../../ports/db/db.ts';
-import type { Memory } from '../../schemas/memory.ts';
-import { emitMemoryEvents } from '../events/memory-events.ts';
 import { embedAll } from '../files/file-memories.ts';
-import { touchCollection } from '../memory/collections.ts';
-import { insertMemories, type NewMemory } from '../memory/memories.ts';
-import { MEMORY_COLUMNS, memoryView, type MemoryRow } from '../memory/memory-view.ts';
+import { insertMemories, refreshMemories, type NewMemory } from '../memory/memories.ts';
 import { storable } from '../memory/storable.ts';
-import { noteBulkWrite } from '../memory/table-stats.ts';
 import type { ConnectionRow } from './connections.ts';
 import type { ConnectorRecord } from './providers/connector.ts';
 
@@ -81,6 +75,7 @@ export async function storeRecords(ctx: AuthedCtx, conn: ConnectionRow, records:
       conn.collection,
       fresh.map((c) => c.memory),
       fresh.map((c) => c.embedding),
+      { trust: 'connector' },
     );
     if (created.length) {
       await tx.query('insert into connection_records (tenant_id, connection_id, record_id, memory_id) select $1, $2, unnest($3::text[]), unnest($4::uuid[])', [
@@ -91,21 +86,12 @@ export async function storeRecords(ctx: AuthedCtx, conn: ConnectionRow, records:
       ]);
     }
     // A memory moved to another collection since is updated where it now is.
-    const updated = new Map<string, Memory[]>();
-    for (const c of seen) {
-      const [row] = await tx.query<MemoryRow>(
-        `update memories set text = $3, metadata = $4::jsonb, container_tag = $5, embedding = $6::vector, updated_at = now()
-          where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
-        [conn.tenant_id, c.memoryId, c.memory.text, c.memory.metadata, c.memory.container_tag, toVectorLiteral(c.embedding)],
-      );
-      if (row) updated.set(row.collection, [...(updated.get(row.collection) ?? []), memoryView(row)]);
-    }
-    // Updated in place, one statement each: the page's size counts (its creates were counted by insertMemories).
-    await noteBulkWrite(tx, ctx.app, seen.length);
-    for (const [collection, memories] of updated) {
-      await touchCollection(tx, conn.tenant_id, collection, 0);
-      await emitMemoryEvents(tx, ctx, 'memory.updated', collection, memories);
-    }
+    await refreshMemories(
+      tx,
+      ctx,
+      seen.map((c) => ({ id: c.memoryId, text: c.memory.text, metadata: c.memory.metadata, container_tag: c.memory.container_tag, embedding: c.embedding })),
+      'connector',
+    );
   });
   return { changed: changed.length, cursor };
 }

@@ -6,8 +6,9 @@ import { fromVectorLiteral } from '../../ports/db/db.ts';
 import type { ContextInput, ContextResponse } from '../../schemas/context.ts';
 import type { ProxyMessage } from '../../schemas/proxy.ts';
 import { searchFields, searchQuery } from '../../schemas/search.ts';
+import type { TrustClass } from '../../schemas/trust.ts';
 import { currentSql, validAtSql } from '../memory/memory-view.ts';
-import { countRecalls } from '../search/recall-use.ts';
+import { handOver } from '../ledger/handover.ts';
 import { resolveScope, search } from '../search/search.ts';
 import { mmrOrder } from './mmr.ts';
 import { repeatCheck, type RepeatCheck } from './repeats.ts';
@@ -29,6 +30,8 @@ interface Item {
   collection: string;
   category: string;
   text: string;
+  trust: TrustClass;
+  flagged: boolean;
 }
 interface StableRow extends Item {
   pinned: boolean;
@@ -38,8 +41,13 @@ export interface QueryItem extends Item {
   score: number;
 }
 
-/** A memory as the block shows it: its collection and text, nothing a model has no use for. */
-const shown = (items: Item[]) => recalledBlock(items.map(({ collection, text }) => ({ collection, text })));
+/**
+ * A memory as the block shows it: its collection, text and trust class (the model weighs a
+ * mail's or an agent's words below a person's), and whether its text was flagged as trying to
+ * instruct an agent (docs/trust.md); nothing a model has no use for.
+ */
+const shown = (items: Item[]) =>
+  recalledBlock(items.map(({ collection, text, trust, flagged }) => ({ collection, text, trust, ...(flagged ? { flagged: true } : {}) })));
 const section = (heading: string, items: Item[]) => `${heading}\n${shown(items)}`;
 
 /** The text of the last user message (its text parts, for one in parts); empty when there is none. */
@@ -73,7 +81,7 @@ export async function buildContext(ctx: AuthedCtx, input: ContextInput, collecti
   const picked = packQuery(stable, order, input, repeats);
   // What the block hands on is recalled; the search's other candidates are not (docs/search.md, "Recall counts").
   const handed = [...stable.kept, ...picked.kept].map((m) => m.id);
-  countRecalls(ctx, handed);
+  handOver(ctx, handed);
   return answer(stable, picked, found.length);
 }
 
@@ -108,11 +116,11 @@ function answer(stable: Stable, picked: Picked, candidates: number): ContextResp
     stable: {
       text: stable.text,
       version: createHash('sha256').update(stable.text).digest('hex').slice(0, 16),
-      memories: stable.kept.map(({ id, collection, category, text, pinned }) => ({ id, collection, category, text, pinned })),
+      memories: stable.kept.map(({ id, collection, category, text, trust, pinned }) => ({ id, collection, category, text, trust, pinned })),
     },
     query: {
       text: context.slice(stable.text.length),
-      memories: picked.kept.map(({ id, collection, category, text, score }) => ({ id, collection, category, text, score })),
+      memories: picked.kept.map(({ id, collection, category, text, trust, score }) => ({ id, collection, category, text, trust, score })),
       candidates,
     },
   };
@@ -127,15 +135,15 @@ function answer(stable: Stable, picked: Picked, candidates: number): ContextResp
  */
 export async function readStable(ctx: AuthedCtx, collections: string[], input: ContextInput): Promise<StableRow[]> {
   if (!collections.length) return [];
-  const valid = input.as_of === null ? currentSql('memories') : validAtSql('memories', '$5');
+  const valid = input.as_of === null ? currentSql('memories') : validAtSql('memories', '$6');
   return ctx.app.db.query<StableRow>(
     `select s.* from unnest($2::text[]) as c(name) cross join lateral (
-        select id, collection, category, text, pinned, created_at from memories
+        select id, collection, category, text, trust, coalesce(quarantine->>'state' = 'flagged', false) as flagged, pinned, created_at from memories
          where tenant_id = $1 and collection = c.name and not archived and ${valid} and (pinned or category in ('fact', 'preference'))
-           and ($3::text is null or container_tag = $3)
+           and ($3::text is null or container_tag = $3) and ($5::text[] is null or trust = any($5::text[]))
          order by pinned desc, created_at desc, id desc limit $4) as s
       order by pinned desc, created_at desc, id desc limit $4`,
-    [ctx.tenant.id, collections, input.container_tag, STABLE_READ, ...(input.as_of === null ? [] : [input.as_of])],
+    [ctx.tenant.id, collections, input.container_tag, STABLE_READ, input.trust, ...(input.as_of === null ? [] : [input.as_of])],
   );
 }
 
@@ -176,9 +184,9 @@ export function packStable(rows: StableRow[], maxTokens: number, repeats: Repeat
 
 /** The search candidates for the query, with the caller's container tag; a named collection's absence was answered by resolveScope. */
 export async function recall(ctx: AuthedCtx, query: string, input: ContextInput, collection: string | null): Promise<QueryItem[]> {
-  const request = searchInput.parse({ query, limit: POOL, container_tag: input.container_tag, as_of: input.as_of });
+  const request = searchInput.parse({ query, limit: POOL, container_tag: input.container_tag, as_of: input.as_of, trust: input.trust });
   const { results } = await search(ctx, request, { collection, nameCollections: true, candidates: true });
-  return results.map((r) => ({ id: r.id, collection: r.collection!, category: r.category, text: r.text, score: r.score }));
+  return results.map((r) => ({ id: r.id, collection: r.collection!, category: r.category, text: r.text, trust: r.trust, flagged: r.flagged, score: r.score }));
 }
 
 /**

@@ -175,6 +175,7 @@ async function store(ctx: AuthedCtx, collection: string, parsed: MailParts, body
       collection,
       [{ text: memory.text, importance: 0.5, category: 'email', source: 'email', metadata: memory.metadata, container_tag: null, observed_at: sentAt(parsed) }],
       [embedding!],
+      { trust: 'mail' },
     ),
   );
   ctx.app.log.info(

@@ -5,7 +5,7 @@ import type { Memory } from '../../schemas/memory.ts';
 import { controlQueryable } from '../tenant-db/tenant-app.ts';
 import { hookState, queueEvents } from './webhook-outbox.ts';
 
-export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.retracted' | 'memory.deleted';
+export type MemoryEventType = 'memory.created' | 'memory.updated' | 'memory.retracted' | 'memory.quarantined' | 'memory.deleted';
 /** A deleted memory is sent as its id only. */
 export type EventMemory = Memory | { id: string };
 

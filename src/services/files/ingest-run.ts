@@ -86,7 +86,7 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
         );
         // Another try settled the file or stored this step first: it goes on, this one stops.
         if (progress?.stored !== from) return false;
-        const memories = await insertMemories(tx, ctx, job.collection, step, embeddings);
+        const memories = await insertMemories(tx, ctx, job.collection, step, embeddings, { trust: 'document' });
         await tx.query(
           `update ingest_files set chunks = $4, memory_ids = memory_ids || $5::jsonb, updated_at = now()
             where tenant_id = $1 and batch_id = $2 and key = $3`,

@@ -91,7 +91,9 @@ export async function uploadMemory(
   // The client's observed_at wins; else the first file whose metadata says when it was written (docs/time.md).
   const observed_at = fields.observed_at ?? read.find((r) => r.written)?.written ?? undefined;
   const [memory] = await ctx.app.db.transaction((tx) =>
-    insertMemories(tx, ctx, collection, [{ ...fields, text, images, ...(observed_at ? { observed_at } : {}) }], [embedding!]),
+    insertMemories(tx, ctx, collection, [{ ...fields, text, images, ...(observed_at ? { observed_at } : {}) }], [embedding!], {
+      trust: 'document',
+    }),
   );
   // A single memory is answered as single-memory GET shows it: with its files' links.
   return withFileUrls(ctx, await findMemory(ctx.app.db, ctx, collection, memory!.id));
@@ -135,6 +137,7 @@ export async function uploadFolder(ctx: AuthedCtx, collection: string, files: Fi
         ...(m.written ? { observed_at: m.written } : {}),
       })),
       embeddings,
+      { trust: 'document' },
     ),
   );
   return {

@@ -25,10 +25,10 @@ export async function runExtraction(ctx: AuthedCtx, jobId: string, { attempt, ma
   const [job] = await app.db.query<JobRow>('select * from extraction_jobs where tenant_id = $1 and id = $2', [tenantId, jobId]);
   if (!job || job.state === 'done' || job.state === 'failed') return;
   await setState(app, tenantId, jobId, 'processing', { attempts: attempt });
-  const [raw] = await app.db.query<RawMemory>('select id, text, importance, container_tag, observed_at from memories where tenant_id = $1 and id = $2', [
-    tenantId,
-    job.memory_id,
-  ]);
+  const [raw] = await app.db.query<RawMemory>(
+    'select id, text, importance, container_tag, observed_at, trust, quarantine from memories where tenant_id = $1 and id = $2',
+    [tenantId, job.memory_id],
+  );
   if (!raw) {
     await setState(app, tenantId, jobId, 'failed', { error: 'The memory was deleted before its facts were extracted' });
     return;

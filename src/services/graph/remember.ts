@@ -5,6 +5,7 @@ import { iso, newId } from '../../core/ids.ts';
 import { toVectorLiteral, type Queryable } from '../../ports/db/db.ts';
 import { LlmUnavailableError } from '../../ports/llm/llm.ts';
 import type { FactOutcome, Relation } from '../../schemas/graph.ts';
+import type { Quarantine, TrustClass } from '../../schemas/trust.ts';
 import { extractFacts, judgeFacts } from '../llm/calls.ts';
 import { LlmOutputError, resolveLlm, type TenantLlm } from '../llm/tenant-llm.ts';
 import { touchCollection } from '../memory/collections.ts';
@@ -35,6 +36,8 @@ export interface RawMemory {
   importance: number;
   container_tag: string | null;
   observed_at: Date | string;
+  trust: TrustClass;
+  quarantine: Quarantine | null;
 }
 
 const FACT_TYPES = ['fact', 'preference', 'episode'];
@@ -145,7 +148,10 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
   const embeddings = facts.length ? await ctx.app.embedder.embed(facts.map((f) => f.text)) : [];
   const neighbours: Neighbour[][] = [];
   for (const e of embeddings) neighbours.push(await nearestCurrentFacts(ctx, collection, raw.container_tag, e));
-  const decisions = llm ? await llmJudge(ctx.app, llm, facts, neighbours) : heuristicJudge(facts, neighbours);
+  // The facts of a held text are held with it, and confirm or replace nothing (docs/trust.md).
+  const heldBecause = raw.quarantine?.state === 'held' ? raw.quarantine.reasons : undefined;
+  const judged = llm ? await llmJudge(ctx.app, llm, facts, neighbours) : heuristicJudge(facts, neighbours);
+  const decisions = heldBecause ? judged.map((): Decision => ({ relation: 'new', target: null })) : judged;
 
   return ctx.app.db.transaction(async (tx) => {
     const fresh = facts.map((f, i) => ({ f, i })).filter(({ i }) => decisions[i]!.relation !== 'duplicate');
@@ -162,6 +168,7 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
       collection,
       items,
       fresh.map(({ i }) => embeddings[i]!),
+      { trust: raw.trust, heldBecause },
     );
     await confirmMemories(
       tx,
@@ -176,7 +183,7 @@ export async function extractAndStore(ctx: AuthedCtx, collection: string, raw: R
       const memory = storedAt.get(i);
       if (!memory) {
         outcomes.push({ id: d.target!, text: f.text, type: f.type, relation: 'duplicate', expires_at: f.expires_at });
-      } else if (d.relation === 'supersedes' && (await supersedeMemory(tx, ctx, collection, d.target!, memory.id))) {
+      } else if (d.relation === 'supersedes' && !memory.quarantine && (await supersedeMemory(tx, ctx, collection, d.target!, memory.id))) {
         outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'supersedes', supersedes_id: d.target!, expires_at: memory.valid_to });
       } else {
         outcomes.push({ id: memory.id, text: f.text, type: f.type, relation: 'new', expires_at: memory.valid_to });

@@ -1,7 +1,8 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import type { MemoryHistory } from '../../schemas/memory.ts';
 import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
-import { findMemory } from './memories.ts';
+import { handOver } from '../ledger/handover.ts';
+import { findServable, seesHeld } from './memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 
 /** Steps followed each way: a fact replaced more often than this is a loop, not a history. */
@@ -18,12 +19,14 @@ type Step = MemoryRow & { superseded_by: string | null; steps: number };
  * another collection since; facts in a collection the key may not read are left out.
  */
 export async function memoryHistory(ctx: AuthedCtx, collection: string, id: string): Promise<MemoryHistory> {
-  const memory = await findMemory(ctx.app.db, ctx, collection, id);
+  const memory = await findServable(ctx.app.db, ctx, collection, id);
   const [self] = await ctx.app.db.query<{ superseded_by: string | null }>('select superseded_by from memories where tenant_id = $1 and id = $2', [
     ctx.tenant.id,
     id,
   ]);
-  const readable = (limitParam: string) => readableCollectionSql('memories.collection', '$1', '$3', limitParam);
+  // A held memory is in nobody's history but an admin's (docs/trust.md).
+  const readable = (limitParam: string) =>
+    `${readableCollectionSql('memories.collection', '$1', '$3', limitParam)}${seesHeld(ctx) ? '' : ' and not memories.held'}`;
   const newer = await ctx.app.db.query<Step>(
     `with recursive chain (id, steps) as (
        select superseded_by, 1 from memories where tenant_id = $1 and id = $2 and superseded_by is not null
@@ -46,5 +49,6 @@ export async function memoryHistory(ctx: AuthedCtx, collection: string, id: stri
     [ctx.tenant.id, id, ctx.agent.id, MAX_STEPS, MAX_OLDER, collectionLimit(ctx)],
   );
   const entry = (r: Step) => ({ memory: memoryView(r), superseded_by: r.superseded_by, steps: r.steps });
+  handOver(ctx, [memory.id, ...newer.map((r) => r.id), ...older.map((r) => r.id)], false);
   return { memory: memoryView(memory), superseded_by: self?.superseded_by ?? null, newer: newer.map(entry), older: older.map(entry) };
 }

@@ -139,6 +139,7 @@ async function storeStep(ctx: AuthedCtx, importId: string, from: number, step: S
         name,
         group.map((g) => g.item),
         group.map((g) => g.embedding),
+        { trust: 'import' },
       );
     }
     return true;

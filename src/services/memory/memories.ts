@@ -10,6 +10,11 @@ import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { archivedAmong, ensureCollection, getCollection, touchCollection } from './collections.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 import { noteBulkWrite } from './table-stats.ts';
+import type { Quarantine, TrustClass } from '../../schemas/trust.ts';
+import { handOver } from '../ledger/handover.ts';
+import { controlQueryable } from '../tenant-db/tenant-app.ts';
+import { trustPolicyOf } from '../trust/policy.ts';
+import { callerTrust, screenText, type Screened } from '../trust/screen.ts';
 
 export interface NewMemory extends MemoryCreate {
   /** Files attached to the memory, with their storage keys. */
@@ -19,27 +24,50 @@ export interface NewMemory extends MemoryCreate {
 }
 
 /**
- * Inserts memories with their embeddings in the caller's transaction. The embeddings are
- * computed by the caller before the transaction opens, so no transaction waits on a model.
+ * Where new memories come from (docs/trust.md): the pipeline's trust class when it reads outside
+ * text (files, mail, connectors, imports), else the caller's; `heldBecause`, the reasons the
+ * memory they were made from is held for (remember's facts).
  */
-export async function insertMemories(q: Queryable, ctx: AuthedCtx, collection: string, items: NewMemory[], embeddings: number[][]): Promise<Memory[]> {
+export interface Origin {
+  trust?: TrustClass;
+  heldBecause?: string[];
+}
+
+/**
+ * Inserts memories with their embeddings in the caller's transaction. The embeddings are
+ * computed by the caller before the transaction opens, so no transaction waits on a model. Every
+ * write of a new memory comes here, so every one is screened (docs/trust.md, "Quarantine").
+ */
+export async function insertMemories(
+  q: Queryable,
+  ctx: AuthedCtx,
+  collection: string,
+  items: NewMemory[],
+  embeddings: number[][],
+  origin: Origin = {},
+): Promise<Memory[]> {
   if (!items.length) return [];
   await ensureCollection(q, ctx.tenant.id, collection);
   const graphed = await graphedInsert(q, ctx.app, ctx.tenant.id, items.length);
+  const policy = await trustPolicyOf(controlQueryable(ctx.app, q), ctx.tenant.id);
+  const trust = origin.trust ?? callerTrust(ctx);
+  const screened = items.map((m) => screenText(m.text, trust, policy, origin.heldBecause));
   const rows: MemoryRow[] = [];
   for (let i = 0; i < items.length; i += INSERT_ROWS)
-    rows.push(...(await insertRows(q, ctx, collection, items.slice(i, i + INSERT_ROWS), embeddings.slice(i), graphed)));
+    rows.push(...(await insertRows(q, ctx, collection, items.slice(i, i + INSERT_ROWS), embeddings.slice(i), screened.slice(i), graphed)));
   await touchCollection(q, ctx.tenant.id, collection, items.length, archivedAmong(items));
   // Every create goes through here (bulk, import, ingest, connector pages): a large one queues
   // the planner statistics' refresh.
   await noteBulkWrite(q, ctx.app, items.length);
   const memories = rows.map(memoryView);
   await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
+  const held = memories.filter((m) => m.quarantine?.state === 'held');
+  if (held.length) await emitMemoryEvents(q, ctx, 'memory.quarantined', collection, held);
   return memories;
 }
 
 /**
- * Rows per insert statement. The statement's text and its 19 parameters are the same whatever the
+ * Rows per insert statement. The statement's text and its 22 parameters are the same whatever the
  * count (one array a column), so this only bounds one statement's size: a 10 MB text file is
  * about 5,000 chunks, and larger statements are slower on PGlite (bench/README.md, "Ingestion soak").
  */
@@ -57,13 +85,16 @@ const INSERT_ROWS = 250;
 const insertStatement = (
   column: ColumnType,
 ) => `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
-                                  container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from, graphed)
+                                  container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from, trust, held,
+                                  quarantine, graphed)
   select $1, $2, nullif($3, '')::uuid, $4, r.id::uuid, r.text, r.importance::float8, r.category, r.source, r.metadata::jsonb,
          r.container_tag, r.embedding::${column}, r.valid_to::timestamptz, r.pinned::boolean, r.archived::boolean, r.images::jsonb,
-         coalesce(r.observed_at::timestamptz, now()), coalesce(r.valid_from::timestamptz, r.observed_at::timestamptz, now()), $19::boolean
+         coalesce(r.observed_at::timestamptz, now()), coalesce(r.valid_from::timestamptz, r.observed_at::timestamptz, now()),
+         r.trust, r.held::boolean, r.quarantine::jsonb, $22::boolean
     from unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-                $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
-           as r(id, text, importance, category, source, metadata, container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from)
+                $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[])
+           as r(id, text, importance, category, source, metadata, container_tag, embedding, valid_to, pinned, archived, images, observed_at,
+                valid_from, trust, held, quarantine)
   returning ${MEMORY_COLUMNS}`;
 
 const INSERT_SQL = { vector: insertStatement('vector'), halfvec: insertStatement('halfvec') };
@@ -77,9 +108,10 @@ async function insertRows(
   collection: string,
   items: NewMemory[],
   embeddings: number[][],
+  screened: Screened[],
   graphed: boolean,
 ): Promise<MemoryRow[]> {
-  const { ids, params } = insertParams(ctx, collection, items, embeddings, graphed);
+  const { ids, params } = insertParams(ctx, collection, items, embeddings, screened, graphed);
   const rows = await q.query<MemoryRow>(insertSql(columnType(ctx.app.vectorStorage)), params);
   // In the input's order, whatever order the statement returned them in.
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -92,9 +124,10 @@ export function insertParams(
   collection: string,
   items: NewMemory[],
   embeddings: number[][],
+  screened: Screened[],
   graphed: boolean,
 ): { ids: string[]; params: unknown[] } {
-  const columns: Array<Array<string | null>> = Array.from({ length: 14 }, () => []);
+  const columns: Array<Array<string | null>> = Array.from({ length: 17 }, () => []);
   const ids = items.map((m, i) => {
     const id = newId();
     const row = [
@@ -112,6 +145,9 @@ export function insertParams(
       JSON.stringify(m.images ?? []),
       m.observed_at ?? null,
       m.valid_from ?? null,
+      screened[i]!.trust,
+      String(screened[i]!.held),
+      screened[i]!.quarantine && JSON.stringify(screened[i]!.quarantine),
     ];
     row.forEach((v, c) => columns[c]!.push(v));
     return id;
@@ -143,6 +179,19 @@ export async function findMemory(q: Queryable, ctx: AuthedCtx, collection: strin
   return row;
 }
 
+/**
+ * Whether this caller is shown memories held in quarantine (docs/trust.md): admin keys, which
+ * review them; an agent key is served none, by id or in a list.
+ */
+export const seesHeld = (ctx: Pick<AuthedCtx, 'agent'>) => ctx.agent.role === 'admin';
+
+/** findMemory for a call that hands the memory over or changes it: a held one is a 404 to an agent key, as a missing one. */
+export async function findServable(q: Queryable, ctx: AuthedCtx, collection: string, id: string, forUpdate = false): Promise<MemoryRow> {
+  const row = await findMemory(q, ctx, collection, id, forUpdate);
+  if (row.held && !seesHeld(ctx)) throw notFound(`Memory ${id} not found in collection "${collection}"`);
+  return row;
+}
+
 export async function listMemories(
   ctx: AuthedCtx,
   input: {
@@ -162,7 +211,7 @@ export async function listMemories(
       where tenant_id = $1 and collection = $2
         and (case when $6::boolean is null then $3 or not archived else archived = $6 end)
         and ($7::text is null or category = $7) and ($8::text is null or container_tag = $8)
-        and ($9::boolean is null or pinned = $9)
+        and ($9::boolean is null or pinned = $9) and (not held or $10)
       order by pinned desc, created_at desc, id desc limit $4 offset $5`,
     [
       ctx.tenant.id,
@@ -174,7 +223,13 @@ export async function listMemories(
       input.category ?? null,
       input.container_tag ?? null,
       input.pinned ?? null,
+      seesHeld(ctx),
     ],
+  );
+  handOver(
+    ctx,
+    rows.map((r) => r.id),
+    false,
   );
   return rows.map(memoryView);
 }
@@ -184,12 +239,19 @@ type Patch = Partial<Pick<MemoryCreate, 'text' | 'importance' | 'category' | 'me
   archived?: boolean;
 };
 
-/** Changes only the supplied fields; a new text is re-embedded in the same request. */
+/**
+ * Changes only the supplied fields; a new text is re-embedded in the same request, screened as a
+ * new memory's is (docs/trust.md: the memory keeps its trust class), and the text it replaces is
+ * kept as a revision so the ledger still shows what was handed over before.
+ */
 export async function updateMemory(ctx: AuthedCtx, collection: string, id: string, patch: Patch): Promise<Memory> {
   const embedding = patch.text !== undefined ? toVectorLiteral((await ctx.app.embedder.embed([patch.text]))[0]!) : null;
+  const policy = patch.text !== undefined ? await trustPolicyOf(ctx.app.platform, ctx.tenant.id) : null;
   return ctx.app.db.transaction(async (tx) => {
     // Locked, so that what it was (archived or not) is what this update changes.
-    const before = await findMemory(tx, ctx, collection, id, true);
+    const before = await findServable(tx, ctx, collection, id, true);
+    const rescreened = policy && patch.text !== before.text ? rescreen(before, screenText(patch.text!, before.trust, policy)) : null;
+    if (patch.text !== undefined) await keepRevision(tx, ctx.tenant.id, id, patch.text);
     const [row] = await tx.query<MemoryRow>(
       `update memories set
          text = coalesce($4, text),
@@ -199,6 +261,8 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
          metadata = coalesce($8::jsonb, metadata),
          pinned = coalesce($9, pinned),
          archived = coalesce($10, archived),
+         held = coalesce($11, held),
+         quarantine = case when $11::boolean is null then quarantine else $12::jsonb end,
          updated_at = now()
        where tenant_id = $1 and id = $2 and collection = $3
        returning ${MEMORY_COLUMNS}`,
@@ -213,18 +277,89 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
         patch.metadata ?? null,
         patch.pinned ?? null,
         patch.archived ?? null,
+        rescreened?.held ?? null,
+        rescreened?.quarantine ?? null,
       ],
     );
     await touchCollection(tx, ctx.tenant.id, collection, 0, Number(row!.archived) - Number(before.archived));
     const memory = memoryView(row!);
     await emitMemoryEvents(tx, ctx, 'memory.updated', collection, [memory]);
+    if (row!.held && !before.held) await emitMemoryEvents(tx, ctx, 'memory.quarantined', collection, [memory]);
     return memory;
   });
 }
 
+/**
+ * Keeps a memory's text as a revision before an edit replaces it with `text` (nothing when it is
+ * the same), so that the ledger shows what was handed over before (docs/trust.md). The time is
+ * sent, not taken from now(): Citus plans an insert from a select with a function call badly.
+ */
+export async function keepRevision(q: Queryable, tenantId: string, id: string, text: string): Promise<void> {
+  await q.query(
+    `insert into memory_revisions (tenant_id, memory_id, until, text)
+     select tenant_id, id, $4::timestamptz, text from memories where tenant_id = $1 and id = $2 and text <> $3
+     on conflict do nothing`,
+    [tenantId, id, text, new Date().toISOString()],
+  );
+}
+
+/**
+ * A new text's screening against the memory's state: an edit that makes a memory steer agents
+ * holds it; one that clears a held memory's text leaves it held until an admin releases it. Null:
+ * nothing to change.
+ */
+function rescreen(before: MemoryRow, now: Screened): { held: boolean; quarantine: Quarantine | null } | null {
+  if (before.held) return null;
+  if (!now.quarantine) return before.quarantine?.state === 'flagged' ? { held: false, quarantine: null } : null;
+  return { held: now.held, quarantine: now.quarantine };
+}
+
+/** A memory's new content from the source it was read from (a connector record seen again with a change). */
+export interface Refresh {
+  id: string;
+  text: string;
+  metadata: Record<string, unknown>;
+  container_tag: string | null;
+  embedding: number[];
+}
+
+/**
+ * Rewrites memories in place with their source's new content, one statement each: each new text
+ * is screened as a new memory's (a held memory stays held) and the text it replaces kept as a
+ * revision (docs/trust.md).
+ */
+export async function refreshMemories(q: Queryable, ctx: AuthedCtx, items: Refresh[], trust: TrustClass): Promise<void> {
+  if (!items.length) return;
+  const policy = await trustPolicyOf(controlQueryable(ctx.app, q), ctx.tenant.id);
+  const updated = new Map<string, Memory[]>();
+  const quarantined = new Map<string, Memory[]>();
+  const add = (to: Map<string, Memory[]>, m: Memory) => to.set(m.collection, [...(to.get(m.collection) ?? []), m]);
+  for (const item of items) {
+    const screened = screenText(item.text, trust, policy);
+    await keepRevision(q, ctx.tenant.id, item.id, item.text);
+    const [before] = await q.query<{ held: boolean }>('select held from memories where tenant_id = $1 and id = $2 for update', [ctx.tenant.id, item.id]);
+    if (!before) continue;
+    const [row] = await q.query<MemoryRow>(
+      `update memories set text = $3, metadata = $4::jsonb, container_tag = $5, embedding = $6::vector, updated_at = now(),
+              held = held or $7, quarantine = case when held then quarantine else $8::jsonb end
+        where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
+      [ctx.tenant.id, item.id, item.text, item.metadata, item.container_tag, toVectorLiteral(item.embedding), screened.held, screened.quarantine],
+    );
+    add(updated, memoryView(row!));
+    if (row!.held && !before.held) add(quarantined, memoryView(row!));
+  }
+  // One statement a memory: the page's size counts (its creates were counted by insertMemories).
+  await noteBulkWrite(q, ctx.app, items.length);
+  for (const [collection, memories] of updated) {
+    await touchCollection(q, ctx.tenant.id, collection, 0);
+    await emitMemoryEvents(q, ctx, 'memory.updated', collection, memories);
+  }
+  for (const [collection, memories] of quarantined) await emitMemoryEvents(q, ctx, 'memory.quarantined', collection, memories);
+}
+
 export async function deleteMemory(ctx: AuthedCtx, collection: string, id: string): Promise<void> {
   await ctx.app.db.transaction(async (tx) => {
-    await findMemory(tx, ctx, collection, id);
+    await findServable(tx, ctx, collection, id);
     const deleted = await tx.query<FileRefs & { archived: boolean }>(
       'delete from memories where tenant_id = $1 and id = $2 returning images, metadata, archived',
       [ctx.tenant.id, id],
@@ -238,7 +373,7 @@ export async function deleteMemory(ctx: AuthedCtx, collection: string, id: strin
 export async function moveMemory(ctx: AuthedCtx, collection: string, id: string, to: string): Promise<Memory> {
   if (to === collection) throw badRequest('The memory is already in that collection');
   return ctx.app.db.transaction(async (tx) => {
-    await findMemory(tx, ctx, collection, id);
+    await findServable(tx, ctx, collection, id);
     await ensureCollection(tx, ctx.tenant.id, to);
     const [row] = await tx.query<MemoryRow>(
       `update memories set collection = $3, updated_at = now() where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,

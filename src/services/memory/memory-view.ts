@@ -1,5 +1,6 @@
 import { iso } from '../../core/ids.ts';
 import type { Memory } from '../../schemas/memory.ts';
+import type { Quarantine, TrustClass } from '../../schemas/trust.ts';
 import { provenanceOf } from './provenance.ts';
 
 /** A memory as stored, and as the API shows it. */
@@ -24,6 +25,10 @@ export interface MemoryRow {
   updated_at: Date;
   superseded_at: Date | null;
   retraction: StoredRetraction | null;
+  trust: TrustClass;
+  /** Never served while true (docs/trust.md, "Quarantine"). */
+  held: boolean;
+  quarantine: Quarantine | null;
 }
 
 /** The retraction column (migration 021): the API's retraction plus the valid_to it replaced, so that it can be undone. */
@@ -37,7 +42,8 @@ export interface StoredRetraction {
 
 /** Columns of a memory as the API shows it (never the embedding). */
 export const MEMORY_COLUMNS = `id, collection, text, importance, category, source, metadata, container_tag, images,
-  created_by_id, created_by_label, pinned, archived, observed_at, valid_from, valid_to, created_at, updated_at, superseded_at, retraction`;
+  created_by_id, created_by_label, pinned, archived, observed_at, valid_from, valid_to, created_at, updated_at, superseded_at, retraction,
+  trust, held, quarantine`;
 
 export function memoryView(r: MemoryRow): Memory {
   return {
@@ -62,6 +68,8 @@ export function memoryView(r: MemoryRow): Memory {
     superseded_at: iso(r.superseded_at),
     retraction: r.retraction && { how: r.retraction.how, at: r.retraction.at, reason: r.retraction.reason, retracted_at: r.retraction.retracted_at },
     provenance: provenanceOf(r),
+    trust: r.trust,
+    quarantine: r.quarantine,
   };
 }
 
@@ -69,18 +77,18 @@ export function memoryView(r: MemoryRow): Memory {
 const notWrong = (m: string) => `(${m}.retraction is null or ${m}.retraction->>'how' <> 'wrong')`;
 
 /**
- * Current, for a row aliased `m`: neither superseded, retracted as wrong nor past its validity
- * (docs/time.md). A fact whose validity starts later is current already: a client's clock
- * slightly ahead must not hide what it just stored.
+ * Current, for a row aliased `m`: neither held in quarantine (docs/trust.md), superseded,
+ * retracted as wrong nor past its validity (docs/time.md). A fact whose validity starts later is
+ * current already: a client's clock slightly ahead must not hide what it just stored.
  */
-export const currentSql = (m: string) => `${m}.superseded_by is null and ${notWrong(m)} and (${m}.valid_to is null or ${m}.valid_to > now())`;
+export const currentSql = (m: string) => `not ${m}.held and ${m}.superseded_by is null and ${notWrong(m)} and (${m}.valid_to is null or ${m}.valid_to > now())`;
 
 /**
  * Valid at a moment `at` (a parameter), for a row aliased `m`: inside its validity, superseded or
- * not, and never when retracted as wrong (docs/time.md, "Search").
+ * not, and never when retracted as wrong (docs/time.md, "Search") or held in quarantine.
  */
 export const validAtSql = (m: string, at: string) =>
-  `${m}.valid_from <= ${at}::timestamptz and (${m}.valid_to is null or ${m}.valid_to > ${at}::timestamptz) and ${notWrong(m)}`;
+  `not ${m}.held and ${m}.valid_from <= ${at}::timestamptz and (${m}.valid_to is null or ${m}.valid_to > ${at}::timestamptz) and ${notWrong(m)}`;
 
 /**
  * The facets index's expression (migrations 008 and 037) for a row aliased `m`: the memory's

@@ -3,7 +3,7 @@ import { conflict, invalidInput } from '../../core/errors.ts';
 import type { Memory } from '../../schemas/memory.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { touchCollection } from './collections.ts';
-import { findMemory } from './memories.ts';
+import { findServable } from './memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow, type StoredRetraction } from './memory-view.ts';
 
 export interface RetractInput {
@@ -21,7 +21,7 @@ export interface RetractInput {
 export async function retractMemory(ctx: AuthedCtx, collection: string, id: string, input: RetractInput): Promise<Memory> {
   if (input.how === 'wrong' && input.at !== undefined) throw invalidInput([{ path: 'at', message: 'only a retraction as "ended" has a moment' }]);
   return ctx.app.db.transaction(async (tx) => {
-    const row = await findMemory(tx, ctx, collection, id, true);
+    const row = await findServable(tx, ctx, collection, id, true);
     if (row.retraction) throw conflict(`Memory ${id} is already retracted (${row.retraction.how}): undo that first with DELETE .../retract`);
     const now = new Date();
     const at = input.how === 'ended' ? new Date(input.at ?? now) : null;
@@ -46,7 +46,7 @@ export async function retractMemory(ctx: AuthedCtx, collection: string, id: stri
  */
 export async function unretractMemory(ctx: AuthedCtx, collection: string, id: string): Promise<Memory> {
   return ctx.app.db.transaction(async (tx) => {
-    const row = await findMemory(tx, ctx, collection, id, true);
+    const row = await findServable(tx, ctx, collection, id, true);
     if (!row.retraction) return memoryView(row);
     const memory = await write(tx, ctx, collection, id, null, row.retraction.valid_to_before);
     await emitMemoryEvents(tx, ctx, 'memory.updated', collection, [memory]);
@@ -56,7 +56,7 @@ export async function unretractMemory(ctx: AuthedCtx, collection: string, id: st
 
 /** Sets the retraction and valid_to; expired_at is cleared for the hourly sweep to mark again if the new valid_to has passed. */
 async function write(
-  tx: Parameters<typeof findMemory>[0],
+  tx: Parameters<typeof findServable>[0],
   ctx: AuthedCtx,
   collection: string,
   id: string,

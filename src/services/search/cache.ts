@@ -84,7 +84,7 @@ export async function embedQuery(app: App, text: string): Promise<{ vector: Arra
 const BROAD_ENTRIES = 10_000;
 const BROAD_TTL_MS = 10 * 60_000;
 const broadKey = (scope: Scope, f: Filters) =>
-  JSON.stringify([scope.tenantId, scope.collections, f.category, f.container_tag, f.metadata_filter, f.include_archived]);
+  JSON.stringify([scope.tenantId, scope.collections, f.category, f.container_tag, f.metadata_filter, f.include_archived, f.trust]);
 
 export const isBroad = (app: App, scope: Scope, filters: Filters) => caches(app).broad.has(broadKey(scope, filters));
 export const markBroad = (app: App, scope: Scope, filters: Filters) => void caches(app).broad.set(broadKey(scope, filters), true);

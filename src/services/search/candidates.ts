@@ -1,5 +1,6 @@
 import type { App } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import type { Quarantine, TrustClass } from '../../schemas/trust.ts';
 import { graphCandidates, graphSearch } from '../../ports/db/vector-storage.ts';
 import { markBroad } from './cache.ts';
 import { exactBound, readsExactly, walkEf } from './exact-cost.ts';
@@ -21,12 +22,15 @@ export interface CandidateRow {
   observed_at: Date;
   valid_from: Date;
   valid_to: Date | null;
+  trust: TrustClass;
+  quarantine: Quarantine | null;
   /** Cosine similarity to the query (vector side) or normalised BM25 (text side), 0 to 1. */
   score: number;
 }
 
 /** A search result's columns, of a memory aliased `m`. */
-export const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.observed_at, m.valid_from, m.valid_to`;
+export const COLUMNS = `m.id, m.collection, m.text, m.category, m.importance, m.source, m.metadata, m.images, m.created_at, m.observed_at, m.valid_from,
+  m.valid_to, m.trust, m.quarantine`;
 
 /**
  * The memories behind lists of scored ids, each list in the order given with its scores (ids no
@@ -134,5 +138,7 @@ export const scored = (r: Omit<CandidateRow, 'score'>, score: number): Candidate
   observed_at: r.observed_at,
   valid_from: r.valid_from,
   valid_to: r.valid_to,
+  trust: r.trust,
+  quarantine: r.quarantine,
   score: Math.min(1, Math.max(0, Number(score))),
 });

@@ -2,7 +2,8 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import type { SearchResponse } from '../../schemas/search.ts';
 import { deleteMemories } from '../memory/lifecycle.ts';
-import { findMemory } from '../memory/memories.ts';
+import { handOver } from '../ledger/handover.ts';
+import { findServable } from '../memory/memories.ts';
 import { answerKey, embedQuery, getAnswer, putAnswer } from './cache.ts';
 import { vectorCandidates } from './candidates.ts';
 import { NO_FILTERS } from './scope.ts';
@@ -16,11 +17,18 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
  */
 export async function related(ctx: AuthedCtx, input: { collection: string; id: string; limit: number; min_score: number }): Promise<SearchResponse> {
   const started = performance.now();
-  await findMemory(ctx.app.db, ctx, input.collection, input.id);
+  await findServable(ctx.app.db, ctx, input.collection, input.id);
   const scope = await resolveScope(ctx, input.collection);
   const key = answerKey({ tenantId: ctx.tenant.id, kind: 'related', scope: scope.versions, request: input });
   const hit = getAnswer(ctx.app, key);
-  if (hit) return { results: hit.results, query_embedding_ms: 0, search_ms: round2(performance.now() - started), cached: true };
+  if (hit) {
+    handOver(
+      ctx,
+      hit.results.map((r) => r.id),
+      false,
+    );
+    return { results: hit.results, query_embedding_ms: 0, search_ms: round2(performance.now() - started), cached: true };
+  }
   const [target] = await ctx.app.db.query<{ embedding: string }>('select embedding::text as embedding from memories where tenant_id = $1 and id = $2', [
     ctx.tenant.id,
     input.id,
@@ -31,6 +39,11 @@ export async function related(ctx: AuthedCtx, input: { collection: string; id: s
     .slice(0, input.limit)
     .map((r) => toResult(r, false));
   putAnswer(ctx.app, key, { results }, expiryTtl(rows));
+  handOver(
+    ctx,
+    results.map((r) => r.id),
+    false,
+  );
   return { results, query_embedding_ms: 0, search_ms: round2(performance.now() - started), cached: false };
 }
 

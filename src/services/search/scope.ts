@@ -17,7 +17,10 @@ export interface Scope {
   graphRows: number | null;
 }
 
-export type Filters = Pick<SearchInput, 'category' | 'metadata_filter' | 'container_tag' | 'include_archived' | 'as_of' | 'observed_after' | 'observed_before'>;
+export type Filters = Pick<
+  SearchInput,
+  'category' | 'metadata_filter' | 'container_tag' | 'include_archived' | 'as_of' | 'observed_after' | 'observed_before' | 'trust'
+>;
 export const NO_FILTERS: Filters = {
   category: null,
   metadata_filter: null,
@@ -26,11 +29,12 @@ export const NO_FILTERS: Filters = {
   as_of: null,
   observed_after: null,
   observed_before: null,
+  trust: null,
 };
 
 /** Whether a filter (beyond currentness and archiving) narrows the scope's memories. */
 export const narrows = (f: Filters) =>
-  f.category !== null || f.container_tag !== null || f.metadata_filter !== null || f.observed_after !== null || f.observed_before !== null;
+  f.category !== null || f.container_tag !== null || f.metadata_filter !== null || f.observed_after !== null || f.observed_before !== null || f.trust !== null;
 
 /**
  * Several filters, or a metadata filter, as one containment test on the facets index (migrations
@@ -65,6 +69,7 @@ export function where(
   if (filters.observed_after !== null) conds.push(`m.observed_at >= ${p(filters.observed_after)}::timestamptz`);
   if (filters.observed_before !== null) conds.push(`m.observed_at < ${p(filters.observed_before)}::timestamptz`);
   if (!opts.anyState && !filters.include_archived) conds.push('not m.archived');
+  if (filters.trust !== null) conds.push(`m.trust = any(${p(filters.trust)}::text[])`);
   const set = Object.keys(facets(filters)).length;
   if (set > 1 || filters.metadata_filter !== null) {
     conds.push(`${facetsSql('m')} @> ${p({ [scope.tenantId]: facets(filters) })}::jsonb`);

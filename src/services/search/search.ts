@@ -13,7 +13,7 @@ import { feedbackVector, type SearchVector } from './feedback.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { rerankCandidates, rewriteSearchQuery } from './llm-steps.ts';
 import { loadNeighbours, type Neighbour } from './neighbours.ts';
-import { countRecalls } from './recall-use.ts';
+import { handOver } from '../ledger/handover.ts';
 import { scanExact } from './scan.ts';
 import type { Filters, Scope } from './scope.ts';
 import { expandQuery, lexemeWeights, lexemesSql, queryLexemes, rankMatches, rankText, secondPassRanking, type TextRanking } from './text.ts';
@@ -84,6 +84,8 @@ function shown(row: CandidateRow) {
     valid_from: iso(row.valid_from)!,
     valid_to: iso(row.valid_to),
     provenance: provenanceOf(row),
+    trust: row.trust,
+    flagged: row.quarantine?.state === 'flagged',
   };
 }
 
@@ -199,7 +201,7 @@ async function reranked(ctx: AuthedCtx, query: string, candidates: CandidateRow[
  * filters inside (retrieve) -> reciprocal-rank fusion -> (rerank) -> cut to `limit` -> cache.
  * `collection` null searches every collection the caller may read; `nameCollections` puts each
  * result's collection in it (the all-collection endpoint, even when narrowed to one). The results
- * are counted as recalled (recall-use.ts) unless they are `candidates` a caller chooses from and
+ * are handed over (ledger/handover.ts: the ledger entry and the recall counts) unless they are `candidates` a caller chooses from and
  * counts itself (the context endpoint).
  */
 export async function search(
@@ -210,7 +212,7 @@ export async function search(
   const { collection, nameCollections } = target;
   const recalled = (results: SearchResult[]) => {
     const ids = results.map((r) => r.id);
-    if (!target.candidates) countRecalls(ctx, ids);
+    if (!target.candidates) handOver(ctx, ids);
     return results;
   };
   const started = performance.now();

@@ -29,6 +29,9 @@ export const DATA_TABLES = [
   'changesets',
   'changeset_changes',
   'consolidation_settings',
+  'memory_revisions',
+  'memory_ledger',
+  'memory_ledger_gaps',
 ] as const;
 
 /** The database cannot hold a tenant's data; the message says why. */

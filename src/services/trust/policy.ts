@@ -1,0 +1,24 @@
+import type { App } from '../../core/context.ts';
+import type { Queryable } from '../../ports/db/db.ts';
+import { DEFAULT_POLICY, type TrustPolicy } from '../../schemas/trust.ts';
+
+/**
+ * The tenant's quarantine policy per trust class (docs/trust.md, "Quarantine"): its own, or the
+ * default. `q` reaches the platform's tables: inside a write's transaction on a database that is
+ * also the platform's, that transaction (an embedded database has one connection).
+ */
+export async function trustPolicyOf(q: Queryable, tenantId: string): Promise<TrustPolicy> {
+  const [row] = await q.query<{ policy: Partial<TrustPolicy> }>('select policy from trust_policies where tenant_id = $1', [tenantId]);
+  return { ...DEFAULT_POLICY, ...row?.policy };
+}
+
+/** Changes the classes given; the others keep their action (merged in the statement, so two changes at once both hold). */
+export async function putTrustPolicy(app: App, tenantId: string, patch: Partial<TrustPolicy>): Promise<TrustPolicy> {
+  const [row] = await app.platform.query<{ policy: Partial<TrustPolicy> }>(
+    `insert into trust_policies (tenant_id, policy) values ($1, $2)
+     on conflict (tenant_id) do update set policy = trust_policies.policy || excluded.policy, updated_at = now()
+     returning policy`,
+    [tenantId, patch],
+  );
+  return { ...DEFAULT_POLICY, ...row!.policy };
+}

@@ -19,6 +19,8 @@ import { dropOldImports, importJob } from '../src/services/memory/import.ts';
 import { abandonImport, runImport } from '../src/services/memory/import-run.ts';
 import { dropOldRememberKeys } from '../src/services/graph/remember.ts';
 import { dropOldLedgerEntries } from '../src/services/ledger/retention.ts';
+import { secondOpinion } from '../src/services/graph/second-opinion.ts';
+import { secondOpinionJob } from '../src/services/trust/second-opinion-job.ts';
 import { dropOldProxyFailures } from '../src/services/proxy/turn.ts';
 import { expireDueMemories } from '../src/services/memory/lifecycle.ts';
 import { analyzeJob, analyzeStaleTables } from '../src/services/memory/table-stats.ts';
@@ -106,6 +108,10 @@ const consolidate = actingTask(
   (app, { tenant_id, changeset_id }, reason) => failRun(app, tenant_id, changeset_id, reason),
 );
 
+const secondOpinionTask = defineTask(secondOpinionJob, async (app: App, { tenant_id, memory_ids }, meta) =>
+  secondOpinion(await tenantApp(app, tenant_id), tenant_id, memory_ids, meta),
+);
+
 const connectorSync = actingTask(connectorSyncJob, (ctx, { connection_id }) => syncConnection(ctx, connection_id, true));
 
 /** A job the crontab starts carries only the queue's own `_cron` stamp. */
@@ -190,6 +196,7 @@ export const tasks: TaskDef<z.ZodType, App>[] = [
   graphFill,
   connectorSync,
   consolidate,
+  secondOpinionTask,
   analyzeTables,
   statusCheck,
   expireMemories,

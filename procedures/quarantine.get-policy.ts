@@ -11,5 +11,5 @@ export default defineProcedure({
   access: 'read',
   input: z.object({}),
   output: trustPolicy,
-  handler: (ctx) => trustPolicyOf(ctx.app.platform, ctx.tenant.id),
+  handler: (ctx) => trustPolicyOf(ctx.app, ctx.tenant.id),
 });

@@ -12,8 +12,8 @@ import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
 import { noteBulkWrite } from './table-stats.ts';
 import type { Quarantine, TrustClass } from '../../schemas/trust.ts';
 import { handOver } from '../ledger/handover.ts';
-import { controlQueryable } from '../tenant-db/tenant-app.ts';
 import { trustPolicyOf } from '../trust/policy.ts';
+import { secondOpinionJob } from '../trust/second-opinion-job.ts';
 import { callerTrust, screenText, type Screened } from '../trust/screen.ts';
 
 export interface NewMemory extends MemoryCreate {
@@ -49,7 +49,7 @@ export async function insertMemories(
   if (!items.length) return [];
   await ensureCollection(q, ctx.tenant.id, collection);
   const graphed = await graphedInsert(q, ctx.app, ctx.tenant.id, items.length);
-  const policy = await trustPolicyOf(controlQueryable(ctx.app, q), ctx.tenant.id);
+  const policy = await trustPolicyOf(ctx.app, ctx.tenant.id, q);
   const trust = origin.trust ?? callerTrust(ctx);
   const screened = items.map((m) => screenText(m.text, trust, policy, origin.heldBecause));
   const rows: MemoryRow[] = [];
@@ -63,8 +63,14 @@ export async function insertMemories(
   await emitMemoryEvents(q, ctx, 'memory.created', collection, memories);
   const held = memories.filter((m) => m.quarantine?.state === 'held');
   if (held.length) await emitMemoryEvents(q, ctx, 'memory.quarantined', collection, held);
+  const suspects = memories.filter((_, i) => screened[i]!.suspect);
+  for (let i = 0; i < suspects.length; i += SECOND_OPINIONS)
+    await ctx.app.jobs.enqueue(q, secondOpinionJob, { tenant_id: ctx.tenant.id, memory_ids: suspects.slice(i, i + SECOND_OPINIONS).map((m) => m.id) });
   return memories;
 }
+
+/** Memories per second-opinion job: its payload's bound. */
+const SECOND_OPINIONS = 250;
 
 /**
  * Rows per insert statement. The statement's text and its 22 parameters are the same whatever the
@@ -246,7 +252,7 @@ type Patch = Partial<Pick<MemoryCreate, 'text' | 'importance' | 'category' | 'me
  */
 export async function updateMemory(ctx: AuthedCtx, collection: string, id: string, patch: Patch): Promise<Memory> {
   const embedding = patch.text !== undefined ? toVectorLiteral((await ctx.app.embedder.embed([patch.text]))[0]!) : null;
-  const policy = patch.text !== undefined ? await trustPolicyOf(ctx.app.platform, ctx.tenant.id) : null;
+  const policy = patch.text !== undefined ? await trustPolicyOf(ctx.app, ctx.tenant.id) : null;
   return ctx.app.db.transaction(async (tx) => {
     // Locked, so that what it was (archived or not) is what this update changes.
     const before = await findServable(tx, ctx, collection, id, true);
@@ -330,7 +336,7 @@ export interface Refresh {
  */
 export async function refreshMemories(q: Queryable, ctx: AuthedCtx, items: Refresh[], trust: TrustClass): Promise<void> {
   if (!items.length) return;
-  const policy = await trustPolicyOf(controlQueryable(ctx.app, q), ctx.tenant.id);
+  const policy = await trustPolicyOf(ctx.app, ctx.tenant.id, q);
   const updated = new Map<string, Memory[]>();
   const quarantined = new Map<string, Memory[]>();
   const add = (to: Map<string, Memory[]>, m: Memory) => to.set(m.collection, [...(to.get(m.collection) ?? []), m]);

@@ -58,9 +58,43 @@ export async function decideQuarantine(ctx: AuthedCtx, id: string, decision: Dec
         where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
       [ctx.tenant.id, id, decided, decision === 'rejected', decision === 'rejected'],
     );
-    if (updated!.archived !== row.archived) await touchCollection(tx, ctx.tenant.id, row.collection, 0, 1);
+    // Every decision bumps the collection's version, not only one that archives: a release changes
+    // what search serves, and cached answers are keyed by that version (docs/search.md, step 2).
+    await touchCollection(tx, ctx.tenant.id, row.collection, 0, Number(updated!.archived) - Number(row.archived));
     const memory = memoryView(updated!);
     await emitMemoryEvents(tx, ctx, 'memory.updated', row.collection, [memory]);
     return memory;
+  });
+}
+
+/**
+ * Holds (or, where the tenant flags its class, flags) memories after the fact, on the tenant
+ * LLM's second opinion (docs/trust.md, "Second opinion"): only one not held, flagged or decided
+ * yet, so that an admin's release is never taken back. Answers the memories it changed.
+ */
+export async function holdAfterWrite(
+  ctx: { app: AuthedCtx['app']; tenant: { id: string } },
+  verdicts: Array<{ id: string; reasons: string[]; held: boolean }>,
+): Promise<Memory[]> {
+  if (!verdicts.length) return [];
+  return ctx.app.db.transaction(async (tx) => {
+    const changed: Memory[] = [];
+    const at = new Date().toISOString();
+    for (const v of verdicts) {
+      const quarantine = { state: v.held ? 'held' : 'flagged', reasons: v.reasons, at, decided_by: null, decided_at: null };
+      const [row] = await tx.query<MemoryRow>(
+        `update memories set held = $3, quarantine = $4::jsonb, updated_at = now()
+          where tenant_id = $1 and id = $2 and quarantine is null and not held returning ${MEMORY_COLUMNS}`,
+        [ctx.tenant.id, v.id, v.held, quarantine],
+      );
+      if (row) changed.push(memoryView(row));
+    }
+    for (const collection of new Set(changed.map((m) => m.collection))) {
+      const here = changed.filter((m) => m.collection === collection);
+      await emitMemoryEvents(tx, ctx, 'memory.updated', collection, here);
+      const held = here.filter((m) => m.quarantine?.state === 'held');
+      if (held.length) await emitMemoryEvents(tx, ctx, 'memory.quarantined', collection, held);
+    }
+    return changed;
   });
 }

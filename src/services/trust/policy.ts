@@ -1,14 +1,18 @@
 import type { App } from '../../core/context.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import { controlQueryable } from '../tenant-db/tenant-app.ts';
 import { DEFAULT_POLICY, type TrustPolicy } from '../../schemas/trust.ts';
 
 /**
  * The tenant's quarantine policy per trust class (docs/trust.md, "Quarantine"): its own, or the
- * default. `q` reaches the platform's tables: inside a write's transaction on a database that is
- * also the platform's, that transaction (an embedded database has one connection).
+ * default. Read on the platform, through `q` when the write's transaction is on the same database
+ * (an embedded database has one connection).
  */
-export async function trustPolicyOf(q: Queryable, tenantId: string): Promise<TrustPolicy> {
-  const [row] = await q.query<{ policy: Partial<TrustPolicy> }>('select policy from trust_policies where tenant_id = $1', [tenantId]);
+export async function trustPolicyOf(app: App, tenantId: string, q?: Queryable): Promise<TrustPolicy> {
+  const [row] = await (q ? controlQueryable(app, q) : app.platform).query<{ policy: Partial<TrustPolicy> }>(
+    'select policy from trust_policies where tenant_id = $1',
+    [tenantId],
+  );
   return { ...DEFAULT_POLICY, ...row?.policy };
 }
 

@@ -7,6 +7,8 @@ export interface Screened {
   trust: TrustClass;
   held: boolean;
   quarantine: Quarantine | null;
+  /** The detector's weak signal only: the tenant's LLM, when it has one, gives a second opinion. */
+  suspect?: boolean;
 }
 
 /**
@@ -28,13 +30,9 @@ export function callerTrust(ctx: Pick<AuthedCtx, 'agent' | 'call'>): TrustClass 
  */
 export function screenText(text: string, trust: TrustClass, policy: TrustPolicy, inherited?: string[]): Screened {
   const action = policy[trust];
-  const reasons = inherited?.length ? inherited : action === 'off' ? [] : steeringReasons(text);
-  if (!reasons.length) return { trust, held: false, quarantine: null };
+  const found = inherited?.length ? { verdict: 'steering' as const, reasons: inherited } : action === 'off' ? null : detectSteering(text);
+  const reasons = found?.verdict === 'steering' ? found.reasons : [];
+  if (!reasons.length) return { trust, held: false, quarantine: null, suspect: found?.verdict === 'suspect' };
   const held = !!inherited?.length || action === 'quarantine';
   return { trust, held, quarantine: { state: held ? 'held' : 'flagged', reasons, at: new Date().toISOString(), decided_by: null, decided_at: null } };
-}
-
-function steeringReasons(text: string): string[] {
-  const found = detectSteering(text);
-  return found.verdict === 'steering' ? found.reasons : [];
 }

@@ -23,7 +23,7 @@ export const trustFilter = z
   .default(null)
   .describe('Only memories of these trust classes (docs/trust.md), e.g. ["user", "document"]; every class when left out');
 
-/** What happens to a memory whose text tries to instruct an agent, per trust class (docs/trust.md, "Policy"). */
+/** What happens to a memory whose text tries to instruct an agent, per trust class (docs/trust.md, "Quarantine"). */
 export const POLICY_ACTIONS = ['quarantine', 'flag', 'off'] as const;
 export type PolicyAction = (typeof POLICY_ACTIONS)[number];
 
@@ -83,7 +83,7 @@ export const ledgerEntry = z
     at: timestamp,
     agent: z.object({ id: z.string().nullable(), label: z.string() }),
     via: z.enum(FRONT_ENDS),
-    procedure: z.string().describe('The operation that handed the memories over, e.g. search.all, context.all, proxy.chat-completions'),
+    procedure: z.string().describe('The operation that handed the memories over, e.g. search.all, context.all, proxy.chatCompletions'),
     request_id: z.string(),
     session_id: z.string().nullable().describe('The hook session, MCP session or proxy conversation, where the caller said'),
     memories: z.array(ledgerMemory),

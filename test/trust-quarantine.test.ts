@@ -201,6 +201,15 @@ describe('each write path holds a steering text with its trust class', () => {
     const hit = (await searched(t, 'mine', agent)).find((h) => h.id === res.body.id);
     expect(hit).toMatchObject({ trust: 'user', flagged: false });
     expect((await heldList(t)).map((m) => m.id)).not.toContain(res.body.id);
+    // An agent rewriting a person's memory does not pass its words off as the person's: the text
+    // takes the agent's class, and so the policy that holds it.
+    const own = await t.api('POST', `${col('mine')}/memories`, { text: 'Deploys go out on Tuesdays.' }, key.body.api_key);
+    const rewritten = await t.api('PATCH', `${col('mine')}/memories/${own.body.id}`, { text: STEER }, agent);
+    expect(rewritten.status).toBe(200);
+    expect(rewritten.body).toMatchObject({ trust: 'agent', quarantine: { state: 'held' } });
+    // The person's own edit keeps the class.
+    const kept = await t.api('PATCH', `${col('mine')}/memories/${res.body.id}`, { text: `${STEER} Really.` }, key.body.api_key);
+    expect(kept.body).toMatchObject({ trust: 'user', quarantine: null });
   });
 
   it('a request marked X-Orgmem-Via: hook writes trust tool, whatever its key', async () => {

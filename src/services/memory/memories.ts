@@ -247,8 +247,10 @@ type Patch = Partial<Pick<MemoryCreate, 'text' | 'importance' | 'category' | 'me
 
 /**
  * Changes only the supplied fields; a new text is re-embedded in the same request, screened as a
- * new memory's is (docs/trust.md: the memory keeps its trust class), and the text it replaces is
- * kept as a revision so the ledger still shows what was handed over before.
+ * new memory's is, and the text it replaces is kept as a revision so the ledger still shows what
+ * was handed over before (docs/trust.md). A person's memory whose text anyone else rewrites is no
+ * longer a person's words: it takes the editor's class, so an agent cannot launder its text
+ * through the class the default policy trusts.
  */
 export async function updateMemory(ctx: AuthedCtx, collection: string, id: string, patch: Patch): Promise<Memory> {
   const embedding = patch.text !== undefined ? toVectorLiteral((await ctx.app.embedder.embed([patch.text]))[0]!) : null;
@@ -256,7 +258,9 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
   return ctx.app.db.transaction(async (tx) => {
     // Locked, so that what it was (archived or not) is what this update changes.
     const before = await findServable(tx, ctx, collection, id, true);
-    const rescreened = policy && patch.text !== before.text ? rescreen(before, screenText(patch.text!, before.trust, policy)) : null;
+    const editor = callerTrust(ctx);
+    const trust = patch.text !== undefined && before.trust === 'user' && editor !== 'user' ? editor : before.trust;
+    const rescreened = policy && patch.text !== before.text ? rescreen(before, screenText(patch.text!, trust, policy)) : null;
     if (patch.text !== undefined) await keepRevision(tx, ctx.tenant.id, id, patch.text);
     const [row] = await tx.query<MemoryRow>(
       `update memories set
@@ -269,6 +273,7 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
          archived = coalesce($10, archived),
          held = coalesce($11, held),
          quarantine = case when $11::boolean is null then quarantine else $12::jsonb end,
+         trust = $13,
          updated_at = now()
        where tenant_id = $1 and id = $2 and collection = $3
        returning ${MEMORY_COLUMNS}`,
@@ -285,6 +290,7 @@ export async function updateMemory(ctx: AuthedCtx, collection: string, id: strin
         patch.archived ?? null,
         rescreened?.held ?? null,
         rescreened?.quarantine ?? null,
+        trust,
       ],
     );
     await touchCollection(tx, ctx.tenant.id, collection, 0, Number(row!.archived) - Number(before.archived));
@@ -347,7 +353,9 @@ export async function refreshMemories(q: Queryable, ctx: AuthedCtx, items: Refre
     if (!before) continue;
     const [row] = await q.query<MemoryRow>(
       `update memories set text = $3, metadata = $4::jsonb, container_tag = $5, embedding = $6::vector, updated_at = now(),
-              held = held or $7, quarantine = case when held then quarantine else $8::jsonb end
+              held = held or $7,
+              quarantine = case when held then quarantine when $8::jsonb is not null then $8::jsonb
+                                when quarantine->>'state' = 'flagged' then null else quarantine end
         where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
       [ctx.tenant.id, item.id, item.text, item.metadata, item.container_tag, toVectorLiteral(item.embedding), screened.held, screened.quarantine],
     );

@@ -90,6 +90,8 @@ export async function holdAfterWrite(
       if (row) changed.push(memoryView(row));
     }
     for (const collection of new Set(changed.map((m) => m.collection))) {
+      // A new version, so that no cached answer keeps serving what is now held (docs/search.md).
+      await touchCollection(tx, ctx.tenant.id, collection, 0);
       const here = changed.filter((m) => m.collection === collection);
       await emitMemoryEvents(tx, ctx, 'memory.updated', collection, here);
       const held = here.filter((m) => m.quarantine?.state === 'held');

@@ -13,6 +13,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: '/v1/memory/ledger', status: 200 },
   access: 'read',
   keyRole: 'admin',
+  errors: { BAD_REQUEST: 'The cursor is not the `next` of a page this endpoint answered' },
   mcp: {
     tool: 'list_ledger',
     title: 'What agents were given',

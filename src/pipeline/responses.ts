@@ -24,6 +24,8 @@ function pipelineErrors(proc: AnyProcedure, add: (code: ErrorCode, why: string) 
     const refusable = proc.collection ? refusablePermissions(proc.collection) : [];
     if (refusable.length) add('FORBIDDEN', `The collection is restricted and the key is not granted ${refusable.join(' and ')} on it`);
     add('TOO_MANY_REQUESTS', "Over the key's rate limit (RateLimit-* headers on every authenticated answer; Retry-After in seconds)");
+    // invoke reads the session of every authenticated call for the ledger (call-headers.ts, docs/trust.md).
+    add('BAD_REQUEST', 'The X-Orgmem-Session header is not 1 to 200 printable ASCII characters without spaces');
   }
   if (proc.streams) add('BAD_REQUEST', 'stream: true from a front end other than REST (tRPC): only REST sends server-sent events');
   add('SERVICE_UNAVAILABLE', "A database cannot be reached now (the platform's, or the tenant's own: see /v1/memory/database/config)");

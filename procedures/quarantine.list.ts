@@ -12,6 +12,7 @@ export default defineProcedure({
   rest: { method: 'GET', path: Q, status: 200 },
   access: 'read',
   keyRole: 'admin',
+  errors: { BAD_REQUEST: 'The cursor is not the `next` of a page this endpoint answered' },
   mcp: {
     tool: 'list_quarantine',
     title: 'List quarantined memories',

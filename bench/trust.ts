@@ -2,7 +2,7 @@
  * What trust costs on PostgreSQL (docs/trust.md): the quarantine's screen on a bulk load, and the
  * influence ledger on search.
  *
- *   npm run build:js && node --import tsx bench/trust.ts [--n 100000] [--screen 10000] [--samples 2000] [--blocks 10]
+ *   npm run build:js && node --import tsx bench/trust.ts [--n 100000] [--screen 10000] [--samples 1000] [--blocks 20]
  *
  * 1. Screening: `--screen` memories of the synthetic corpus (search/corpus.ts) through the REST
  *    bulk endpoint, 100 a call, 4 calls in flight, in alternating blocks of 1,000 with the
@@ -27,8 +27,8 @@ const { values: args } = parseArgs({
   options: {
     n: { type: 'string', default: '100000' },
     screen: { type: 'string', default: '10000' },
-    samples: { type: 'string', default: '2000' },
-    blocks: { type: 'string', default: '10' },
+    samples: { type: 'string', default: '1000' },
+    blocks: { type: 'string', default: '20' },
     base: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     port: { type: 'string', default: '18951' },
   },
@@ -69,7 +69,8 @@ const servers: Record<'on' | 'off', RunningServer> = {
   on: await startOrgmem({ ...env, ORGMEM_LEDGER_DAYS: '30' }, port),
   off: await startOrgmem({ ...env, ORGMEM_LEDGER_DAYS: '0' }, port + 1),
 };
-// One more block's worth than measured, for the warm-up: no measured query is answered from the cache.
+// 100 more than measured, for the warm-up: no measured query is answered from the cache. The
+// corpus has some 1,500 distinct queries: --samples stays well below that.
 const asked = queries(Number(args.samples) + 100, 11);
 async function searches(server: RunningServer, from: number, count: number, clients: number): Promise<number[]> {
   const latencies: number[] = [];

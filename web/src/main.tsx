@@ -23,6 +23,7 @@ const Files = view(() => import('./pages/Files.tsx'), 'Files');
 const Grants = view(() => import('./pages/Grants.tsx'), 'Grants');
 const Hygiene = view(() => import('./pages/Hygiene.tsx'), 'Hygiene');
 const Keys = view(() => import('./pages/Keys.tsx'), 'Keys');
+const Ledger = view(() => import('./pages/Ledger.tsx'), 'Ledger');
 const MemoryPage = view(() => import('./pages/MemoryPage.tsx'), 'MemoryPage');
 const Operator = view(() => import('./pages/Operator.tsx'), 'Operator');
 const Remember = view(() => import('./pages/Remember.tsx'), 'Remember');
@@ -67,6 +68,7 @@ createRoot(document.getElementById('root')!).render(
               <Route path="/keys" element={<Keys />} />
               <Route path="/settings" element={<Settings />} />
               <Route path="/usage" element={<Usage />} />
+              <Route path="/usage/ledger" element={<Ledger />} />
               <Route path="/operator" element={<Operator />} />
               {/* Any other address: signed in, the navigation and a way home; signed out, the sign-in page. */}
               <Route path="*" element={<NotFound />} />

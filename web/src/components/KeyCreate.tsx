@@ -10,16 +10,18 @@ export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
   const [label, setLabel] = useState('');
   const [readOnly, setReadOnly] = useState(false);
   const [admin, setAdmin] = useState(false);
+  const [person, setPerson] = useState(false);
   const [created, setCreated] = useState<ApiOutput['keys']['create'] | null>(null);
   const { busy, error, run } = useAction();
 
   async function submit() {
-    const key = await run(() => rpc.keys.create.mutate({ label: label.trim(), role: admin ? 'admin' : 'agent', read_only: readOnly }));
+    const key = await run(() => rpc.keys.create.mutate({ label: label.trim(), role: admin ? 'admin' : 'agent', read_only: readOnly, person }));
     if (!key) return;
     setCreated(key);
     setLabel('');
     setReadOnly(false);
     setAdmin(false);
+    setPerson(false);
     onCreated();
   }
 
@@ -43,6 +45,10 @@ export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
         <KeyCheckbox id="key-admin" checked={admin} onChange={setAdmin}>
           Admin (may also manage keys, grants and the account&apos;s settings; agents need none of that)
         </KeyCheckbox>
+        <KeyCheckbox id="key-person" checked={person} onChange={setPerson}>
+          Person&apos;s key (for someone&apos;s own use, never an agent&apos;s: what it writes is trusted as a person&apos;s words and not held in quarantine by
+          default)
+        </KeyCheckbox>
         <p>
           <button type="submit" className="primary" disabled={busy || !label.trim()}>
             Create key
@@ -55,7 +61,7 @@ export function KeyCreateForm({ onCreated }: { onCreated: () => void }) {
         <KeyShownOnce
           id="new-key"
           label="New API key"
-          what={`the ${created.role} key “${created.label}”${created.read_only ? ' (read-only)' : ''}`}
+          what={`the ${created.role} key “${created.label}”${created.read_only ? ' (read-only)' : ''}${created.person ? ', a person’s' : ''}`}
           value={created.api_key}
           onDone={() => setCreated(null)}
         />

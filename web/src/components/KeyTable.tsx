@@ -48,6 +48,7 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
               <th scope="col">Key</th>
               <th scope="col">Role</th>
               <th scope="col">Access</th>
+              <th scope="col">Person&apos;s</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">Status</th>
@@ -71,6 +72,7 @@ export function KeyTable({ keys, onChanged }: { keys: AccountKey[]; onChanged: (
                     {k.read_only ? <span className="badge warn">read-only</span> : 'read & write'}
                     {k.collections && <span className="muted"> · only {k.collections.join(', ')}</span>}
                   </td>
+                  <td>{k.person ? 'yes' : 'no'}</td>
                   <td>{when(k.created_at)}</td>
                   <td>{k.last_used_at ? when(k.last_used_at) : 'never'}</td>
                   <td>{k.revoked_at ? <span className="muted">revoked {when(k.revoked_at)}</span> : 'active'}</td>

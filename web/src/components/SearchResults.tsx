@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { seg, type ApiOutput, type SearchBody } from '../api.ts';
 import { validity } from './MemoryTimes.tsx';
+import { FlaggedBadge, TrustBadge } from './TrustBadge.tsx';
 import { when } from './ui.tsx';
 import type { SearchState } from './SearchForm.tsx';
 
@@ -56,7 +57,7 @@ function SearchDiagnostics({ run }: { run: SearchRun }) {
   );
 }
 
-/** Results best first: score, collection, text (a link to the memory's page), category and age. */
+/** Results best first: score, collection, text (a link to the memory's page), category, trust class and age; flagged ones marked. */
 export function SearchResultList({ run }: { run: SearchRun }) {
   const results = run.response.results;
   return (
@@ -80,6 +81,8 @@ export function SearchResultList({ run }: { run: SearchRun }) {
                     <span>
                       <Link to={`/collections/${seg(collection)}`}>{collection}</Link>
                       <span className="badge">{m.category}</span>
+                      <TrustBadge trust={m.trust} />
+                      {m.flagged && <FlaggedBadge />}
                       {m.images.length > 0 && <span className="badge">{m.images.length} image(s)</span>}
                     </span>
                   </div>

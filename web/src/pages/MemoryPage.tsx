@@ -3,20 +3,26 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { rpc, seg } from '../api.ts';
 import { MemoryEditForm } from '../components/MemoryEditForm.tsx';
 import { MemoryFlagButtons } from '../components/MemoryFlagButtons.tsx';
+import { MemoryGivenTo } from '../components/MemoryGivenTo.tsx';
 import { MemoryImages } from '../components/MemoryImages.tsx';
 import { MemoryProvenance } from '../components/MemoryProvenance.tsx';
 import { MemoryRelated } from '../components/MemoryRelated.tsx';
 import { MemoryRetract } from '../components/MemoryRetract.tsx';
 import { MemorySupersession } from '../components/MemorySupersession.tsx';
 import { memoryTimeRows, StateBadge } from '../components/MemoryTimes.tsx';
+import { MemoryTrust } from '../components/MemoryTrust.tsx';
+import { TrustBadge } from '../components/TrustBadge.tsx';
 import { Busy, ConfirmButton, ErrorNote } from '../components/ui.tsx';
 import { useAction, useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-/** One memory: everything stored about it, when it held and where it came from, its files, its neighbours and its supersession history. */
+/**
+ * One memory: everything stored about it, when it held, where it came from and how far it is
+ * trusted, its files, its neighbours, its supersession history and (for admin keys) who was given it.
+ */
 export function MemoryPage() {
   const { name, id } = useParams() as { name: string; id: string };
-  const { canWrite } = useSession();
+  const { me, canWrite } = useSession();
   const navigate = useNavigate();
   // The single get is the one that presigns the files' URLs, so changes reload it rather than using the write's answer.
   const memory = useApi(() => rpc.memories.get.query({ collection: name, id }), [name, id]);
@@ -33,6 +39,8 @@ export function MemoryPage() {
         {m?.pinned && <span className="badge">pinned</span>}
         {m?.archived && <span className="badge warn">archived</span>}
         {m && <StateBadge memory={m} />}
+        {m && <TrustBadge trust={m.trust} />}
+        {m?.quarantine && <span className={m.quarantine.state === 'released' ? 'badge' : 'badge warn'}>{m.quarantine.state}</span>}
       </h1>
       <ErrorNote error={memory.error} />
       {memory.loading && !m && <Busy label="Loading the memory…" />}
@@ -62,7 +70,9 @@ export function MemoryPage() {
           </dl>
           <h2>Metadata</h2>
           {Object.keys(m.metadata).length ? <pre aria-label="Metadata">{JSON.stringify(m.metadata, null, 2)}</pre> : <p className="muted">No metadata.</p>}
+          <MemoryTrust memory={m} />
           <MemoryProvenance memory={m} />
+          {me?.key.role === 'admin' && <MemoryGivenTo collection={name} id={id} />}
           <MemoryImages images={m.images} />
           <MemoryRelated collection={name} id={id} />
           <MemorySupersession key={m.updated_at} collection={name} id={id} />

@@ -1,6 +1,8 @@
 import { useCallback, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { rpc } from '../api.ts';
+import { QuarantineList } from '../components/QuarantineList.tsx';
+import { QuarantinePolicy } from '../components/QuarantinePolicy.tsx';
 import { ReviewChangeset } from '../components/ReviewChangeset.tsx';
 import { ReviewChangesets } from '../components/ReviewChangesets.tsx';
 import { ReviewSettings } from '../components/ReviewSettings.tsx';
@@ -9,12 +11,13 @@ import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
 /**
- * What waits for a person's decision in one collection: first the change sets consolidation runs
- * propose, then the collection's consolidation settings. The collection and the opened change set
+ * What waits for a person's decision: in one collection, the change sets consolidation runs
+ * propose and the collection's consolidation settings; across the tenant, the memories held in
+ * quarantine (admin keys only) and the quarantine policy. The collection and the opened change set
  * are kept in the page address, so each is a page of its own.
  */
 export function Review() {
-  const { canAdmin } = useSession();
+  const { me, canAdmin } = useSession();
   const [params, setParams] = useSearchParams();
   const collection = params.get('collection') ?? '';
   const opened = params.get('changeset');
@@ -28,8 +31,10 @@ export function Review() {
     <>
       <h1>Review</h1>
       <p className="muted">
-        Changes proposed for a collection wait here until someone decides.
-        {!canAdmin && ' Applying, rejecting or undoing them, and changing the consolidation settings, need an admin key.'}
+        Changes proposed for a collection and memories held in {me?.key.role === 'admin' ? <a href="#quarantine">quarantine</a> : 'quarantine'} wait here until
+        someone decides.
+        {!canAdmin &&
+          ' Applying, rejecting or undoing changes, changing the consolidation settings or the quarantine policy, and seeing the quarantine need an admin key.'}
       </p>
       <ErrorNote error={collections.error} />
       <form aria-label="Collection to review" onSubmit={(e) => e.preventDefault()}>
@@ -53,6 +58,11 @@ export function Review() {
           <ReviewSettings key={`settings/${collection}`} collection={collection} />
         </div>
       )}
+      <div className="stack" style={{ marginTop: '1rem' }}>
+        {/* The service lists the quarantine to admin keys only, read-only ones included. */}
+        {me?.key.role === 'admin' && <QuarantineList />}
+        <QuarantinePolicy />
+      </div>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import { rpc } from '../api.ts';
 import { SettingFacts } from '../components/SettingFacts.tsx';
 import { UsageAudit } from '../components/UsageAudit.tsx';
@@ -22,7 +23,7 @@ const ofLimit = (value: string, limit: string | null) => (limit === null ? value
 /** Most collections a chart shows; the rest are summed up in one line. */
 const CHART_MAX = 15;
 
-/** The account's usage and limits, as numbers and charts; the audit log for admin tenants. */
+/** The account's usage and limits, as numbers and charts; the way to the ledger for admin keys; the audit log for admin tenants. */
 export function Usage() {
   const { me } = useSession();
   const stats = useApi(() => rpc.admin.stats.query(), []);
@@ -96,6 +97,15 @@ export function Usage() {
             ]}
           />
         </>
+      )}
+
+      {me?.key.role === 'admin' && (
+        <section aria-labelledby="usage-ledger">
+          <h2 id="usage-ledger">What agents were given</h2>
+          <p>
+            <Link to="/usage/ledger">The ledger</Link> <span className="muted">records which memories were handed to which agent, when and how.</span>
+          </p>
+        </section>
       )}
 
       {me?.is_admin && <UsageAudit />}

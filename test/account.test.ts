@@ -73,9 +73,11 @@ describe('account: stats, export, import, delete', () => {
 
     const again = await (await fetch(`${server.url}/v1/memory/admin/export`, { headers: { authorization: `Bearer ${b.key}` } })).json();
     const comparable = (m: Record<string, unknown>) => {
-      const { id: _id, created_at: _c, updated_at: _u, created_by: _b, ...rest } = m;
+      // The trust class is where a memory came from, and so is this copy's: an import (docs/trust.md).
+      const { id: _id, created_at: _c, updated_at: _u, created_by: _b, trust: _t, ...rest } = m;
       return rest;
     };
+    expect(new Set(again.memories.map((m: { trust: string }) => m.trust))).toEqual(new Set(['import']));
     const sort = (list: Array<Record<string, unknown>>) => list.map(comparable).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
     expect(sort(again.memories)).toEqual(sort(file.memories));
     expect(again.collections.find((c: { name: string }) => c.name === 'described')).toMatchObject({ description: 'kept on import', metadata: { team: 'x' } });

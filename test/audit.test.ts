@@ -35,7 +35,7 @@ describe('audit log', () => {
       ['default', 'memories.bulk', 'collections/other/memories/bulk'],
     ]);
     const [keys, create, grant, hook, , bulk] = entries;
-    expect(keys.detail).toEqual({ label: 'scribe', role: 'agent', read_only: false, id: agent.id });
+    expect(keys.detail).toEqual({ label: 'scribe', role: 'agent', read_only: false, person: false, id: agent.id });
     expect(create.actor).toEqual({ id: agent.id, label: 'scribe' });
     expect(create.detail).toEqual({ importance: 0.5, category: 'fact', source: 'api', container_tag: null, id: created.body.id });
     expect(grant.detail).toEqual({ agent_key_id: agent.id, can_read: true, can_write: true });

@@ -66,7 +66,7 @@ const usage = (t: Tenant) =>
 async function upstreamCalls(fn: () => Promise<unknown>): Promise<FakeCall[]> {
   const before = fake.calls.length;
   await fn();
-  return fake.calls.slice(before).filter((c) => c.name !== 'extract_facts' && c.name !== 'judge_facts');
+  return fake.calls.slice(before).filter((c) => !['extract_facts', 'judge_facts', 'check_steering'].includes(c.name));
 }
 async function collect(stream: AsyncIterable<ChatCompletionChunk>) {
   const chunks: ChatCompletionChunk[] = [];

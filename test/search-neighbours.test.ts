@@ -56,6 +56,7 @@ describe('search neighbours', () => {
       [
         'category',
         'created_at',
+        'flagged',
         'id',
         'images',
         'importance',
@@ -65,6 +66,7 @@ describe('search neighbours', () => {
         'provenance',
         'source',
         'text',
+        'trust',
         'valid_from',
         'valid_to',
       ].sort(),

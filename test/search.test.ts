@@ -53,6 +53,7 @@ describe('search', () => {
       [
         'category',
         'created_at',
+        'flagged',
         'id',
         'images',
         'importance',
@@ -62,6 +63,7 @@ describe('search', () => {
         'score',
         'source',
         'text',
+        'trust',
         'valid_from',
         'valid_to',
       ].sort(),

@@ -74,7 +74,7 @@ const ledgerMemory = z.object({
   now: z
     .enum(['current', 'superseded', 'retracted', 'expired', 'archived', 'held', 'deleted'])
     .describe('What the memory is now: an entry still names a superseded, retracted or quarantined memory'),
-  trust: z.string().nullable(),
+  trust: trustClass.nullable().describe('Null once deleted'),
 });
 
 export const ledgerEntry = z

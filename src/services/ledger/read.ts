@@ -2,7 +2,7 @@ import type { AuthedCtx } from '../../core/context.ts';
 import { decodeCursor, encodeCursor } from '../../core/cursor.ts';
 import { iso, isUuid } from '../../core/ids.ts';
 import type { MemoryUse } from '../../schemas/memory.ts';
-import type { LedgerEntry } from '../../schemas/trust.ts';
+import type { LedgerEntry, TrustClass } from '../../schemas/trust.ts';
 
 /** What a ledger read asks (docs/trust.md, "The influence ledger"): every field narrows. */
 export interface LedgerQuery {
@@ -32,7 +32,7 @@ interface MemoryNow {
   id: string;
   collection: string;
   text: string;
-  trust: string;
+  trust: TrustClass;
   held: boolean;
   archived: boolean;
   superseded_by: string | null;

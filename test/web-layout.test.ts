@@ -94,6 +94,8 @@ describe('web: the frame', () => {
   it('shows every link of the navigation at 1280 pixels, with no menu button', async () => {
     const page = await openPage(browser, 1280);
     await signIn(page, server.url, t.key);
+    // The menu is drawn once the signed-in account is read: its last link says it is there.
+    await mainNav(page).getByRole('link', { name: 'Status' }).waitFor();
     expect(await mainNav(page).getByRole('link').allTextContents()).toEqual(LINK_NAMES);
     expect(await outOfSight(page)).toEqual({ links: [], navScrolls: false, pageScrolls: false });
     expect(await page.getByRole('button', { name: 'Menu' }).isVisible()).toBe(false);

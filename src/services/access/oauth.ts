@@ -127,7 +127,8 @@ function responseUrl(row: RequestRow, params: Record<string, string>) {
 /**
  * The user's decision on a request. Denied: the client hears `access_denied`. Approved: the client
  * becomes an agent key of the signed-in tenant (read-only unless `read_write`; limited to
- * `collections` when given, grants.ts), and gets a code.
+ * `collections` when given, grants.ts; acting for the person who approved it when a person did),
+ * and gets a code.
  */
 export async function decide(
   ctx: AuthedCtx,
@@ -155,6 +156,8 @@ export async function decide(
     const label = `${c.client_name ?? new URL(row.redirect_uri).host} (OAuth)`.slice(0, LABEL_MAX);
     const { row: key } = await insertKey(tx, ctx.tenant.id, label, 'agent', !readWrite);
     if (limit) await tx.query('update api_keys set collections = $3 where tenant_id = $1 and id = $2', [ctx.tenant.id, key.id, limit]);
+    // Approved by a signed-in person, the client acts for that person (docs/people.md), never with more than their access.
+    if (ctx.agent.for) await tx.query('update api_keys set person_id = $3 where tenant_id = $1 and id = $2', [ctx.tenant.id, key.id, ctx.agent.for.id]);
     const taken = await tx.query(
       `update oauth_requests set code_hash = $2, tenant_id = $3, key_id = $4, scope = $5, expires_at = now() + make_interval(secs => $6)
         where id = $1 and code_hash is null returning id`,

@@ -108,6 +108,16 @@ import quarantineList from './quarantine.list.ts';
 import quarantinePutPolicy from './quarantine.put-policy.ts';
 import quarantineReject from './quarantine.reject.ts';
 import quarantineRelease from './quarantine.release.ts';
+import peopleList from './people.list.ts';
+import peopleInvite from './people.invite.ts';
+import peopleUpdate from './people.update.ts';
+import peopleRemove from './people.remove.ts';
+import teamsList from './teams.list.ts';
+import teamsCreate from './teams.create.ts';
+import teamsUpdate from './teams.update.ts';
+import teamsDelete from './teams.delete.ts';
+import teamsPutMember from './teams.put-member.ts';
+import teamsDeleteMember from './teams.delete-member.ts';
 import proxyChatCompletions from './proxy.chat-completions.ts';
 import proxyCountTokens from './proxy.count-tokens.ts';
 import proxyGetConfig from './proxy.get-config.ts';
@@ -205,6 +215,8 @@ export const catalogue = {
   database: { getConfig: databaseGetConfig, putConfig: databasePutConfig, deleteConfig: databaseDeleteConfig },
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
+  people: { list: peopleList, invite: peopleInvite, update: peopleUpdate, remove: peopleRemove },
+  teams: { list: teamsList, create: teamsCreate, update: teamsUpdate, delete: teamsDelete, putMember: teamsPutMember, deleteMember: teamsDeleteMember },
   search: { collection: searchCollection, all: searchAll },
   context: { collection: contextCollection, all: contextAll },
   proxy: {

@@ -46,6 +46,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[]; typesOnly?: 
     proxy: ['context', 'search', 'graph', 'memory', 'access', 'llm'],
     connectors: ['files', 'memory', 'access', 'events'],
     consolidation: ['memory', 'access', 'llm', 'events'],
+    people: ['memory', 'access', 'events', 'tenant-db'],
     embed: [],
     // The operator's aggregates read across every domain (above them all).
     operator: [

@@ -25,7 +25,7 @@ describe('grants and agents', () => {
 
     const first = await grant(rw(agent.id));
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ agent_key_id: agent.id, label: 'researcher', can_read: true, can_write: true });
+    expect(first.body).toEqual({ kind: 'key', id: agent.id, agent_key_id: agent.id, label: 'researcher', can_read: true, can_write: true });
 
     // The other key is not granted: the collection is closed to it and gone from its listing.
     expect((await t.api('GET', '/v1/memory/collections/notes/memories')).status).toBe(403);
@@ -45,7 +45,7 @@ describe('grants and agents', () => {
     expect(listing.body).toEqual({
       collection: 'notes',
       restricted: true,
-      grants: [first.body, { agent_key_id: ownerId, label: 'default', can_read: true, can_write: true }],
+      grants: [first.body, { kind: 'key', id: ownerId, agent_key_id: ownerId, label: 'default', can_read: true, can_write: true }],
     });
   });
 
@@ -75,7 +75,7 @@ describe('grants and agents', () => {
     expect((await t.api('DELETE', `/v1/memory/collections/notes/grants/${agent.id}`, undefined, agent.key)).status).toBe(400);
     expect((await t.api('DELETE', `/v1/memory/collections/notes/grants/${ownerId}`, undefined, agent.key)).status).toBe(204);
     expect((await t.api('GET', '/v1/memory/collections/notes/grants', undefined, agent.key)).body.grants).toEqual([
-      { agent_key_id: agent.id, label: 'researcher', can_read: true, can_write: true },
+      { kind: 'key', id: agent.id, agent_key_id: agent.id, label: 'researcher', can_read: true, can_write: true },
     ]);
   });
 
@@ -129,6 +129,6 @@ describe('grants and agents', () => {
     expect((await t.api('GET', '/v1/memory/collections/notes/memories', undefined, agent.key)).status).toBe(401);
     expect((await t.api('GET', '/v1/memory/collections/notes/memories', undefined, rotated.body.api_key)).status).toBe(200);
     const listing = await t.api('GET', '/v1/memory/collections/notes/grants', undefined, rotated.body.api_key);
-    expect(listing.body.grants).toEqual([{ agent_key_id: rotated.body.id, label: 'researcher', can_read: true, can_write: true }]);
+    expect(listing.body.grants).toEqual([{ kind: 'key', id: rotated.body.id, agent_key_id: rotated.body.id, label: 'researcher', can_read: true, can_write: true }]);
   });
 });

@@ -150,6 +150,7 @@ const env = z.object({
   ORGMEM_VECTOR_RERANK: z.coerce.number().int().min(1).max(64).default(50),
   ORGMEM_AUTO_ANALYZE: bool.default(true),
   ORGMEM_LEDGER_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  ORGMEM_PERSONAL_CAPTURE: bool.default(true),
   ORGMEM_METRICS: bool.default(true),
   ORGMEM_MASTER_KEY: z
     .string()
@@ -370,6 +371,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     autoAnalyze: e.ORGMEM_AUTO_ANALYZE,
     /** Days the influence ledger keeps its entries (services/ledger/); 0: no ledger is written. */
     ledgerDays: e.ORGMEM_LEDGER_DAYS,
+    /** A collection a person's hook capture or connection creates is personal to that person (docs/people.md, "Scopes"); off: org. */
+    personalCapture: e.ORGMEM_PERSONAL_CAPTURE,
     /** Request and stage timings for the operator's metrics endpoints (src/ports/metrics.ts); off, nothing is recorded. */
     metrics: e.ORGMEM_METRICS,
     masterKey: e.ORGMEM_MASTER_KEY,

@@ -8,6 +8,7 @@ import type { Mailer } from '../ports/mailer.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { Secrets } from '../ports/secrets.ts';
 import type { KeyRole, Tenant } from '../schemas/access.ts';
+import type { PersonRole } from '../schemas/people.ts';
 import type { FrontEnd } from '../schemas/trust.ts';
 
 /** The long-lived parts of a running service, shared by every request and job. */
@@ -52,6 +53,19 @@ export interface Agent {
   person?: boolean;
   /** The collections this key is limited to besides its grants (an OAuth client's, docs/mcp.md); absent or null: no such limit. */
   collections?: string[] | null;
+  /**
+   * The person the call acts for (docs/people.md): a signed-in person's session (whose `id` is the
+   * person's), or a key that person made. Absent: a key of no person, as before people existed.
+   */
+  for?: ActingPerson | null;
+}
+
+/** A person a call acts for, with what the scopes and grants match: the person's id and their teams' ids. */
+export interface ActingPerson {
+  id: string;
+  label: string;
+  role: PersonRole;
+  teams: string[];
 }
 
 export interface PublicCtx {

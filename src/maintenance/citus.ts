@@ -29,6 +29,10 @@ export const CITUS_TABLES: Record<string, Placement> = {
   reveal_tokens: reference('a reveal link is found by its token hash'),
   email_addresses: reference('an inbound email is routed by the token of its address'),
   billing_accounts: reference("Stripe's webhooks find an account by its customer id"),
+  people: reference('authentication reads the person a key or a session acts for'),
+  teams: reference("authentication reads a person's teams, which grants and scopes match"),
+  team_members: reference("authentication reads a person's teams, which grants and scopes match"),
+  person_sessions: reference("authentication finds a person's session by its token hash"),
 
   collections: distributed,
   memories: distributed,
@@ -64,6 +68,7 @@ export const CITUS_TABLES: Record<string, Placement> = {
   memory_revisions: distributed,
   memory_ledger: distributed,
   memory_ledger_gaps: distributed,
+  collection_member_grants: distributed,
 
   schema_migrations: local('the migrations applied: read and written by orgmem migrate on the coordinator'),
   settings: local('instance settings (the embedding dimension), read at start-up'),

@@ -30,6 +30,10 @@ export const keySchema = z
     role: keyRole,
     read_only: z.boolean(),
     person: z.boolean().describe('A key a person uses (the dashboard, their own scripts): what it writes is of trust class `user` (docs/trust.md)'),
+    acts_for: z
+      .string()
+      .nullable()
+      .describe('The person this key acts for (docs/people.md): it reads and writes at most what they may; null: a key of no person'),
     collections: z
       .array(z.string())
       .nullable()
@@ -44,7 +48,18 @@ export const keySchema = z
 
 export const agentSchema = z.object({ id: z.string(), label: z.string(), role: keyRole, read_only: z.boolean(), created_at: timestamp }).openapi('Agent');
 
-export const grantSchema = z.object({ agent_key_id: z.string(), label: z.string(), can_read: z.boolean(), can_write: z.boolean() }).openapi('Grant');
+export const GRANT_KINDS = ['key', 'person', 'team'] as const;
+
+export const grantSchema = z
+  .object({
+    kind: z.enum(GRANT_KINDS).describe('Whom the grant names: an API key, a person or a team (docs/people.md)'),
+    id: z.string().describe("The key's, person's or team's id"),
+    agent_key_id: z.string().nullable().describe("The key's id for a key's grant; null for a person's or a team's"),
+    label: z.string(),
+    can_read: z.boolean(),
+    can_write: z.boolean(),
+  })
+  .openapi('Grant');
 
 export const linkSent = z.object({ detail: z.string() }).describe('Always the same answer: no account enumeration');
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeSchema } from './people.ts';
 import { category, importance, instant, memoryText, metadataObject, timestamp } from './fields.ts';
 import { quarantineSchema, trustClass } from './trust.ts';
 
@@ -65,6 +66,10 @@ export const memorySchema = z
     container_tag: z.string().nullable(),
     images: z.array(imageSchema),
     created_by: z.object({ id: z.string().nullable(), label: z.string().nullable() }),
+    on_behalf_of: z
+      .object({ id: z.string(), label: z.string() })
+      .nullable()
+      .describe('The person the agent that wrote it acts for (docs/people.md, "Agents act for a person"); null: it wrote for no person'),
     pinned: z.boolean(),
     archived: z.boolean(),
     ...memoryTimes,
@@ -149,6 +154,7 @@ export const collectionSchema = z
     memory_count: z.number().int().describe('The memories its listing shows by default: all but the archived ones'),
     archived_count: z.number().int().describe('Its archived memories, listed only on request (`include_archived`, `archived`)'),
     restricted: z.boolean(),
+    ...scopeSchema.shape,
     created_at: timestamp,
     updated_at: timestamp.describe('When the collection or any of its memories last changed (ISO 8601 UTC with milliseconds)'),
   })

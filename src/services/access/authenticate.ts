@@ -4,20 +4,53 @@ import { unauthorized } from '../../core/errors.ts';
 import { MCP_PATH } from '../../core/oauth-urls.ts';
 import { isUnreachable } from '../../ports/db/db.ts';
 import type { KeyRole, Tenant } from '../../schemas/access.ts';
+import type { PersonRole, PersonState } from '../../schemas/people.ts';
 import { hashKey, type KeyRow } from './keys.ts';
+import { SESSION_PREFIX } from './sessions.ts';
 import { hitSql, limiterFailed, type RateHit } from './rate-limit.ts';
 import { tenantView, type TenantRow } from './tenants.ts';
 
 /** Far above an API key's `Bearer mv_` + 43 characters. */
 const MAX_AUTHORIZATION = 1024;
 
-type AuthRow = KeyRow & TenantRow & { key_id: string; key_collections: string[] | null; database_sealed: string | null; rl_count?: number; rl_reset?: number };
+type AuthRow = KeyRow &
+  TenantRow &
+  PersonColumns & { key_id: string; key_collections: string[] | null; database_sealed: string | null; rl_count?: number; rl_reset?: number };
+
+/** The person a key or a session acts for (docs/people.md), or nulls: a key of no person. */
+interface PersonColumns {
+  person_id: string | null;
+  person_label: string | null;
+  person_role: PersonRole | null;
+  person_state: PersonState | null;
+  person_teams: string[] | null;
+}
+
+/** The person columns of a row `k` with a `person_id`, read with it: authentication stays one statement. */
+const PERSON = {
+  columns: `k.person_id, p.role as person_role, p.state as person_state, case when p.name <> '' then p.name else p.email end as person_label,
+            array(select m.team_id from team_members m where m.tenant_id = k.tenant_id and m.person_id = k.person_id) as person_teams`,
+  join: 'left join people p on p.tenant_id = k.tenant_id and p.id = k.person_id',
+};
 
 const COLUMNS = `k.id as key_id, k.key_hash, k.label, k.role, k.read_only, k.person, k.collections as key_collections, k.revoked_at, k.last_used_at,
             t.id, t.name, t.email, t.tier, t.limits, t.is_admin, t.created_at,
-            (select d.connection_string_sealed from database_configs d where d.tenant_id = t.id) as database_sealed`;
+            (select d.connection_string_sealed from database_configs d where d.tenant_id = t.id) as database_sealed, ${PERSON.columns}`;
 
-const KEY_BY_HASH = `select ${COLUMNS} from api_keys k join tenants t on t.id = k.tenant_id where k.key_hash = $1`;
+const KEY_BY_HASH = `select ${COLUMNS} from api_keys k join tenants t on t.id = k.tenant_id ${PERSON.join} where k.key_hash = $1`;
+
+/**
+ * A signed-in person's session (services/people/sessions.ts) stands for the person: an agent whose
+ * id is the person's, whose writes are of trust class `user`, whose key role follows the person's
+ * (owners and admins manage the tenant) and which a viewer holds read-only. Unexpired only.
+ */
+const SESSION_BY_HASH = `select ${COLUMNS}
+       from (select s.tenant_id, s.person_id as id, s.person_id, s.token_hash as key_hash, case when p.name <> '' then p.name else p.email end as label,
+                    case when p.role in ('owner', 'admin') then 'admin' else 'agent' end as role, p.role = 'viewer' as read_only, true as person,
+                    null::text[] as collections, s.revoked_at, s.created_at as last_used_at
+               from person_sessions s join people p on p.tenant_id = s.tenant_id and p.id = s.person_id
+              where s.token_hash = $1 and s.expires_at > now()) k
+       join tenants t on t.id = k.tenant_id ${PERSON.join}`;
 
 /**
  * An OAuth access token (services/access/oauth.ts) stands for the key its client was approved as:
@@ -25,11 +58,12 @@ const KEY_BY_HASH = `select ${COLUMNS} from api_keys k join tenants t on t.id = 
  * hash stands in for the key's in the constant-time check below.
  */
 const TOKEN_BY_HASH = (audience: string) => `select ${COLUMNS.replace('k.key_hash', 'o.token_hash as key_hash')}
-       from oauth_tokens o join api_keys k on k.tenant_id = o.tenant_id and k.id = o.key_id join tenants t on t.id = k.tenant_id
+       from oauth_tokens o join api_keys k on k.tenant_id = o.tenant_id and k.id = o.key_id join tenants t on t.id = k.tenant_id ${PERSON.join}
       where o.token_hash = $1 and o.kind = 'access' and o.revoked_at is null and o.expires_at > now() and o.resource = ${audience}`;
 
-/** An access token is told from an API key by its prefix (oauth.ts makes it). */
+/** An access token is told from an API key by its prefix (oauth.ts makes it), a session's token by its own (sessions.ts). */
 const isAccessToken = (presented: string) => presented.startsWith('mvat_');
+const isSession = (presented: string) => presented.startsWith(SESSION_PREFIX);
 
 /** Why an access token is refused where no OAuth audience is (REST, tRPC, the proxies): said as such, not as a wrong key. */
 const TOKEN_ELSEWHERE = `This is an OAuth access token: it is accepted only by the MCP endpoint ${MCP_PATH}, at the address it was issued for. REST, tRPC and the proxies take an API key (mv_...)`;
@@ -51,7 +85,7 @@ async function lookupKey(app: App, presented: string, calls: number, audience: s
   const hash = hashKey(presented);
   const run = (limited: boolean) => {
     const params: unknown[] = limited ? [hash, app.config.rateLimit.windowSeconds, calls] : [hash];
-    const source = audience === undefined ? KEY_BY_HASH : TOKEN_BY_HASH(`$${params.push(audience)}`);
+    const source = isSession(presented) ? SESSION_BY_HASH : audience === undefined ? KEY_BY_HASH : TOKEN_BY_HASH(`$${params.push(audience)}`);
     return app.platform.query<AuthRow>(authSql(limited, source), params);
   };
   let row: AuthRow | undefined;
@@ -67,7 +101,9 @@ async function lookupKey(app: App, presented: string, calls: number, audience: s
       limiterFailed(app, err);
     }
   }
-  if (row && !row.revoked_at && (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > TOUCH_EVERY_MS)) await touch(app, row);
+  // A session is no key: nothing to touch.
+  if (row && !isSession(presented) && !row.revoked_at && (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > TOUCH_EVERY_MS))
+    await touch(app, row);
   return row;
 }
 
@@ -119,11 +155,14 @@ export async function authenticate(app: App, header: string | undefined, calls =
   // The lookup is by hash; comparing the hashes again in constant time keeps the check
   // independent of how the index compares strings.
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(presented)) || row.revoked_at) {
-    throw unauthorized('Invalid or revoked API key');
+    throw unauthorized(isSession(match[1]!) ? 'This session has ended: sign in again' : 'Invalid or revoked API key');
+  }
+  if (row.person_id && row.person_state !== 'active') {
+    throw unauthorized(`The person this ${isSession(match[1]!) ? 'session' : 'API key'} acts for (${row.person_label}) is ${row.person_state}`);
   }
   return {
     tenant: tenantView(row, app.config.tiers),
-    agent: { id: row.key_id, label: row.label, role: row.role, read_only: row.read_only, person: row.person, collections: row.key_collections },
+    agent: agentOf({ ...row, id: row.key_id, collections: row.key_collections }),
     rate: row.rl_count == null ? null : { count: row.rl_count, reset_at: row.rl_reset! },
     database: row.database_sealed,
   };
@@ -141,46 +180,73 @@ export type Actor = { agent_id: string } | { service: string; id?: string };
  * the agent's work goes on as it), with the tenant.
  */
 const AGENT = `with recursive chain as (
-    select k.id, k.label, k.role, k.read_only, k.person, k.collections, k.revoked_at, k.replaced_by, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
+    select k.id, k.tenant_id, k.label, k.role, k.read_only, k.person, k.collections, k.revoked_at, k.replaced_by, k.person_id, 0 as depth from api_keys k where k.tenant_id = $1 and k.id = $2
     union all
-    select k.id, k.label, k.role, k.read_only, k.person, k.collections, k.revoked_at, k.replaced_by, c.depth + 1
+    select k.id, k.tenant_id, k.label, k.role, k.read_only, k.person, k.collections, k.revoked_at, k.replaced_by, k.person_id, c.depth + 1
       from chain c join api_keys k on k.tenant_id = $1 and k.id = c.replaced_by where c.depth < 1000
   )
-  select t.*, c.id as key_id, c.label as key_label, c.role as key_role, c.read_only as key_read_only, c.person as key_person, c.collections as key_collections, c.revoked_at is not null as key_revoked
-    from tenants t join chain c on true where t.id = $1 order by c.depth desc limit 1`;
+  select t.*, k.id as key_id, k.label as key_label, k.role as key_role, k.read_only as key_read_only, k.person as key_person, k.collections as key_collections,
+         k.revoked_at is not null as key_revoked, ${PERSON.columns}
+    from tenants t join chain k on true ${PERSON.join} where t.id = $1 order by k.depth desc limit 1`;
+
+/**
+ * The agent of a key row: a key that acts for a person has at most the person's access
+ * (docs/people.md, "Agents act for a person"): its role is the person's where that is less, and a
+ * viewer's key only reads.
+ */
+function agentOf(k: Pick<KeyRow, 'id' | 'label' | 'role' | 'read_only' | 'person' | 'collections'> & PersonColumns): Agent {
+  const person = k.person_id ? { id: k.person_id, label: k.person_label!, role: k.person_role!, teams: k.person_teams ?? [] } : null;
+  const manages = !person || person.role === 'owner' || person.role === 'admin';
+  return {
+    id: k.id,
+    label: k.label,
+    role: manages ? k.role : 'agent',
+    read_only: k.read_only || person?.role === 'viewer',
+    person: k.person,
+    collections: k.collections,
+    for: person,
+  };
+}
 
 /**
  * The context of a call without a request (a job, mail, an OAuth callback) of a tenant, in `app`
- * (the tenant's), so what it writes carries its actor in created_by; `revoked`: the agent's key
- * was revoked (and not rotated). Null once the tenant or the key is gone. Only the grants'
+ * (the tenant's), so what it writes carries its actor in created_by; `refused`: why the agent may
+ * act no more (its key was revoked and not rotated, or the person it acts for was suspended). Null once the tenant or the key is gone. Only the grants'
  * resolver calls it (`actFor`, grants.ts), which decides whether the actor may still act.
  */
-export async function actAs(app: App, tenantId: string, actor: Actor, requestId: string): Promise<{ ctx: AuthedCtx; revoked: boolean } | null> {
+export async function actAs(app: App, tenantId: string, actor: Actor, requestId: string): Promise<{ ctx: AuthedCtx; refused: string | null } | null> {
   if ('service' in actor) {
     const [row] = await app.platform.query<TenantRow>('select * from tenants where id = $1', [tenantId]);
     if (!row) return null;
     const agent = { id: actor.id ?? '', label: actor.service, role: 'agent' as const, read_only: false };
-    return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: false };
+    return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, refused: null };
   }
   const [row] = await app.platform.query<
-    TenantRow & {
-      key_id: string;
-      key_label: string;
-      key_role: KeyRole;
-      key_read_only: boolean;
-      key_person: boolean;
-      key_collections: string[] | null;
-      key_revoked: boolean;
-    }
+    TenantRow &
+      PersonColumns & {
+        key_id: string;
+        key_label: string;
+        key_role: KeyRole;
+        key_read_only: boolean;
+        key_person: boolean;
+        key_collections: string[] | null;
+        key_revoked: boolean;
+      }
   >(AGENT, [tenantId, actor.agent_id]);
   if (!row) return null;
-  const agent = {
+  const agent = agentOf({
+    ...row,
     id: row.key_id,
     label: row.key_label,
     role: row.key_role,
     read_only: row.key_read_only,
     person: row.key_person,
     collections: row.key_collections,
-  };
-  return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, revoked: row.key_revoked };
+  });
+  const refused = row.key_revoked
+    ? 'has been revoked'
+    : row.person_id && row.person_state !== 'active'
+      ? `acts for ${row.person_label}, who is ${row.person_state}`
+      : null;
+  return { ctx: { app, requestId, tenant: tenantView(row, app.config.tiers), agent }, refused };
 }

@@ -3,6 +3,7 @@ import type { App, AuthedCtx } from '../../core/context.ts';
 import { AppError, badRequest, forbidden, notFound } from '../../core/errors.ts';
 import { isUuid } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
+import type { GRANT_KINDS } from '../../schemas/access.ts';
 import type { JobDef } from '../../ports/jobs/jobs.ts';
 import { actAs, type Actor } from './authenticate.ts';
 import { controlQueryable, tenantApp } from '../tenant-db/tenant-app.ts';
@@ -48,22 +49,45 @@ const isPartial = (rule: GrantRule) => 'collections' in rule && !!rule.partial;
 export const refusablePermissions = (rules: GrantRules): Permission[] =>
   [...new Set([rules].flat().flatMap((r) => (isPartial(r) ? [] : [r.permission])))].sort();
 
-/** Of `collections`, those restricted and not granted `permission` to the agent, in the order given. */
+/**
+ * The ids grants and scopes match for a call: the person it acts for and their teams, or the key
+ * of no person. A person's key is matched as the person, so it reads at most what the person reads
+ * (docs/people.md, "Agents act for a person"), its own `collections` limit besides.
+ */
+export const callerIds = (ctx: AuthedCtx): string[] => (ctx.agent.for ? [ctx.agent.for.id, ...ctx.agent.for.teams] : [ctx.agent.id]);
+
+/**
+ * SQL condition: the collection named by `column` admits the caller (`ids`, a uuid[] parameter)
+ * for `permission`. Its scope admits it (`org`: everyone; `personal`: its owner; `team`: the
+ * people of its teams), and it has no grant at all (open) or one naming the caller (a key, a
+ * person or a team) with that permission. `limit` is the key's own list of collections, or null.
+ */
+function admitsSql(column: string, tenant: string, ids: string, limit: string, permission: Permission): string {
+  const can = permission === 'read' ? 'can_read' : 'can_write';
+  return `((${limit}::text[] is null or ${column} = any(${limit}::text[]))
+          and exists (select 1 from collections s where s.tenant_id = ${tenant} and s.name = ${column}
+                        and (s.scope = 'org' or s.owner_person_id = any(${ids}::uuid[]) or s.teams && ${ids}::uuid[]))
+          and ((not exists (select 1 from collection_grants g where g.tenant_id = ${tenant} and g.collection = ${column})
+                and not exists (select 1 from collection_member_grants g where g.tenant_id = ${tenant} and g.collection = ${column}))
+           or exists (select 1 from collection_grants g where g.tenant_id = ${tenant} and g.collection = ${column}
+                        and g.agent_key_id = any(${ids}::uuid[]) and g.${can})
+           or exists (select 1 from collection_member_grants g where g.tenant_id = ${tenant} and g.collection = ${column}
+                        and g.member_id = any(${ids}::uuid[]) and g.${can})))`;
+}
+
+/**
+ * Of `collections`, those not admitting the caller for `permission`, in the order given: outside
+ * its key's own list (an approved OAuth client's), or existing and not admitting it. A collection
+ * that does not exist yet is refused by no grant (its first write creates it, open).
+ */
 async function refusedOf(ctx: AuthedCtx, collections: string[], permission: Permission): Promise<string[]> {
   if (!collections.length) return [];
-  // A key limited to some collections (an approved OAuth client) is refused the others, granted or open.
-  const limit = ctx.agent.collections;
-  if (limit) {
-    const outside = collections.filter((c) => !limit.includes(c));
-    if (outside.length) return [...new Set(outside)];
-  }
   const rows = await ctx.app.db.query<{ name: string }>(
     `select c.name from unnest($2::text[]) with ordinality as c(name, n)
-      where exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name)
-        and not exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name and g.agent_key_id = $3
-                          and ${permission === 'read' ? 'g.can_read' : 'g.can_write'})
+      where ($4::text[] is not null and not c.name = any($4::text[]))
+         or (exists (select 1 from collections s where s.tenant_id = $1 and s.name = c.name) and not ${admitsSql('c.name', '$1', '$3', 'null', permission)})
       order by c.n`,
-    [ctx.tenant.id, [...new Set(collections)], ctx.agent.id],
+    [ctx.tenant.id, [...new Set(collections)], callerIds(ctx), collectionLimit(ctx)],
   );
   return rows.map((r) => r.name);
 }
@@ -134,7 +158,7 @@ export async function actFor<P extends { tenant_id: string }>(
   if (!subject || !acted) return null;
   // An agent is named by its key's label in a refusal; a service (mail, a connection) is refused by no grant.
   const agent = 'agent_id' in subject.actor ? `The API key "${acted.ctx.agent.label}"` : null;
-  if (agent && acted.revoked) return { refused: `${agent} has been revoked` };
+  if (agent && acted.refused) return { refused: `${agent} ${acted.refused}` };
   try {
     await decide(acted.ctx, acting.grant, subject, false, agent);
   } catch (err) {
@@ -145,118 +169,174 @@ export async function actFor<P extends { tenant_id: string }>(
 }
 
 /**
- * SQL condition (for a query whose `$tenant` and `$agent` parameters are given) that keeps the
- * collections the agent may read: open ones and those granting it can_read. `alias.collection`
- * (or `alias.name` on the collections table) is the column compared.
+ * SQL condition (for a query whose tenant, caller ids and limit parameters are given: the values
+ * of `callerIds` and `collectionLimit`) that keeps the collections the caller may read.
+ * `alias.collection` (or `alias.name` on the collections table) is the column compared.
  */
-export function readableCollectionSql(column: string, tenantParam: string, agentParam: string, limitParam: string): string {
-  return `((${limitParam}::text[] is null or ${column} = any(${limitParam}::text[]))
-          and (not exists (select 1 from collection_grants g where g.tenant_id = ${tenantParam} and g.collection = ${column})
-           or exists (select 1 from collection_grants g where g.tenant_id = ${tenantParam} and g.collection = ${column}
-                        and g.agent_key_id = ${agentParam} and g.can_read)))`;
-}
+export const readableCollectionSql = (column: string, tenantParam: string, idsParam: string, limitParam: string): string =>
+  admitsSql(column, tenantParam, idsParam, limitParam, 'read');
 
 /** The value of `readableCollectionSql`'s `limitParam` for a call: the collections its key is limited to, or null. */
 export const collectionLimit = (ctx: AuthedCtx) => ctx.agent.collections ?? null;
 
+/** Whom a grant names (docs/access.md, "Grants"; docs/people.md, "Grants to people and teams"). */
+export type GrantKind = (typeof GRANT_KINDS)[number];
+
 export interface GrantView {
-  agent_key_id: string;
+  kind: GrantKind;
+  id: string;
+  /** The key's id for a key's grant, null for a person's or a team's (as before people, for clients that read it). */
+  agent_key_id: string | null;
   label: string;
   can_read: boolean;
   can_write: boolean;
 }
 
+/** The grantee of a `putGrant`: exactly one of the three ids. */
+export interface Grantee {
+  agent_key_id?: string;
+  person_id?: string;
+  team_id?: string;
+}
+
 /**
  * Runs a grant change on a collection in one transaction, serialised per collection (the
  * collection row is locked; 404 if there is none). A change that would leave the collection
- * restricted with no active, writable key granted can_write is refused: nobody could manage
- * its grants again.
+ * restricted with nobody able to write it (no active writable key, no active person other than a
+ * viewer, no team with such a person granted can_write) is refused: nobody could manage its
+ * grants again.
  */
 async function changeGrants<T>(ctx: AuthedCtx, collection: string, change: (tx: Queryable) => Promise<T>): Promise<T> {
   return ctx.app.db.transaction(async (tx) => {
     const [locked] = await tx.query('select name from collections where tenant_id = $1 and name = $2 for update', [ctx.tenant.id, collection]);
     if (!locked) throw notFound(`Collection "${collection}" not found`);
     const result = await change(tx);
-    // Grants live with the collection, keys on the platform (the same database unless the tenant has its own).
-    const grants = await tx.query<{ agent_key_id: string; can_write: boolean }>(
-      'select agent_key_id, can_write from collection_grants where tenant_id = $1 and collection = $2',
+    // Grants live with the collection, keys and people on the platform (the same database unless the tenant has its own).
+    const grants = await tx.query<{ id: string; can_write: boolean }>(
+      `select agent_key_id as id, can_write from collection_grants where tenant_id = $1 and collection = $2
+       union all select member_id, can_write from collection_member_grants where tenant_id = $1 and collection = $2`,
       [ctx.tenant.id, collection],
     );
-    const writers = grants.filter((g) => g.can_write).map((g) => g.agent_key_id);
+    const writers = grants.filter((g) => g.can_write).map((g) => g.id);
     const [managed] = writers.length
       ? await controlQueryable(ctx.app, tx).query(
-          'select 1 from api_keys where tenant_id = $1 and id = any($2::uuid[]) and revoked_at is null and not read_only limit 1',
+          `select 1 from api_keys where tenant_id = $1 and id = any($2::uuid[]) and revoked_at is null and not read_only
+           union all select 1 from people p where p.tenant_id = $1 and p.state = 'active' and p.role <> 'viewer'
+             and (p.id = any($2::uuid[]) or exists (select 1 from team_members m where m.tenant_id = $1 and m.person_id = p.id and m.team_id = any($2::uuid[])))
+           limit 1`,
           [ctx.tenant.id, writers],
         )
       : [];
     if (grants.length && !managed) {
       throw badRequest(
-        `This change would leave collection "${collection}" restricted with no active key granted can_write, and nobody could manage it: ` +
-          'grant can_write to a writable key first, or remove every grant to reopen it',
+        `This change would leave collection "${collection}" restricted with nobody able to write it, and nobody could manage it: ` +
+          'grant can_write to a writable key, an active person or a team first, or remove every grant to reopen it',
       );
     }
     return result;
   });
 }
 
-/**
- * Adds or changes an agent's grant; the first grant restricts the collection. The key must be
- * an active key of the tenant (a revoked key is no agent).
- */
-export async function putGrant(ctx: AuthedCtx, collection: string, input: { agent_key_id: string; can_read: boolean; can_write: boolean }): Promise<GrantView> {
-  const keyId = input.agent_key_id;
-  return changeGrants(ctx, collection, async (tx) => {
-    const [key] = isUuid(keyId)
-      ? await controlQueryable(ctx.app, tx).query<{ label: string }>('select label from api_keys where tenant_id = $1 and id = $2 and revoked_at is null', [
-          ctx.tenant.id,
-          keyId,
-        ])
-      : [];
-    if (!key) throw notFound(`API key ${keyId} not found among the tenant's active keys`);
-    const [row] = await tx.query<Omit<GrantView, 'label'>>(
-      `insert into collection_grants (tenant_id, collection, agent_key_id, can_read, can_write) values ($1, $2, $3, $4, $5)
-       on conflict (tenant_id, collection, agent_key_id) do update set can_read = excluded.can_read, can_write = excluded.can_write
-       returning agent_key_id, can_read, can_write`,
-      [ctx.tenant.id, collection, keyId, input.can_read, input.can_write],
+/** The grantee's kind, id and label; 404 unless it is an active key of no person, an active or invited person, or a team of the tenant. */
+async function granteeOf(ctx: AuthedCtx, tx: Queryable, grantee: Grantee): Promise<{ kind: GrantKind; id: string; label: string }> {
+  const named = (['agent_key_id', 'person_id', 'team_id'] as const).filter((f) => grantee[f] !== undefined);
+  if (named.length !== 1) throw badRequest('Name exactly one grantee: agent_key_id, person_id or team_id');
+  const field = named[0]!;
+  const id = grantee[field]!;
+  const kind: GrantKind = field === 'agent_key_id' ? 'key' : field === 'person_id' ? 'person' : 'team';
+  const control = controlQueryable(ctx.app, tx);
+  const sql = {
+    key: 'select label, person_id from api_keys where tenant_id = $1 and id = $2 and revoked_at is null',
+    person: `select case when name <> '' then name else email end as label, null as person_id from people where tenant_id = $1 and id = $2 and state in ('active', 'invited')`,
+    team: 'select name as label, null as person_id from teams where tenant_id = $1 and id = $2',
+  }[kind];
+  const [row] = isUuid(id) ? await control.query<{ label: string; person_id: string | null }>(sql, [ctx.tenant.id, id]) : [];
+  if (!row)
+    throw notFound(
+      `${{ key: 'API key', person: 'Person', team: 'Team' }[kind]} ${id} not found among the tenant's ${{ key: 'active keys', person: 'people', team: 'teams' }[kind]}`,
     );
-    return { ...row!, label: key.label };
+  // A person's key reads what the person reads: a grant names the person (or a team) instead.
+  if (row.person_id) throw badRequest(`API key ${id} acts for a person: grant that person (person_id) or one of their teams (team_id) instead`);
+  return { kind, id, label: row.label };
+}
+
+/**
+ * Adds or changes a grant to a key, a person or a team; the first grant restricts the collection.
+ */
+export async function putGrant(ctx: AuthedCtx, collection: string, input: Grantee & { can_read: boolean; can_write: boolean }): Promise<GrantView> {
+  return changeGrants(ctx, collection, async (tx) => {
+    const grantee = await granteeOf(ctx, tx, input);
+    const [row] =
+      grantee.kind === 'key'
+        ? await tx.query<{ can_read: boolean; can_write: boolean }>(
+            `insert into collection_grants (tenant_id, collection, agent_key_id, can_read, can_write) values ($1, $2, $3, $4, $5)
+             on conflict (tenant_id, collection, agent_key_id) do update set can_read = excluded.can_read, can_write = excluded.can_write
+             returning can_read, can_write`,
+            [ctx.tenant.id, collection, grantee.id, input.can_read, input.can_write],
+          )
+        : await tx.query<{ can_read: boolean; can_write: boolean }>(
+            `insert into collection_member_grants (tenant_id, collection, member_id, member_kind, can_read, can_write) values ($1, $2, $3, $4, $5, $6)
+             on conflict (tenant_id, collection, member_id) do update set can_read = excluded.can_read, can_write = excluded.can_write
+             returning can_read, can_write`,
+            [ctx.tenant.id, collection, grantee.id, grantee.kind, input.can_read, input.can_write],
+          );
+    return { ...grantee, agent_key_id: grantee.kind === 'key' ? grantee.id : null, ...row! };
   });
 }
 
 /** The grants of a collection; `restricted` is true exactly when there is at least one. */
 export async function listGrants(ctx: AuthedCtx, collection: string) {
   // One read answers both whether the collection exists (its row, grants or not) and its grants.
-  const rows = await ctx.app.db.query<{ [K in Exclude<keyof GrantView, 'label'>]: GrantView[K] | null }>(
-    `select g.agent_key_id, g.can_read, g.can_write
+  const rows = await ctx.app.db.query<{ kind: GrantKind | null; id: string | null; can_read: boolean; can_write: boolean }>(
+    `select g.kind, g.id, g.can_read, g.can_write
        from collections c
-       left join collection_grants g on g.tenant_id = c.tenant_id and g.collection = c.name
-      where c.tenant_id = $1 and c.name = $2 order by g.created_at, g.agent_key_id`,
+       left join (select 'key' as kind, agent_key_id as id, can_read, can_write, created_at, collection, tenant_id from collection_grants
+                  union all
+                  select member_kind, member_id, can_read, can_write, created_at, collection, tenant_id from collection_member_grants) g
+         on g.tenant_id = c.tenant_id and g.collection = c.name
+      where c.tenant_id = $1 and c.name = $2 order by g.created_at, g.id`,
     [ctx.tenant.id, collection],
   );
   if (!rows.length) throw notFound(`Collection "${collection}" not found`);
-  const granted = rows.filter((r): r is Omit<GrantView, 'label'> => r.agent_key_id !== null);
-  // The keys' labels come from the platform (a revoked key's too: its grant is still listed).
-  const keys = granted.length
-    ? await ctx.app.platform.query<{ id: string; label: string }>('select id, label from api_keys where tenant_id = $1 and id = any($2::uuid[])', [
-        ctx.tenant.id,
-        granted.map((g) => g.agent_key_id),
-      ])
+  const granted = rows.filter((r): r is typeof r & { kind: GrantKind; id: string } => r.id !== null);
+  // The labels come from the platform (a revoked key's and a removed person's too: their grants are still listed).
+  const ids = granted.map((g) => g.id);
+  const labels = ids.length
+    ? await ctx.app.platform.query<{ id: string; label: string }>(
+        `select id, label from api_keys where tenant_id = $1 and id = any($2::uuid[])
+         union all select id, case when name <> '' then name else email end from people where tenant_id = $1 and id = any($2::uuid[])
+         union all select id, name from teams where tenant_id = $1 and id = any($2::uuid[])`,
+        [ctx.tenant.id, ids],
+      )
     : [];
-  const label = new Map(keys.map((k) => [k.id, k.label]));
-  const grants = granted.map((g) => ({ agent_key_id: g.agent_key_id, label: label.get(g.agent_key_id) ?? '', can_read: g.can_read, can_write: g.can_write }));
+  const label = new Map(labels.map((k) => [k.id, k.label]));
+  const grants: GrantView[] = granted.map((g) => ({
+    kind: g.kind,
+    id: g.id,
+    agent_key_id: g.kind === 'key' ? g.id : null,
+    label: label.get(g.id) ?? '',
+    can_read: g.can_read,
+    can_write: g.can_write,
+  }));
   return { collection, restricted: grants.length > 0, grants };
 }
 
-/** Removes one agent's grant; removing the last one reopens the collection. */
-export async function deleteGrant(ctx: AuthedCtx, collection: string, keyId: string): Promise<void> {
+/** Removes the grant of a key, a person or a team (by its id); removing the last one reopens the collection. */
+export async function deleteGrant(ctx: AuthedCtx, collection: string, granteeId: string): Promise<void> {
   await changeGrants(ctx, collection, async (tx) => {
-    const rows = isUuid(keyId)
-      ? await tx.query('delete from collection_grants where tenant_id = $1 and collection = $2 and agent_key_id = $3 returning agent_key_id', [
-          ctx.tenant.id,
-          collection,
-          keyId,
-        ])
-      : [];
-    if (!rows.length) throw notFound(`No grant for API key ${keyId} on collection "${collection}"`);
+    const rows: unknown[] = [];
+    if (isUuid(granteeId)) {
+      for (const table of ['collection_grants', 'collection_member_grants']) {
+        const id = table === 'collection_grants' ? 'agent_key_id' : 'member_id';
+        rows.push(
+          ...(await tx.query(`delete from ${table} where tenant_id = $1 and collection = $2 and ${id} = $3 returning 1`, [
+            ctx.tenant.id,
+            collection,
+            granteeId,
+          ])),
+        );
+      }
+    }
+    if (!rows.length) throw notFound(`No grant for ${granteeId} on collection "${collection}"`);
   });
 }

@@ -10,14 +10,23 @@ export const hashKey = (key: string) => createHash('sha256').update(key).digest(
 
 /**
  * `mv_` + 43 base64url characters (32 random bytes); only its hash and prefix are stored. `person`:
- * a key a person uses, whose writes are of trust class `user` (docs/trust.md).
+ * a key a person uses, whose writes are of trust class `user` (docs/trust.md). `actsFor`: the
+ * person a key made by a signed-in person (or by their agent) acts for (docs/people.md).
  */
-export async function insertKey(q: Queryable, tenantId: string, label: string, role: KeyRole, readOnly: boolean, person = false) {
+export async function insertKey(
+  q: Queryable,
+  tenantId: string,
+  label: string,
+  role: KeyRole,
+  readOnly: boolean,
+  person = false,
+  actsFor: string | null = null,
+) {
   const apiKey = `mv_${randomBytes(32).toString('base64url')}`;
   const id = newId();
   const [row] = await q.query<KeyRow>(
-    `insert into api_keys (tenant_id, id, key_hash, prefix, label, role, read_only, person) values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
-    [tenantId, id, hashKey(apiKey), apiKey.slice(0, 9), label, role, readOnly, person],
+    `insert into api_keys (tenant_id, id, key_hash, prefix, label, role, read_only, person, person_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+    [tenantId, id, hashKey(apiKey), apiKey.slice(0, 9), label, role, readOnly, person, actsFor],
   );
   return { row: row!, apiKey };
 }
@@ -31,6 +40,7 @@ export interface KeyRow {
   role: KeyRole;
   read_only: boolean;
   person: boolean;
+  person_id: string | null;
   collections: string[] | null;
   created_at: Date;
   last_used_at: Date | null;
@@ -43,6 +53,7 @@ export const keyView = (k: KeyRow) => ({
   role: k.role,
   read_only: k.read_only,
   person: k.person,
+  acts_for: k.person_id,
   collections: k.collections,
   prefix: k.prefix,
   masked: `${k.prefix}…`,
@@ -113,7 +124,7 @@ export async function rotateKey(app: App, tenantId: string, agent: Agent) {
       agent.id,
     ]);
     if (!revoked.length) throw unauthorized('Invalid or revoked API key');
-    const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.role, agent.read_only, agent.person);
+    const { row, apiKey } = await insertKey(tx, tenantId, agent.label, agent.role, agent.read_only, agent.person, agent.for?.id ?? null);
     await tx.query('update api_keys set replaced_by = $3 where tenant_id = $1 and id = $2', [tenantId, agent.id, row.id]);
     await dataQueryable(app, tx).query('update collection_grants set agent_key_id = $3 where tenant_id = $1 and agent_key_id = $2', [
       tenantId,

@@ -154,7 +154,7 @@ export async function decide(
   const code = token('mvac');
   await ctx.app.platform.transaction(async (tx) => {
     const label = `${c.client_name ?? new URL(row.redirect_uri).host} (OAuth)`.slice(0, LABEL_MAX);
-    const { row: key } = await insertKey(tx, ctx.tenant.id, label, 'agent', !readWrite);
+    const { row: key } = await insertKey(tx, ctx.tenant.id, label, 'agent', !readWrite, false, ctx.agent.for?.id ?? null);
     if (limit) await tx.query('update api_keys set collections = $3 where tenant_id = $1 and id = $2', [ctx.tenant.id, key.id, limit]);
     // Approved by a signed-in person, the client acts for that person (docs/people.md), never with more than their access.
     if (ctx.agent.for) await tx.query('update api_keys set person_id = $3 where tenant_id = $1 and id = $2', [ctx.tenant.id, key.id, ctx.agent.for.id]);

@@ -20,7 +20,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
  * Links point at ORGMEM_PUBLIC_URL, never at the request's Host header: a forged Host would
  * otherwise mail the victim a link to the attacker's server carrying a valid token.
  */
-const baseUrl = (app: App) => (app.config.publicUrl ?? `http://localhost:${app.config.port}`).replace(/\/$/, '');
+export const linkBase = (app: App) => (app.config.publicUrl ?? `http://localhost:${app.config.port}`).replace(/\/$/, '');
 
 /** Per client address and per email address, a fixed one-hour window each. */
 async function limitPublic(ctx: PublicCtx, email: string): Promise<void> {
@@ -39,7 +39,7 @@ async function issueLink(app: App, q: Queryable, tenantId: string, purpose: 'sig
     TOKEN_TTL_HOURS,
   ]);
   await appendAudit(q, tenantId, null, { action: `account.${purpose}`, target: 'reveal-link', detail: {} });
-  return `${baseUrl(app)}/v1/memory/reveal/${token}`;
+  return `${linkBase(app)}/v1/memory/reveal/${token}`;
 }
 
 /** Creates a free-tier tenant and mails its reveal link; an address with an account gets a notice instead. */
@@ -53,7 +53,7 @@ export async function signup(ctx: PublicCtx, input: { email: string; name?: stri
         subject: 'Your orgmem sign-up',
         text:
           'Someone asked to sign up to orgmem with this address, which already has an account.\n\n' +
-          `To get a new API key for it, ask for a key recovery: POST ${baseUrl(ctx.app)}/v1/memory/recover-key\n\n` +
+          `To get a new API key for it, ask for a key recovery: POST ${linkBase(ctx.app)}/v1/memory/recover-key\n\n` +
           'If this was not you, you can ignore this mail.\n',
       });
     }

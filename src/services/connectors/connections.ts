@@ -6,7 +6,7 @@ import type { Queryable } from '../../ports/db/db.ts';
 import { checkTargetUrl, targetRule } from '../../ports/public-target.ts';
 import type { ConnectionCreate, ConnectionView, ProviderView } from '../../schemas/connectors.ts';
 import { providers, providerSpec, type OAuthProvider, type Provider } from '../../schemas/providers/index.ts';
-import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
+import { callerIds, collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { ensureCollection } from '../memory/collections.ts';
 
 export interface ConnectionRow {
@@ -91,7 +91,7 @@ export async function checkConnectionFields(ctx: AuthedCtx, provider: Provider, 
 
 /** Stores a connection (credentials sealed); the collection is created if it does not exist yet. */
 export async function insertConnection(q: Queryable, ctx: AuthedCtx, input: ConnectionCreate): Promise<ConnectionView> {
-  await ensureCollection(q, ctx.tenant.id, input.collection);
+  await ensureCollection(q, ctx, input.collection, true);
   const [row] = await q.query<ConnectionRow>(
     `insert into connections (tenant_id, id, provider, name, collection, container_tag, config, credentials)
      values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) returning *`,
@@ -130,7 +130,7 @@ export async function collectionOfConnection(ctx: AuthedCtx, input: { id: string
 export async function listConnections(ctx: AuthedCtx): Promise<ConnectionView[]> {
   const rows = await ctx.app.db.query<ConnectionRow>(
     `select c.* from connections c where c.tenant_id = $1 and ${readableCollectionSql('c.collection', '$1', '$2', '$3')} order by c.created_at desc, c.id desc`,
-    [ctx.tenant.id, ctx.agent.id, collectionLimit(ctx)],
+    [ctx.tenant.id, callerIds(ctx), collectionLimit(ctx)],
   );
   return rows.map(toConnectionView);
 }

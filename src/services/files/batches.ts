@@ -83,7 +83,7 @@ const jobKey = (batchId: string, key: string) => `ingest_file:${batchId}:${key}`
  * moved to now rather than joined by a second job that would find the file settled.
  */
 export async function queueFiles(q: Queryable, ctx: AuthedCtx, collection: string, batchId: string, files: BatchFile[]): Promise<void> {
-  await ensureCollection(q, ctx.tenant.id, collection);
+  await ensureCollection(q, ctx, collection);
   for (const f of files) {
     await ctx.app.jobs.enqueue(q, ingestJob, { tenant_id: ctx.tenant.id, batch_id: batchId, key: f.key }, { key: jobKey(batchId, f.key), moveRunAt: true });
   }

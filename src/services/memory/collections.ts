@@ -1,8 +1,9 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import { iso } from '../../core/ids.ts';
+import type { CollectionScope } from '../../schemas/people.ts';
 import type { Queryable } from '../../ports/db/db.ts';
-import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
+import { callerIds, collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { emitMemoryEvents } from '../events/memory-events.ts';
 import { enqueueFileCleanup, type FileRefs } from '../storage/file-cleanup.ts';
 import { noteBulkWrite } from './table-stats.ts';
@@ -15,13 +16,25 @@ interface CollectionRow {
   memory_count: number;
   archived_count: number;
   restricted: boolean;
+  scope: CollectionScope;
+  owner_person_id: string | null;
+  teams: string[];
   created_at: Date;
   updated_at: Date;
 }
 
 const SELECT = `select name, description, metadata, memory_count::int as memory_count, archived_count::int as archived_count, created_at, updated_at,
-                       exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name) as restricted
+                       scope, owner_person_id, teams,
+                       (exists (select 1 from collection_grants g where g.tenant_id = $1 and g.collection = c.name)
+                        or exists (select 1 from collection_member_grants g where g.tenant_id = $1 and g.collection = c.name)) as restricted
                   from collections c`;
+
+/** A collection's scope as stored: who reads it besides its grants (docs/people.md, "Scopes"; checked by services/people/scope.ts). */
+export interface ScopeColumns {
+  scope: CollectionScope;
+  owner_person_id: string | null;
+  teams: string[];
+}
 
 const view = (r: CollectionRow) => ({
   name: r.name,
@@ -31,6 +44,9 @@ const view = (r: CollectionRow) => ({
   memory_count: r.memory_count - r.archived_count,
   archived_count: r.archived_count,
   restricted: r.restricted,
+  scope: r.scope,
+  owner: r.owner_person_id,
+  teams: r.teams,
   created_at: iso(r.created_at)!,
   updated_at: iso(r.updated_at)!,
 });
@@ -38,9 +54,17 @@ const view = (r: CollectionRow) => ({
 /**
  * Creates the collection on a first write, before memories that reference it are inserted. Takes
  * no lock on an existing collection, so concurrent writers to one collection do not queue here.
+ * What a person captures (`capture`: a harness hook's call, a connection they make) lands in a
+ * collection personal to them, private until promoted (docs/people.md, "Scopes"); any other
+ * first write makes an org collection.
  */
-export async function ensureCollection(q: Queryable, tenantId: string, name: string): Promise<void> {
-  await q.query('insert into collections (tenant_id, name) values ($1, $2) on conflict (tenant_id, name) do nothing', [tenantId, name]);
+export async function ensureCollection(q: Queryable, ctx: AuthedCtx, name: string, capture = ctx.call?.via === 'hook'): Promise<void> {
+  const owner = capture && ctx.app.config.personalCapture ? (ctx.agent.for?.id ?? null) : null;
+  await q.query(
+    `insert into collections (tenant_id, name, scope, owner_person_id) values ($1, $2, case when $3::uuid is null then 'org' else 'personal' end, $3::uuid)
+     on conflict (tenant_id, name) do nothing`,
+    [ctx.tenant.id, name, owner],
+  );
 }
 
 /**
@@ -69,7 +93,7 @@ export async function listCollections(ctx: AuthedCtx) {
   // Restricted collections the agent may not read are left out of its listing.
   const rows = await ctx.app.db.query<CollectionRow>(`${SELECT} where tenant_id = $1 and ${readableCollectionSql('c.name', '$1', '$2', '$3')} order by name`, [
     ctx.tenant.id,
-    ctx.agent.id,
+    callerIds(ctx),
     collectionLimit(ctx),
   ]);
   return rows.map(view);
@@ -81,22 +105,36 @@ export async function getCollection(q: Queryable, tenantId: string, name: string
   return view(row);
 }
 
-export async function createCollection(ctx: AuthedCtx, input: { name: string; description?: string | null; metadata?: Record<string, unknown> }) {
+type CollectionInput = { name: string; description?: string | null; metadata?: Record<string, unknown>; scope?: ScopeColumns };
+
+export async function createCollection(ctx: AuthedCtx, input: CollectionInput) {
+  const scope = input.scope ?? { scope: 'org', owner_person_id: null, teams: [] };
   const rows = await ctx.app.db.query(
-    `insert into collections (tenant_id, name, description, metadata) values ($1, $2, $3, $4::jsonb)
+    `insert into collections (tenant_id, name, description, metadata, scope, owner_person_id, teams) values ($1, $2, $3, $4::jsonb, $5, $6, $7::uuid[])
      on conflict (tenant_id, name) do nothing returning name`,
-    [ctx.tenant.id, input.name, input.description ?? null, input.metadata ?? {}],
+    [ctx.tenant.id, input.name, input.description ?? null, input.metadata ?? {}, scope.scope, scope.owner_person_id, scope.teams],
   );
   if (!rows.length) throw conflict(`Collection "${input.name}" already exists`);
   return getCollection(ctx.app.db, ctx.tenant.id, input.name);
 }
 
-export async function updateCollection(ctx: AuthedCtx, input: { name: string; description?: string | null; metadata?: Record<string, unknown> }) {
+export async function updateCollection(ctx: AuthedCtx, input: CollectionInput) {
   const rows = await ctx.app.db.query(
     `update collections set description = case when $3 then $4 else description end,
-                            metadata = coalesce($5::jsonb, metadata), updated_at = now()
+                            metadata = coalesce($5::jsonb, metadata), updated_at = now(),
+                            scope = coalesce($6, scope), owner_person_id = case when $6 is null then owner_person_id else $7::uuid end,
+                            teams = coalesce($8::uuid[], teams)
       where tenant_id = $1 and name = $2 returning name`,
-    [ctx.tenant.id, input.name, input.description !== undefined, input.description ?? null, input.metadata ?? null],
+    [
+      ctx.tenant.id,
+      input.name,
+      input.description !== undefined,
+      input.description ?? null,
+      input.metadata ?? null,
+      input.scope?.scope ?? null,
+      input.scope?.owner_person_id ?? null,
+      input.scope?.teams ?? null,
+    ],
   );
   if (!rows.length) throw notFound(`Collection "${input.name}" not found`);
   return getCollection(ctx.app.db, ctx.tenant.id, input.name);

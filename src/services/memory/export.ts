@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { Download } from '../../core/download.ts';
 import { newId } from '../../core/ids.ts';
-import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
+import { callerIds, collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { listCollections } from './collections.ts';
 import { pamHead, toPam } from './import-formats/pam.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
@@ -48,7 +48,7 @@ export function exportAccount(ctx: AuthedCtx, format: ExportFormat = 'orgmem'): 
         `select ${MEMORY_COLUMNS} from memories m
           where m.tenant_id = $1 and m.id > $2 and ${readableCollectionSql('m.collection', '$1', '$3', '$4')}
           order by m.id limit ${PAGE}`,
-        [tenant.id, after, ctx.agent.id, collectionLimit(ctx)],
+        [tenant.id, after, callerIds(ctx), collectionLimit(ctx)],
       );
       if (rows.length) {
         yield (first ? '' : ',') + rows.map((r) => JSON.stringify(view(r))).join(',');

@@ -1,6 +1,6 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import type { MemoryHistory } from '../../schemas/memory.ts';
-import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
+import { callerIds, collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { handOver } from '../ledger/handover.ts';
 import { findServable, seesHeld } from './memories.ts';
 import { MEMORY_COLUMNS, memoryView, type MemoryRow } from './memory-view.ts';
@@ -36,7 +36,7 @@ export async function memoryHistory(ctx: AuthedCtx, collection: string, id: stri
      )
      select ${MEMORY_COLUMNS}, superseded_by, steps from memories join chain using (id)
       where tenant_id = $1 and ${readable('$5')} order by steps`,
-    [ctx.tenant.id, id, ctx.agent.id, MAX_STEPS, collectionLimit(ctx)],
+    [ctx.tenant.id, id, callerIds(ctx), MAX_STEPS, collectionLimit(ctx)],
   );
   const older = await ctx.app.db.query<Step>(
     `with recursive back (id, steps) as (
@@ -46,7 +46,7 @@ export async function memoryHistory(ctx: AuthedCtx, collection: string, id: stri
      )
      select ${MEMORY_COLUMNS}, superseded_by, steps from memories join back using (id)
       where tenant_id = $1 and ${readable('$6')} order by steps, superseded_at desc, id limit $5`,
-    [ctx.tenant.id, id, ctx.agent.id, MAX_STEPS, MAX_OLDER, collectionLimit(ctx)],
+    [ctx.tenant.id, id, callerIds(ctx), MAX_STEPS, MAX_OLDER, collectionLimit(ctx)],
   );
   const entry = (r: Step) => ({ memory: memoryView(r), superseded_by: r.superseded_by, steps: r.steps });
   handOver(ctx, [memory.id, ...newer.map((r) => r.id), ...older.map((r) => r.id)], false);

@@ -15,6 +15,7 @@ import { handOver } from '../ledger/handover.ts';
 import { trustPolicyOf } from '../trust/policy.ts';
 import { secondOpinionJob } from '../trust/second-opinion-job.ts';
 import { callerTrust, screenText, type Screened } from '../trust/screen.ts';
+import type { Steering } from '../trust/steering.ts';
 
 export interface NewMemory extends MemoryCreate {
   /** Files attached to the memory, with their storage keys. */
@@ -26,11 +27,13 @@ export interface NewMemory extends MemoryCreate {
 /**
  * Where new memories come from (docs/trust.md): the pipeline's trust class when it reads outside
  * text (files, mail, connectors, imports), else the caller's; `heldBecause`, the reasons the
- * memory they were made from is held for (remember's facts).
+ * memory they were made from is held for (remember's facts); `steering`, the steering detector's
+ * verdict on each item's text when the caller found them off the event loop (a file's chunks).
  */
 export interface Origin {
   trust?: TrustClass;
   heldBecause?: string[];
+  steering?: Steering[];
 }
 
 /**
@@ -47,11 +50,11 @@ export async function insertMemories(
   origin: Origin = {},
 ): Promise<Memory[]> {
   if (!items.length) return [];
-  await ensureCollection(q, ctx.tenant.id, collection);
+  await ensureCollection(q, ctx, collection);
   const graphed = await graphedInsert(q, ctx.app, ctx.tenant.id, items.length);
   const policy = await trustPolicyOf(ctx.app, ctx.tenant.id, q);
   const trust = origin.trust ?? callerTrust(ctx);
-  const screened = items.map((m) => screenText(m.text, trust, policy, origin.heldBecause));
+  const screened = items.map((m, i) => screenText(m.text, trust, policy, origin.heldBecause, origin.steering?.[i]));
   const rows: MemoryRow[] = [];
   for (let i = 0; i < items.length; i += INSERT_ROWS)
     rows.push(...(await insertRows(q, ctx, collection, items.slice(i, i + INSERT_ROWS), embeddings.slice(i), screened.slice(i), graphed)));
@@ -92,11 +95,11 @@ const insertStatement = (
   column: ColumnType,
 ) => `insert into memories (tenant_id, collection, created_by_id, created_by_label, id, text, importance, category, source, metadata,
                                   container_tag, embedding, valid_to, pinned, archived, images, observed_at, valid_from, trust, held,
-                                  quarantine, graphed)
+                                  quarantine, graphed, on_behalf_of_id, on_behalf_of_label)
   select $1, $2, nullif($3, '')::uuid, $4, r.id::uuid, r.text, r.importance::float8, r.category, r.source, r.metadata::jsonb,
          r.container_tag, r.embedding::${column}, r.valid_to::timestamptz, r.pinned::boolean, r.archived::boolean, r.images::jsonb,
          coalesce(r.observed_at::timestamptz, now()), coalesce(r.valid_from::timestamptz, r.observed_at::timestamptz, now()),
-         r.trust, r.held::boolean, r.quarantine::jsonb, $22::boolean
+         r.trust, r.held::boolean, r.quarantine::jsonb, $22::boolean, $23::uuid, $24
     from unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
                 $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[])
            as r(id, text, importance, category, source, metadata, container_tag, embedding, valid_to, pinned, archived, images, observed_at,
@@ -158,7 +161,9 @@ export function insertParams(
     row.forEach((v, c) => columns[c]!.push(v));
     return id;
   });
-  return { ids, params: [ctx.tenant.id, collection, ctx.agent.id, ctx.agent.label, ...columns, graphed] };
+  // A person's agent writes for them; the person's own session is the writer itself (docs/people.md).
+  const behalf = ctx.agent.for && ctx.agent.for.id !== ctx.agent.id ? ctx.agent.for : null;
+  return { ids, params: [ctx.tenant.id, collection, ctx.agent.id, ctx.agent.label, ...columns, graphed, behalf?.id ?? null, behalf?.label ?? null] };
 }
 
 export async function createMemories(ctx: AuthedCtx, collection: string, items: NewMemory[]): Promise<Memory[]> {
@@ -388,7 +393,7 @@ export async function moveMemory(ctx: AuthedCtx, collection: string, id: string,
   if (to === collection) throw badRequest('The memory is already in that collection');
   return ctx.app.db.transaction(async (tx) => {
     await findServable(tx, ctx, collection, id);
-    await ensureCollection(tx, ctx.tenant.id, to);
+    await ensureCollection(tx, ctx, to);
     const [row] = await tx.query<MemoryRow>(
       `update memories set collection = $3, updated_at = now() where tenant_id = $1 and id = $2 returning ${MEMORY_COLUMNS}`,
       [ctx.tenant.id, id, to],

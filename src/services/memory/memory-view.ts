@@ -16,6 +16,8 @@ export interface MemoryRow {
   images: Array<Omit<Memory['images'][number], 'url'> & { key?: string }>;
   created_by_id: string | null;
   created_by_label: string | null;
+  on_behalf_of_id: string | null;
+  on_behalf_of_label: string | null;
   pinned: boolean;
   archived: boolean;
   observed_at: Date;
@@ -42,7 +44,7 @@ export interface StoredRetraction {
 
 /** Columns of a memory as the API shows it (never the embedding). */
 export const MEMORY_COLUMNS = `id, collection, text, importance, category, source, metadata, container_tag, images,
-  created_by_id, created_by_label, pinned, archived, observed_at, valid_from, valid_to, created_at, updated_at, superseded_at, retraction,
+  created_by_id, created_by_label, on_behalf_of_id, on_behalf_of_label, pinned, archived, observed_at, valid_from, valid_to, created_at, updated_at, superseded_at, retraction,
   trust, held, quarantine`;
 
 export function memoryView(r: MemoryRow): Memory {
@@ -57,6 +59,7 @@ export function memoryView(r: MemoryRow): Memory {
     container_tag: r.container_tag,
     images: r.images.map(({ key: _key, ...img }) => ({ ...img, url: null })),
     created_by: { id: r.created_by_id, label: r.created_by_label },
+    on_behalf_of: r.on_behalf_of_id ? { id: r.on_behalf_of_id, label: r.on_behalf_of_label ?? '' } : null,
     pinned: r.pinned,
     archived: r.archived,
     observed_at: iso(r.observed_at)!,

@@ -4,7 +4,7 @@ import { iso } from '../../core/ids.ts';
 import { toVectorLiteral } from '../../ports/db/db.ts';
 import { VECTOR_INDEX } from '../../ports/db/vector-storage.ts';
 import type { SearchInput, SearchResponse, SearchResult } from '../../schemas/search.ts';
-import { collectionLimit, readableCollectionSql } from '../access/grants.ts';
+import { callerIds, collectionLimit, readableCollectionSql } from '../access/grants.ts';
 import { provenanceOf } from '../memory/provenance.ts';
 import { answerKey, embedQuery, getAnswer, markBroad, putAnswer } from './cache.ts';
 import { loadRows, vectorCandidates, type CandidateRow } from './candidates.ts';
@@ -41,7 +41,7 @@ interface ResolvedScope extends Scope {
  * `lexemesOf`, the same statement also answers that text's lexemes (one round trip less).
  */
 export async function resolveScope(ctx: AuthedCtx, collection: string | null, lexemesOf?: string): Promise<ResolvedScope> {
-  const params: unknown[] = [ctx.tenant.id, collection ?? ctx.agent.id];
+  const params: unknown[] = [ctx.tenant.id, collection ?? callerIds(ctx)];
   const limit = collection === null ? `$${params.push(collectionLimit(ctx))}` : '';
   const lexemes = lexemesOf === undefined ? '' : `, ${lexemesSql(`$${params.push(lexemesOf)}`)} as lexemes`;
   // The table's and the graph's sizes for the cost models (text.ts, exact-cost.ts): the planner's

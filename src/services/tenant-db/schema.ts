@@ -11,6 +11,7 @@ export const DATA_TABLES = [
   'collections',
   'memories',
   'collection_grants',
+  'collection_member_grants',
   'report_cache',
   'extraction_jobs',
   'remember_keys',

@@ -21,7 +21,7 @@ export function Grants() {
 
   async function remove(g: AccountGrant) {
     const done = await removal.run(async () => {
-      await rpc.grants.delete.mutate({ name, agent_key_id: g.agent_key_id });
+      await rpc.grants.delete.mutate({ name, agent_key_id: g.id });
       return true;
     });
     if (done) grants.reload();
@@ -65,7 +65,7 @@ export function Grants() {
                 </thead>
                 <tbody>
                   {data.grants.map((g) => (
-                    <tr key={g.agent_key_id}>
+                    <tr key={g.id}>
                       <td>
                         {g.label}
                         {g.agent_key_id === me?.key.id && <span className="badge">this dashboard</span>}
@@ -77,7 +77,7 @@ export function Grants() {
                           <button
                             type="button"
                             onClick={() => {
-                              setPick(g.agent_key_id);
+                              setPick(g.id);
                               setFormRound((r) => r + 1);
                             }}
                           >

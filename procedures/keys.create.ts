@@ -3,6 +3,7 @@ import { defineProcedure } from '../src/pipeline/procedure.ts';
 import { keyRole } from '../src/schemas/access.ts';
 import { timestamp } from '../src/schemas/fields.ts';
 import { insertKey } from '../src/services/access/keys.ts';
+import { forbidden } from '../src/core/errors.ts';
 
 export default defineProcedure({
   name: 'keys.create',
@@ -13,6 +14,8 @@ export default defineProcedure({
   rest: { method: 'POST', path: '/v1/memory/keys', status: 201 },
   access: 'write',
   keyRole: 'admin',
+  forPerson: true,
+  errors: { FORBIDDEN: 'An admin key asked by a person who is not an admin' },
   input: z.object({
     label: z.string().min(1).max(100),
     role: keyRole.default('agent'),
@@ -33,6 +36,7 @@ export default defineProcedure({
     api_key: z.string(),
   }),
   handler: async (ctx, input) => {
+    if (input.role === 'admin' && ctx.agent.role !== 'admin') throw forbidden('Only an admin makes an admin key: ask for an agent key (role "agent")');
     const { row, apiKey } = await insertKey(ctx.app.platform, ctx.tenant.id, input.label, input.role, input.read_only, input.person, ctx.agent.for?.id ?? null);
     return {
       id: row.id,

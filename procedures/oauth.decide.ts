@@ -7,10 +7,11 @@ export default defineProcedure({
   name: 'oauth.decide',
   summary: 'Approve or deny an MCP client’s OAuth authorization request; answers where to send the browser back',
   description:
-    'Approved, the client becomes an agent identity of the tenant (listed with the keys, read-only unless `read_write`; revoking it ends its tokens) and gets an authorization code; denied, it gets `access_denied`. Needs an admin key: it makes an identity, as creating a key does.',
+    'Approved, the client becomes an agent identity of the tenant (listed with the keys, read-only unless `read_write`; revoking it ends its tokens) and gets an authorization code; denied, it gets `access_denied`. Needs an admin key: it makes an identity, as creating a key does; a signed-in person (or their key) approves for themselves, and the client then acts for them (docs/people.md).',
   rest: { method: 'POST', path: '/v1/oauth/requests/{request}', status: 200 },
   access: 'write',
   keyRole: 'admin',
+  forPerson: true,
   errors: {
     BAD_GATEWAY: 'The client’s metadata document cannot be read now',
     NOT_FOUND: 'The request is unknown, already decided or expired, or a collection named does not exist',

@@ -42,6 +42,12 @@ export interface Procedure<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
    */
   keyRole?: Extract<KeyRole, 'admin'>;
   /**
+   * With `keyRole: 'admin'`: a caller that acts for a person (docs/people.md) may call it too, for
+   * themselves, whatever their role: what it makes acts for them and reads at most what they read
+   * (their own keys, an MCP client they approve).
+   */
+  forPerson?: true;
+  /**
    * The collections the call touches and the permission it needs on each (services/access/grants.ts),
    * resolved by `invoke` before the handler runs: a 403 for a collection refused, unless the rule
    * is partial (the handler is then told, through its `grants`, which collections it may touch).

@@ -37,20 +37,26 @@ export async function getTeam(q: Queryable, tenantId: string, id: string): Promi
   return view(row);
 }
 
-/** The unique indexes' violations as the API's 409. */
-async function uniquely<T>(name: string, group: string | null | undefined, write: () => Promise<T>): Promise<T> {
+/** The unique indexes' violations as the API's 409, naming which (read back: Citus names a shard's index, not ours). */
+async function uniquely<T>(ctx: AuthedCtx, id: string | null, name: string, group: string | null | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
     if ((err as { code?: string }).code !== '23505') throw err;
-    const what = String((err as { constraint_name?: string; constraint?: string }).constraint_name ?? (err as { constraint?: string }).constraint ?? '');
-    throw conflict(what.includes('group') ? `A team already follows the provider group "${group}"` : `A team named "${name}" exists`);
+    const [taken] = group
+      ? await ctx.app.platform.query('select 1 from teams where tenant_id = $1 and provider_group = $2 and id is distinct from $3::uuid', [
+          ctx.tenant.id,
+          group,
+          id,
+        ])
+      : [];
+    throw conflict(taken ? `A team already follows the provider group "${group}"` : `A team named "${name}" exists`);
   }
 }
 
 export async function createTeam(ctx: AuthedCtx, input: { name: string; provider_group?: string | null }): Promise<Team> {
   const id = newId();
-  await uniquely(input.name, input.provider_group, () =>
+  await uniquely(ctx, null, input.name, input.provider_group, () =>
     ctx.app.platform.query('insert into teams (tenant_id, id, name, provider_group) values ($1, $2, $3, $4)', [
       ctx.tenant.id,
       id,
@@ -63,7 +69,7 @@ export async function createTeam(ctx: AuthedCtx, input: { name: string; provider
 
 export async function updateTeam(ctx: AuthedCtx, id: string, input: { name?: string; provider_group?: string | null }): Promise<Team> {
   const team = await getTeam(ctx.app.platform, ctx.tenant.id, id);
-  await uniquely(input.name ?? team.name, input.provider_group, () =>
+  await uniquely(ctx, id, input.name ?? team.name, input.provider_group, () =>
     ctx.app.platform.query(
       `update teams set name = coalesce($3, name), provider_group = case when $4 then $5 else provider_group end where tenant_id = $1 and id = $2`,
       [ctx.tenant.id, id, input.name ?? null, input.provider_group !== undefined, input.provider_group ?? null],

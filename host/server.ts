@@ -8,6 +8,8 @@ import { registerRestRoutes } from '../rest-adapter/routes.ts';
 import { appRouter } from '../trpc/router.ts';
 import { registerBlobRoutes } from './blob-routes.ts';
 import { registerOAuthRoutes } from './oauth-routes.ts';
+import { registerSessionCookie } from './session-cookie.ts';
+import { registerSigninRoutes } from './signin-routes.ts';
 import type { App } from '../src/core/context.ts';
 import { AppError } from '../src/core/errors.ts';
 import { answerClientError, MAX_HEADER_BYTES, sendError, UnreadableBody } from '../src/pipeline/http-errors.ts';
@@ -32,7 +34,7 @@ function answerError(err: FastifyError | AppError, req: FastifyRequest, reply: F
   return send(new AppError('INTERNAL_SERVER_ERROR', 'Internal error'));
 }
 
-/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp with its OAuth server (/oauth, /.well-known), the local store's file links at /v1/blobs and the dashboard at /. */
+/** The HTTP server: REST /v1 + /openapi.json, tRPC at /trpc, MCP at /v1/mcp with its OAuth server (/oauth, /.well-known), sign-in with OpenID Connect (/v1/auth), the local store's file links at /v1/blobs and the dashboard at /. */
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server: FastifyInstance = Fastify({
     loggerInstance: app.log as FastifyBaseLogger,
@@ -80,6 +82,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   server.addContentTypeParser('*', { parseAs: 'buffer' }, (req, _body, done) => done(null, unsupported(req)));
 
   server.setErrorHandler(answerError);
+  // Before every route: a signed-in person's cookie, with its CSRF token, as the call's credential.
+  registerSessionCookie(server, app);
   const web = await registerWebRoutes(server);
   server.setNotFoundHandler((req, reply) =>
     web && isAppPage(req) ? sendAppPage(reply) : sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
@@ -111,6 +115,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
   registerMcpHttp(server, app);
   await registerOAuthRoutes(server, app);
+  registerSigninRoutes(server, app);
   await registerBlobRoutes(server, app);
   return server;
 }

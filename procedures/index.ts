@@ -65,6 +65,9 @@ import graphSummary from './graph.summary.ts';
 import hygieneArchiveStale from './hygiene.archive-stale.ts';
 import hygieneDedup from './hygiene.dedup.ts';
 import hygieneHealth from './hygiene.health.ts';
+import identityDeleteConfig from './identity.delete-config.ts';
+import identityGetConfig from './identity.get-config.ts';
+import identityPutConfig from './identity.put-config.ts';
 import ledgerList from './ledger.list.ts';
 import ledgerMemory from './ledger.memory.ts';
 import keysCreate from './keys.create.ts';
@@ -213,6 +216,7 @@ export const catalogue = {
   spendCap: { get: spendCapGet, put: spendCapPut },
   storage: { getConfig: storageGetConfig, putConfig: storagePutConfig, deleteConfig: storageDeleteConfig },
   database: { getConfig: databaseGetConfig, putConfig: databasePutConfig, deleteConfig: databaseDeleteConfig },
+  identity: { getConfig: identityGetConfig, putConfig: identityPutConfig, deleteConfig: identityDeleteConfig },
   grants: { put: grantsPut, list: grantsList, delete: grantsDelete },
   agents: { list: agentsList },
   people: { list: peopleList, invite: peopleInvite, update: peopleUpdate, remove: peopleRemove },

@@ -33,6 +33,8 @@ export const CITUS_TABLES: Record<string, Placement> = {
   teams: reference("authentication reads a person's teams, which grants and scopes match"),
   team_members: reference("authentication reads a person's teams, which grants and scopes match"),
   person_sessions: reference("authentication finds a person's session by its token hash"),
+  identity_providers: reference("a sign-in started by e-mail finds its tenant by the address's domain"),
+  oidc_signins: reference("the provider's answer finds its sign-in by the state's hash"),
 
   collections: distributed,
   memories: distributed,

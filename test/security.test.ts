@@ -3,6 +3,7 @@ import { procedures } from '../procedures/index.ts';
 import { isRead, keyRoleOf, type AnyProcedure } from '../src/pipeline/procedure.ts';
 import { call, newTenant, shared, type Tenant } from './support/client.ts';
 import { approvedClient } from './support/oauth-client.ts';
+import { fill, VALID_BODIES, WRITE_BODIES } from './support/catalogue-calls.ts';
 import { mcpCall, mcpClient, restCall, trpcCall, trpcClient } from './support/transports.ts';
 
 /**
@@ -13,20 +14,6 @@ const { url, adminKey } = shared();
 const authed = procedures.filter((p) => p.access !== 'public' && p.access !== 'internal');
 /** Called by the mail server, not by clients: a shared secret instead of an API key. */
 const internal = procedures.filter((p) => p.access === 'internal');
-
-function fill(path: string, values: Record<string, string>) {
-  return path.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '00000000-0000-7000-8000-000000000000');
-}
-
-/** Bodies that pass validation for procedures addressing one memory, so a 404 is about the id. */
-const VALID_BODIES: Record<string, unknown> = {
-  'memories.update': { text: 'changed' },
-  'memories.move': { to_collection: 'elsewhere' },
-  'memories.pin': { pinned: true },
-  'memories.archive': { archived: true },
-  'memories.retract': { how: 'wrong' },
-  'memories.attach': { files: [{ filename: 'a.txt', content_type: 'text/plain', data: Buffer.from('a file').toString('base64') }] },
-};
 
 let a: Tenant;
 let b: Tenant;
@@ -84,14 +71,6 @@ describe.each(cases(internal))('%s (internal)', (_name, proc) => {
     }
   });
 });
-
-/** Inputs that make a procedure with `readWhen` (a dry run) the write it can also be. */
-const WRITE_BODIES: Record<string, unknown> = {
-  'hygiene.dedup': { dry_run: false },
-  'hygiene.archiveStale': { dry_run: false },
-  'proxy.chatCompletions': { messages: [{ role: 'user', content: 'hello' }], store: true },
-  'proxy.messages': { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }], store: true },
-};
 
 it('has a write body for every procedure a dry run makes a read', () => {
   expect(authed.filter((p) => p.readWhen && !WRITE_BODIES[p.name]).map((p) => p.name)).toEqual([]);

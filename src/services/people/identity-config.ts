@@ -67,11 +67,15 @@ export async function discover(app: App, provider: Pick<IdentityProvider, 'issue
   const http = new URL(provider.issuer).protocol === 'http:';
   if (http && app.config.production) throw new PrivateTargetError('in production mode the issuer must be an https URL');
   const auth = provider.client_secret === null ? oidc.None() : oidc.ClientSecretPost(provider.client_secret);
-  return oidc.discovery(new URL(provider.issuer), provider.client_id, provider.client_secret ?? undefined, auth, {
+  const config = await oidc.discovery(new URL(provider.issuer), provider.client_id, provider.client_secret ?? undefined, auth, {
     [oidc.customFetch]: (url, options) => fetch(url, { ...options, signal: options.signal ?? AbortSignal.timeout(DISCOVERY_MS) } as RequestInit),
     execute: http ? [oidc.allowInsecureRequests] : [],
     timeout: DISCOVERY_MS / 1000,
   });
+  // The ID token's signature is checked against the provider's keys too, not only trusted for
+  // coming over the token endpoint's connection (docs/sign-in.md, "What is checked").
+  oidc.enableNonRepudiationChecks(config);
+  return config;
 }
 
 export async function getIdentityConfig(ctx: AuthedCtx): Promise<IdentityConfigView | null> {

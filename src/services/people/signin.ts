@@ -158,8 +158,10 @@ function groupsOf(claim: unknown): string[] {
   return Array.isArray(claim) ? claim.filter((g): g is string => typeof g === 'string') : [];
 }
 
-/** openid-client's reason (its message, and the provider's error when it sent one), never a stack. */
+/** openid-client's reason (the check that failed, or the provider's error when it sent one), never a stack. */
 function refusalOf(err: unknown): string {
   if (err instanceof oidc.ResponseBodyError) return `${err.error}${err.error_description ? `: ${err.error_description}` : ''}`;
-  return err instanceof Error ? err.message : String(err);
+  if (!(err instanceof Error)) return String(err);
+  // openid-client's own message is general ("unexpected JWT claim value encountered"); its cause names the claim.
+  return err.cause instanceof Error ? err.cause.message : err.message;
 }

@@ -197,6 +197,18 @@ const RUNS: Record<string, (block: DocBlock) => Promise<void>> = {
     expect(ran.stdout).toMatch(/^Usage: orgmem <command>/);
   },
 
+  // docs/people.md
+  async 'people-setup'(block) {
+    const t = await tenant();
+    const ran = await sh(block, { KEY: t.key });
+    expectSuccess(ran);
+    const [team, owner, member, collection] = answers(ran);
+    expect(team).toMatchObject({ name: 'Payments', provider_group: 'payments-eng', members: [] });
+    expect(owner).toMatchObject({ email: 'ana@example.com', role: 'owner', state: 'invited' });
+    expect(member).toMatchObject({ email: 'ben@example.com', role: 'member', state: 'invited' });
+    expect(collection).toMatchObject({ name: 'payments-runbooks', scope: 'team', teams: [team.id], owner: null });
+  },
+
   // docs/consolidation.md
   async consolidate(block) {
     const t = await tenant();

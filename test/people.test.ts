@@ -3,6 +3,7 @@ import { call, newTenant, type Tenant } from './support/client.ts';
 import { signedIn, type SignedIn } from './support/people.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
+import { startReceiver } from './fakes/webhook-receiver.ts';
 
 /**
  * People, teams and scopes (docs/people.md) over real HTTP: who reads and writes which
@@ -224,6 +225,32 @@ describe('suspending and removing', () => {
     expect((await org.api('GET', '/v1/memory/people')).body.map((p: { email: string }) => p.email)).not.toContain('dan@acme.test');
     expect((await org.api('GET', '/v1/memory/people?state=removed')).body.map((p: { email: string }) => p.email)).toContain('dan@acme.test');
     expect((await org.api('DELETE', `/v1/memory/people/${dan.id}`)).status).toBe(404);
+  });
+
+  it('role changes, suspensions and removals are webhook events', async () => {
+    const receiver = await startReceiver();
+    try {
+      const t = await newTenant(server.url, server.adminKey);
+      expect((await t.api('PUT', '/v1/memory/webhook/config', { url: receiver.url })).status).toBe(200);
+      const fay = await signedIn(server.url, server.app, t, 'fay@acme.test');
+      await t.api('PATCH', `/v1/memory/people/${fay.id}`, { role: 'admin' });
+      await t.api('PATCH', `/v1/memory/people/${fay.id}`, { state: 'suspended' });
+      await t.api('DELETE', `/v1/memory/people/${fay.id}`);
+      const events = await until('three person events', async () => {
+        const got = receiver.received
+          .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> })
+          .filter((e) => e.type.startsWith('person.'));
+        return got.length >= 3 ? got : undefined;
+      });
+      const person = { id: fay.id, email: 'fay@acme.test' };
+      expect(events).toEqual([
+        expect.objectContaining({ type: 'person.role_changed', data: { person, from: 'member', to: 'admin' } }),
+        expect.objectContaining({ type: 'person.suspended', data: { person } }),
+        expect.objectContaining({ type: 'person.removed', data: { person } }),
+      ]);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('a removed person is out of their teams', async () => {

@@ -40,7 +40,7 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[]; typesOnly?: 
     graph: ['memory', 'access', 'llm', 'trust'],
     status: [],
     storage: [],
-    files: ['memory', 'access', 'llm', 'events', 'storage'],
+    files: ['memory', 'access', 'llm', 'events', 'storage', 'trust'],
     email: ['files', 'memory', 'access', 'events', 'storage'],
     context: ['search', 'memory', 'ledger'],
     proxy: ['context', 'search', 'graph', 'memory', 'access', 'llm'],

@@ -245,12 +245,16 @@ function disabledMetrics(): Metrics {
   };
 }
 
-/** The embedder with every call timed as `embed`: the one place all embedding goes through (the App's embedder). */
+/**
+ * The embedder with every call timed as `embed`: the one place all embedding goes through (the
+ * App's embedder), but for a file's chunks hashed by the files service's runner (`hashed`).
+ */
 export function timedEmbedder(embedder: Embedder, metrics: Metrics): Embedder {
   if (!metrics.enabled) return embedder;
   return {
     name: embedder.name,
     dimensions: embedder.dimensions,
+    ...(embedder.hashed && { hashed: embedder.hashed }),
     embed: (texts) => metrics.time('embed', () => embedder.embed(texts)),
   };
 }

@@ -10,6 +10,7 @@ export function hashEmbedder(dimensions: number): Embedder {
   return {
     name: `hash (${dimensions}-d, deterministic, no semantics)`,
     dimensions,
+    hashed: { dimensions },
     async embed(texts) {
       return texts.map((t) => hashVector(t, dimensions));
     },

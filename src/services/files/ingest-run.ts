@@ -6,7 +6,8 @@ import { fileCleanupJob } from '../storage/file-cleanup.ts';
 import { storeFor } from '../storage/tenant-store.ts';
 import type { FileState } from './batches.ts';
 import { UnreadableFileError } from './unreadable.ts';
-import { embedAll, fileMemories, preview, readFile } from './file-memories.ts';
+import { embedAll, preview, readFile } from './file-memories.ts';
+import { chunkFile, prepareStep } from './parse-runner.ts';
 import { actFor, type Acting } from '../access/grants.ts';
 import { deleteMemories } from '../memory/lifecycle.ts';
 import { insertMemories } from '../memory/memories.ts';
@@ -69,15 +70,17 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
     const blob = data ? { body: data, contentType: job.content_type } : await (await storeFor(app, tenantId)).get(key);
     if (!blob) throw new UnreadableFileError('Nothing was uploaded at this key');
     const read = await readFile(ctx, { filename: job.filename, content_type: job.content_type || blob.contentType, data: blob.body });
-    const items = fileMemories({ key, filename: job.filename, content_type: job.content_type }, read, job.source);
+    // The chunking, the steering detector and the hash embedder are CPU only: the runner does them
+    // off the event loop, which every tenant's requests share (parse-runner.ts).
+    const file = { key, filename: job.filename, content_type: job.content_type };
+    const items = await chunkFile({ file, read: { text: read.text, written: read.written, parts: read.parts }, source: job.source }, app.config.parse);
     const perStep = STORE_CHUNKS[app.db.kind];
     for (let from = job.memory_ids.length; from < items.length; from += perStep) {
       const started = performance.now();
       const step = items.slice(from, from + perStep);
-      const embeddings = await embedAll(
-        ctx,
-        step.map((m) => m.text),
-      );
+      const texts = step.map((m) => m.text);
+      const prepared = await prepareStep({ texts, hashed: app.embedder.hashed }, app.config.parse);
+      const embeddings = prepared.embeddings ?? (await embedAll(ctx, texts));
       const stored = await app.db.transaction(async (tx) => {
         const [progress] = await tx.query<{ stored: number }>(
           `select jsonb_array_length(memory_ids) as stored from ingest_files
@@ -86,7 +89,7 @@ export async function runIngestFile(ctx: AuthedCtx, batchId: string, key: string
         );
         // Another try settled the file or stored this step first: it goes on, this one stops.
         if (progress?.stored !== from) return false;
-        const memories = await insertMemories(tx, ctx, job.collection, step, embeddings, { trust: 'document' });
+        const memories = await insertMemories(tx, ctx, job.collection, step, embeddings, { trust: 'document', steering: prepared.steering });
         await tx.query(
           `update ingest_files set chunks = $4, memory_ids = memory_ids || $5::jsonb, updated_at = now()
             where tenant_id = $1 and batch_id = $2 and key = $3`,

@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../../core/config.ts';
 import { countRunnerKill, type RunnerKill } from '../../ports/metrics.ts';
+import type { NewMemory } from '../memory/memories.ts';
+import type { Steering } from '../trust/steering.ts';
 import type { DocumentKind, ReadDocument } from './formats.ts';
 import type { MailParts } from './mail-parts.ts';
 import { FileLimitError, type ReadLimits } from './unreadable.ts';
@@ -15,17 +17,42 @@ import { FileLimitError, type ReadLimits } from './unreadable.ts';
  * never the process: it fails with a FileLimitError naming the setting, and the next read gets a
  * fresh worker. Workers are reused while they live and end after a while idle, so a large read's
  * memory goes back to the system. docs/contract.md, "Limits", lists what each limit refuses.
+ *
+ * A file's other CPU work runs here too, under the same limits: cutting its text into chunks
+ * (`chunkFile`) and, a step of chunks at a time, the steering detector and the hash embedder
+ * (`prepareStep`). A 10 MB text is seconds of that work, which on the event loop every request
+ * of every tenant would wait behind (bench/README.md, "Noisy neighbours").
  */
 export type ParseLimits = Config['parse'];
 
-/** What a worker answers: the text and the document's date (a mail's parts), or the reader's error (its name keeps pdf.js' PasswordException). */
-export type ParseReply = { value: ReadDocument | MailParts } | { error: { name: string; message: string; limit: boolean } };
-export interface ParseRequest {
-  /** A document to read as text, or `mail-parts`: a received message's parts for the mail drop (mail-parts.ts). */
-  kind: DocumentKind | 'mail-parts';
-  input: Buffer | string;
-  limits: ReadLimits;
+/** A file's read text and what its chunks are labelled with (file-memories.ts, fileMemories). */
+export interface ChunkInput {
+  file: { key: string; filename: string; content_type: string };
+  read: Pick<ReadDocument, 'text' | 'written' | 'parts'>;
+  source: string;
 }
+/** A step of chunks to store: their texts, and the hash embedder's dimensions when the app embeds with it (`Embedder.hashed`). */
+export interface StepInput {
+  texts: string[];
+  hashed?: { dimensions: number };
+}
+/** The detector's verdict on each text and, when asked, its hash embedding. */
+export interface PreparedStep {
+  steering: Steering[];
+  embeddings?: number[][];
+}
+
+/** What a worker answers: the text and the document's date (a mail's parts, a file's chunks, a prepared step), or the reader's error (its name keeps pdf.js' PasswordException). */
+export type ParseReply = { value: ReadDocument | MailParts | NewMemory[] | PreparedStep } | { error: { name: string; message: string; limit: boolean } };
+export type ParseRequest = (
+  | {
+      /** A document to read as text, or `mail-parts`: a received message's parts for the mail drop (mail-parts.ts). */
+      kind: DocumentKind | 'mail-parts';
+      input: Buffer | string;
+    }
+  | { kind: 'chunks'; input: ChunkInput }
+  | { kind: 'step'; input: StepInput }
+) & { limits: ReadLimits };
 
 const IDLE_MS = 30_000;
 
@@ -46,22 +73,36 @@ let active = 0;
  * what the reader throws comes back as an Error of the same name and message.
  */
 export async function parseDocument(kind: DocumentKind, input: Buffer | string, limits: ParseLimits): Promise<ReadDocument> {
-  return (await run(kind, input, limits)) as ReadDocument;
+  return (await run({ kind, input }, limits)) as ReadDocument;
+}
+
+/** A file's read text as memories, one per chunk (file-memories.ts, fileMemories), cut by a runner. */
+export async function chunkFile(input: ChunkInput, limits: ParseLimits): Promise<NewMemory[]> {
+  return (await run({ kind: 'chunks', input }, limits)) as NewMemory[];
+}
+
+/** A step of a file's chunks screened (trust/steering.ts) and, with the hash embedder, embedded, by a runner. */
+export async function prepareStep(input: StepInput, limits: ParseLimits): Promise<PreparedStep> {
+  return (await run({ kind: 'step', input }, limits)) as PreparedStep;
 }
 
 /** A received message's parts (mail-parts.ts), read by a runner as documents are. */
 export async function parseMail(raw: Buffer, limits: ParseLimits): Promise<MailParts> {
-  const parts = (await run('mail-parts', raw, limits)) as MailParts;
+  const parts = (await run({ kind: 'mail-parts', input: raw }, limits)) as MailParts;
   // A Buffer arrives as a plain Uint8Array.
   for (const a of parts.attachments) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
   return parts;
 }
 
-async function run(kind: ParseRequest['kind'], input: Buffer | string, limits: ParseLimits): Promise<ReadDocument | MailParts> {
+type Work = DistributiveOmit<ParseRequest, 'limits'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type Value = Extract<ParseReply, { value: unknown }>['value'];
+
+async function run(work: Work, limits: ParseLimits): Promise<Value> {
   while (active >= limits.concurrency) await new Promise<void>((wake) => waiting.push(wake));
   active++;
   try {
-    return await runOnce(kind, input, limits);
+    return await runOnce(work, limits);
   } finally {
     active--;
     waiting.shift()?.();
@@ -73,9 +114,9 @@ export async function closeParsers(): Promise<void> {
   await Promise.all(idle.splice(0).map((r) => (clearTimeout(r.idle), r.worker.terminate())));
 }
 
-function runOnce(kind: ParseRequest['kind'], input: Buffer | string, limits: ParseLimits): Promise<ReadDocument | MailParts> {
+function runOnce(work: Work, limits: ParseLimits): Promise<Value> {
   const runner = takeIdle(limits.memoryMb) ?? start(limits.memoryMb);
-  return new Promise<ReadDocument | MailParts>((resolve, reject) => {
+  return new Promise<Value>((resolve, reject) => {
     /** `killed`: the worker ended for its limits or died, counted in the operator's metrics (ports/metrics.ts). */
     const done = (settle: () => void, keep: boolean, killed?: RunnerKill) => {
       clearTimeout(deadline);
@@ -116,7 +157,7 @@ function runOnce(kind: ParseRequest['kind'], input: Buffer | string, limits: Par
     const onExit = (code: number) => done(() => reject(new FileLimitError(`its reader stopped (exit code ${code})`)), false, 'crash');
     runner.worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     const read: ReadLimits = { pages: limits.pages, depth: limits.depth, unzippedBytes: limits.unzippedBytes, chars: limits.chars };
-    runner.worker.postMessage({ kind, input, limits: read } satisfies ParseRequest);
+    runner.worker.postMessage({ ...work, limits: read } as ParseRequest);
   });
 }
 

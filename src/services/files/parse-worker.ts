@@ -1,22 +1,46 @@
+import { constants, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { hashEmbedder } from '../../ports/embedder/hash.ts';
+import { detectSteering } from '../trust/steering.ts';
+import { fileMemories } from './file-memories.ts';
 import { readDocument } from './formats.ts';
 import { readMailParts } from './mail-parts.ts';
-import type { ParseReply, ParseRequest } from './parse-runner.ts';
+import type { ParseReply, ParseRequest, PreparedStep, StepInput } from './parse-runner.ts';
 import { FileLimitError } from './unreadable.ts';
 
 /**
- * The bounded runner's worker (parse-runner.ts): reads one document per message and answers its
- * text or the reader's error. It is a second entry point of the bundle (package.json `build:js`).
+ * The bounded runner's worker (parse-runner.ts): does one piece of work per message (reads a
+ * document, cuts a file's text into chunks, or prepares a step of chunks) and answers its result
+ * or the error. It is a second entry point of the bundle (package.json `build:js`).
  */
-parentPort!.on('message', async ({ kind, input, limits }: ParseRequest) => {
+
+// The runner's work waits a little, the event loop's requests do not: on Linux, where each thread
+// has its own nice value (the calling thread's is the one set), the runner's threads give the CPU
+// to the event loop's and the database's first. Elsewhere the value is the whole process's, so it
+// is left alone.
+if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
+parentPort!.on('message', async (request: ParseRequest) => {
   let reply: ParseReply;
   try {
-    // A Buffer arrives as a plain Uint8Array.
-    const data = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-    reply = { value: kind === 'mail-parts' ? await readMailParts(data) : await readDocument(kind, data, limits) };
+    reply = { value: await work(request) };
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
     reply = { error: { name: e.name, message: e.message, limit: err instanceof FileLimitError } };
   }
   parentPort!.postMessage(reply);
 });
+
+async function work(request: ParseRequest): Promise<Extract<ParseReply, { value: unknown }>['value']> {
+  if (request.kind === 'chunks') return fileMemories(request.input.file, request.input.read, request.input.source);
+  if (request.kind === 'step') return prepare(request.input);
+  const { kind, input, limits } = request;
+  // A Buffer arrives as a plain Uint8Array.
+  const data = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  return kind === 'mail-parts' ? readMailParts(data) : readDocument(kind, data, limits);
+}
+
+/** The steering detector's verdicts (trust/screen.ts screens with them), and the hash embeddings when asked. */
+async function prepare({ texts, hashed }: StepInput): Promise<PreparedStep> {
+  const steering = texts.map((text) => detectSteering(text));
+  return hashed ? { steering, embeddings: await hashEmbedder(hashed.dimensions).embed(texts) } : { steering };
+}

@@ -1,6 +1,6 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import type { Quarantine, TrustClass, TrustPolicy } from '../../schemas/trust.ts';
-import { detectSteering } from './steering.ts';
+import { detectSteering, type Steering } from './steering.ts';
 
 /** What a write stores about a memory's trust: its class, whether it is held, and its quarantine record. */
 export interface Screened {
@@ -26,11 +26,13 @@ export function callerTrust(ctx: Pick<AuthedCtx, 'agent' | 'call'>): TrustClass 
  * Screens one text of a trust class under the tenant's policy (docs/trust.md, "Quarantine"): text
  * that tries to instruct an agent is held (`quarantine`) or marked (`flag`); `off` stores it as
  * it is. `inherited`: the reasons a memory it was made from is held for (remember's facts of a
- * held text are held with it, whatever their own words).
+ * held text are held with it, whatever their own words). `detected`: the detector's verdict on
+ * this text when the caller found it already, off the event loop (a file's chunks,
+ * files/parse-runner.ts).
  */
-export function screenText(text: string, trust: TrustClass, policy: TrustPolicy, inherited?: string[]): Screened {
+export function screenText(text: string, trust: TrustClass, policy: TrustPolicy, inherited?: string[], detected?: Steering): Screened {
   const action = policy[trust];
-  const found = inherited?.length ? { verdict: 'steering' as const, reasons: inherited } : action === 'off' ? null : detectSteering(text);
+  const found = inherited?.length ? { verdict: 'steering' as const, reasons: inherited } : action === 'off' ? null : (detected ?? detectSteering(text));
   const reasons = found?.verdict === 'steering' ? found.reasons : [];
   if (!reasons.length) return { trust, held: false, quarantine: null, suspect: found?.verdict === 'suspect' };
   const held = !!inherited?.length || action === 'quarantine';

@@ -45,7 +45,7 @@ export async function endSession(app: App, token: string): Promise<void> {
   await app.platform.query('update person_sessions set revoked_at = $2 where token_hash = $1 and revoked_at is null', [hashKey(token), new Date()]);
 }
 
-/** Ends every session of a person (suspended or removed: docs/people.md, "Suspending and removing"). */
+/** Ends every session of a person (suspended or removed: docs/people.md, "People"). */
 export async function endSessionsOf(q: Queryable, tenantId: string, personId: string): Promise<void> {
   await q.query('update person_sessions set revoked_at = $3 where tenant_id = $1 and person_id = $2 and revoked_at is null', [tenantId, personId, new Date()]);
 }

@@ -252,14 +252,14 @@ describe('dashboard: keys, grants, settings, usage', () => {
 
     const grantsTable = page.getByRole('table', { name: 'Grants' });
     await grantsTable.getByRole('row', { name: /agent-a/ }).waitFor();
-    await page.getByText('Only the keys below can use this collection').waitFor();
+    await page.getByText('Only the keys, people and teams below can use this collection').waitFor();
     await screenshot(page, 'grants-1280');
 
     const grants = await t.api('GET', '/v1/memory/collections/shared/grants');
     expect(grants.body.restricted).toBe(true);
     expect(grants.body.grants).toEqual(
       expect.arrayContaining([
-        { agent_key_id: agent.id, label: 'agent-a', can_read: true, can_write: false },
+        { kind: 'key', id: agent.id, agent_key_id: agent.id, label: 'agent-a', can_read: true, can_write: false },
         expect.objectContaining({ agent_key_id: dashboardKeyId, can_read: true, can_write: true }),
       ]),
     );

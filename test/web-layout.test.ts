@@ -89,7 +89,7 @@ describe('web: the frame', () => {
       navScrolls: nav.scrollWidth > nav.clientWidth,
       pageScrolls: document.scrollingElement!.scrollWidth > innerWidth,
     }));
-  const LINK_NAMES = ['Collections', 'Search', 'Review', 'Files', 'Connections', 'Keys & agents', 'Settings', 'Usage', 'Operator', 'Status'];
+  const LINK_NAMES = ['Collections', 'Search', 'Review', 'Files', 'Connections', 'Keys & agents', 'People', 'Settings', 'Usage', 'Operator', 'Status'];
 
   it('shows every link of the navigation at 1280 pixels, with no menu button', async () => {
     const page = await openPage(browser, 1280);

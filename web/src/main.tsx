@@ -25,6 +25,8 @@ const Hygiene = view(() => import('./pages/Hygiene.tsx'), 'Hygiene');
 const Keys = view(() => import('./pages/Keys.tsx'), 'Keys');
 const Ledger = view(() => import('./pages/Ledger.tsx'), 'Ledger');
 const MemoryPage = view(() => import('./pages/MemoryPage.tsx'), 'MemoryPage');
+const People = view(() => import('./pages/People.tsx'), 'People');
+const Teams = view(() => import('./pages/Teams.tsx'), 'Teams');
 const Operator = view(() => import('./pages/Operator.tsx'), 'Operator');
 const Remember = view(() => import('./pages/Remember.tsx'), 'Remember');
 const Review = view(() => import('./pages/Review.tsx'), 'Review');
@@ -66,6 +68,8 @@ createRoot(document.getElementById('root')!).render(
               <Route path="/files" element={<Files />} />
               <Route path="/connections" element={<Connections />} />
               <Route path="/keys" element={<Keys />} />
+              <Route path="/people" element={<People />} />
+              <Route path="/teams" element={<Teams />} />
               <Route path="/settings" element={<Settings />} />
               <Route path="/usage" element={<Usage />} />
               <Route path="/usage/ledger" element={<Ledger />} />

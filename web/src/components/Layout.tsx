@@ -10,6 +10,8 @@ const LINKS: Array<[string, string, (admin: boolean) => boolean]> = [
   ['/files', 'Files', () => true],
   ['/connections', 'Connections', () => true],
   ['/keys', 'Keys & agents', () => true],
+  // Everyone reads the tenant's people and teams; only an admin's page has controls (pages/People.tsx).
+  ['/people', 'People', () => true],
   ['/settings', 'Settings', () => true],
   ['/usage', 'Usage', () => true],
   ['/operator', 'Operator', (admin) => admin],

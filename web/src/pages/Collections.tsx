@@ -1,6 +1,7 @@
 import { Link, useNavigate } from 'react-router';
 import { rpc, seg } from '../api.ts';
 import { CollectionCreateForm } from '../components/CollectionCreateForm.tsx';
+import { ScopeBadge } from '../components/ScopeBadge.tsx';
 import { Busy, ErrorNote, memories, when } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
@@ -13,6 +14,9 @@ export function Collections() {
   const { canWrite } = useSession();
   const navigate = useNavigate();
   const list = useApi(() => rpc.collections.list.query(), []);
+  // The scope badges name a team collection's teams and a personal one's owner.
+  const teams = useApi(() => rpc.teams.list.query({}), []);
+  const people = useApi(() => rpc.people.list.query({}), []);
 
   return (
     <>
@@ -34,6 +38,7 @@ export function Collections() {
                   restricted
                 </span>
               )}
+              <ScopeBadge collection={c} people={people.data} teams={teams.data} />
             </h2>
             {/* The count its list shows; the archived ones, which that list hides, apart. */}
             <p style={{ margin: '0 0 0.3rem' }}>
@@ -47,7 +52,7 @@ export function Collections() {
           </li>
         ))}
       </ul>
-      {canWrite && <CollectionCreateForm onCreated={(name) => navigate(`/collections/${seg(name)}`)} />}
+      {canWrite && <CollectionCreateForm teams={teams.data ?? []} onCreated={(name) => navigate(`/collections/${seg(name)}`)} />}
     </>
   );
 }

@@ -2,19 +2,23 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { rpc } from '../api.ts';
 import { CollectionNav } from '../components/CollectionNav.tsx';
-import { GrantForm } from '../components/GrantForm.tsx';
+import { GRANT_KIND_NAMES, GrantForm, granteeOf } from '../components/GrantForm.tsx';
 import type { AccountGrant } from '../components/KeyTypes.ts';
 import { Busy, ConfirmButton, ErrorNote } from '../components/ui.tsx';
 import { useAction, useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
-/** Which agents (API keys) may read or write one collection. */
+/** Which keys, people and teams may read or write one collection (docs/people.md). */
 export function Grants() {
   const { name = '' } = useParams();
   const { me, canAdmin } = useSession();
   const grants = useApi(() => rpc.grants.list.query({ name }), [name, me?.key.id]);
   const agents = useApi(() => rpc.agents.list.query(), [me?.key.id]);
-  // "Change" on a row picks that agent in the form (remounted with its current flags).
+  // The form's pickers: keys (less those that act for a person, granted through the person), people and teams.
+  const keys = useApi(() => rpc.keys.list.query(), [me?.key.id]);
+  const people = useApi(() => rpc.people.list.query({}), [me?.key.id]);
+  const teams = useApi(() => rpc.teams.list.query({}), [me?.key.id]);
+  // "Change" on a row picks that grantee in the form (remounted with its current flags).
   const [pick, setPick] = useState('');
   const [formRound, setFormRound] = useState(0);
   const removal = useAction();
@@ -33,8 +37,8 @@ export function Grants() {
       <CollectionNav name={name} />
       <h2>Grants</h2>
       <p className="muted">
-        A collection is open to every key of the account until its first grant. From then on only the keys granted here can read it (can read) or write it (can
-        write); the others get 403 and no longer see it in lists or searches. Removing the last grant opens it again.
+        A collection is open to every key of the account until its first grant. From then on only the keys, people and teams granted here can read it (can read)
+        or write it (can write); the others get 403 and no longer see it in lists or searches. Removing the last grant opens it again.
       </p>
       <ErrorNote error={grants.error} />
       {grants.loading && !data && <Busy label="Loading grants…" />}
@@ -43,7 +47,7 @@ export function Grants() {
           <p>
             {data.restricted ? (
               <>
-                <span className="badge warn">restricted</span> Only the keys below can use this collection.
+                <span className="badge warn">restricted</span> Only the keys, people and teams below can use this collection.
               </>
             ) : (
               <>
@@ -57,7 +61,8 @@ export function Grants() {
               <table aria-label="Grants">
                 <thead>
                   <tr>
-                    <th scope="col">Agent</th>
+                    <th scope="col">Granted to</th>
+                    <th scope="col">Kind</th>
                     <th scope="col">Can read</th>
                     <th scope="col">Can write</th>
                     {canAdmin && <th scope="col">Actions</th>}
@@ -65,10 +70,13 @@ export function Grants() {
                 </thead>
                 <tbody>
                   {data.grants.map((g) => (
-                    <tr key={g.id}>
+                    <tr key={granteeOf(g)}>
                       <td>
-                        {g.label}
-                        {g.agent_key_id === me?.key.id && <span className="badge">this dashboard</span>}
+                        {g.label || <code className="muted">{g.id}</code>}
+                        {g.id === me?.key.id && <span className="badge">this dashboard</span>}
+                      </td>
+                      <td>
+                        <span className="badge">{GRANT_KIND_NAMES[g.kind].picker.toLowerCase()}</span>
                       </td>
                       <td>{g.can_read ? 'yes' : 'no'}</td>
                       <td>{g.can_write ? 'yes' : 'no'}</td>
@@ -77,7 +85,7 @@ export function Grants() {
                           <button
                             type="button"
                             onClick={() => {
-                              setPick(g.id);
+                              setPick(granteeOf(g));
                               setFormRound((r) => r + 1);
                             }}
                           >
@@ -89,8 +97,8 @@ export function Grants() {
                             ) : (
                               <p>“{g.label}” will no longer be able to read or write this collection.</p>
                             )}
-                            {g.agent_key_id === me?.key.id && data.grants.length > 1 && (
-                              <p className="error">This is the dashboard's own key: it will lose access to this collection.</p>
+                            {g.id === me?.key.id && data.grants.length > 1 && (
+                              <p className="error">This is the dashboard's own grant: it will lose access to this collection.</p>
                             )}
                           </ConfirmButton>
                         </td>
@@ -101,9 +109,19 @@ export function Grants() {
               </table>
             </div>
           )}
-          <ErrorNote error={agents.error} />
-          {canAdmin && agents.data && (
-            <GrantForm key={`${formRound}-${data.restricted}`} collection={name} current={data} agents={agents.data} pick={pick} onSaved={grants.reload} />
+          <ErrorNote error={agents.error ?? keys.error ?? people.error ?? teams.error} />
+          {canAdmin && agents.data && keys.data && people.data && teams.data && (
+            <GrantForm
+              key={`${formRound}-${data.restricted}`}
+              collection={name}
+              current={data}
+              agents={agents.data}
+              keys={keys.data}
+              people={people.data}
+              teams={teams.data}
+              pick={pick}
+              onSaved={grants.reload}
+            />
           )}
         </>
       )}

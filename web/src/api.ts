@@ -19,11 +19,44 @@ export const storeKey = (key: string | null) => (key ? sessionStorage.setItem(KE
 
 const bearer = (key: string | null): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 
+/**
+ * A signed-in person's session (docs/sign-in.md, "Cookies and CSRF"): its cookie travels by itself
+ * and is HTTP-only, so the tab never holds it; every call carries the session's CSRF token instead
+ * of a key. Null: no session, calls carry the pasted key.
+ */
+let csrf: string | null = null;
+export const setCsrf = (token: string | null) => void (csrf = token);
+const credentials = (key: string | null): Record<string, string> => (key ? bearer(key) : csrf ? { 'x-orgmem-csrf': csrf } : {});
+
+/** What GET /v1/auth/session answers for a live session cookie (host/signin-routes.ts). */
+export interface CookieSession {
+  person: { id: string; email: string; name: string; role: string };
+  tenant: { id: string; name: string };
+  csrf: string;
+}
+
+/** The cookie's live session, or null (none, ended, expired). */
+export async function readCookieSession(): Promise<CookieSession | null> {
+  const res = await fetch('/v1/auth/session', { credentials: 'same-origin' }).catch(() => null);
+  return res?.ok ? ((await res.json()) as CookieSession) : null;
+}
+
+/** Ends the cookie's session; the server clears the cookie. */
+export async function endCookieSession(): Promise<void> {
+  await fetch('/v1/auth/signout', { method: 'POST', credentials: 'same-origin', headers: credentials(null) }).catch(() => undefined);
+}
+
+/** Where the organization sign-in starts: an e-mail finds its organization, an id names it. */
+export function signinStart(who: string, returnTo: string): string {
+  const id = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(who);
+  return `/v1/auth/oidc/start?${new URLSearchParams({ [id ? 'tenant' : 'email']: who, return_to: returnTo })}`;
+}
+
 // One request per call, as REST made them: a batch would answer only when its slowest call does
 // (the health page's counts would wait for the LLM's summary).
-const client = (key: () => string | null) => createTRPCClient<AppRouter>({ links: [httpLink({ url: '/trpc', headers: () => bearer(key()) })] });
+const client = (key: () => string | null) => createTRPCClient<AppRouter>({ links: [httpLink({ url: '/trpc', headers: () => credentials(key()) })] });
 
-/** The typed client, with the signed-in key: `rpc.memories.get.query({ collection, id })`. */
+/** The typed client, with the signed-in key or session: `rpc.memories.get.query({ collection, id })`. */
 export const rpc = client(storedKey);
 /** The same with another key: signing in checks a key before keeping it. */
 export const rpcWithKey = (key: string) => client(() => key);
@@ -66,7 +99,7 @@ export interface ApiOptions {
  * `T` is a type derived from the router.
  */
 export async function api<T = unknown>(method: string, path: string, opts: ApiOptions = {}): Promise<T> {
-  const headers = bearer(storedKey());
+  const headers = credentials(storedKey());
   let body: BodyInit | undefined;
   if (opts.form) body = opts.form;
   else if (opts.body !== undefined) {

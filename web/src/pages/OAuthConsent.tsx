@@ -5,7 +5,7 @@ import { SignedInAs } from '../components/SignedInAs.tsx';
 import { Busy, ErrorNote } from '../components/ui.tsx';
 import { useAction, useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
-import { SignInForm } from './SignIn.tsx';
+import { OrgSignInForm, SignInForm } from './SignIn.tsx';
 
 /** What each scope lets the client do, as the person deciding reads it. */
 const SCOPE_TEXT: Record<string, string> = {
@@ -15,7 +15,7 @@ const SCOPE_TEXT: Record<string, string> = {
 
 /**
  * The consent page of orgmem's OAuth server (docs/mcp.md, "Remote MCP with OAuth"): an MCP client
- * (claude.ai, ChatGPT...) sent the browser here. Signed in with a key, the user sees who asks,
+ * (claude.ai, ChatGPT...) sent the browser here. Signed in (through the organization, or with a key), the user sees who asks,
  * where the answer goes and what for, and which account and key would approve, and approves
  * (read-only or read-write) or denies. Outside the signed-in frame: it is a step of another app's flow.
  */
@@ -33,7 +33,9 @@ export function OAuthConsent() {
           <Decision request={request} />
         ) : (
           <section className="card">
-            <p style={{ marginTop: 0 }}>An application asks to use your memories. Sign in with an API key to see what it asks and decide.</p>
+            <p style={{ marginTop: 0 }}>An application asks to use your memories. Sign in to see what it asks and decide.</p>
+            <OrgSignInForm returnTo={`/oauth/consent?request=${encodeURIComponent(request)}`} />
+            <p className="muted">Or paste an API key:</p>
             <SignInForm />
           </section>
         )}
@@ -43,7 +45,7 @@ export function OAuthConsent() {
 }
 
 function Decision({ request }: { request: string }) {
-  const { me, canAdmin, signOut } = useSession();
+  const { me, person, canAdmin, signOut } = useSession();
   const ask = useApi(() => rpc.oauth.consent.query({ request }), [request]);
   const collections = useApi(() => rpc.collections.list.query(), []);
   const [readWrite, setReadWrite] = useState(false);
@@ -60,10 +62,16 @@ function Decision({ request }: { request: string }) {
     <div className="consent-account row" role="group" aria-label="Signed in as">
       <span>
         <span className="muted">Signed in as </span>
-        <SignedInAs me={me!} withEmail />
+        {person ? (
+          <span>
+            {person.name || person.email} <span className="muted">({person.email})</span> · {me!.name}
+          </span>
+        ) : (
+          <SignedInAs me={me!} withEmail />
+        )}
       </span>
       <button type="button" onClick={signOut}>
-        Use another key
+        {person ? 'Sign out' : 'Use another key'}
       </button>
     </div>
   );

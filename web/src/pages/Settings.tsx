@@ -1,10 +1,11 @@
 import { SettingDatabase } from '../components/SettingDatabase.tsx';
 import { SettingExtraction } from '../components/SettingExtraction.tsx';
+import { SettingIdentity } from '../components/SettingIdentity.tsx';
 import { SettingSpendCap } from '../components/SettingSpendCap.tsx';
 import { SettingWebhook } from '../components/SettingWebhook.tsx';
 import { useSession } from '../session.tsx';
 
-/** The account's webhook, extraction endpoint, spend cap and database; only a writable admin key changes them. */
+/** The account's webhook, extraction endpoint, spend cap, database and identity provider; only a writable admin key changes them. */
 export function Settings() {
   const { me, canWrite } = useSession();
   return (
@@ -20,6 +21,7 @@ export function Settings() {
         <SettingExtraction />
         <SettingSpendCap />
         <SettingDatabase />
+        <SettingIdentity />
       </div>
     </>
   );

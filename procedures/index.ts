@@ -121,6 +121,12 @@ import teamsUpdate from './teams.update.ts';
 import teamsDelete from './teams.delete.ts';
 import teamsPutMember from './teams.put-member.ts';
 import teamsDeleteMember from './teams.delete-member.ts';
+import promotionsPropose from './promotions.propose.ts';
+import promotionsList from './promotions.list.ts';
+import promotionsGet from './promotions.get.ts';
+import promotionsAccept from './promotions.accept.ts';
+import promotionsReject from './promotions.reject.ts';
+import promotionsWithdraw from './promotions.withdraw.ts';
 import proxyChatCompletions from './proxy.chat-completions.ts';
 import proxyCountTokens from './proxy.count-tokens.ts';
 import proxyGetConfig from './proxy.get-config.ts';
@@ -221,6 +227,14 @@ export const catalogue = {
   agents: { list: agentsList },
   people: { list: peopleList, invite: peopleInvite, update: peopleUpdate, remove: peopleRemove },
   teams: { list: teamsList, create: teamsCreate, update: teamsUpdate, delete: teamsDelete, putMember: teamsPutMember, deleteMember: teamsDeleteMember },
+  promotions: {
+    propose: promotionsPropose,
+    list: promotionsList,
+    get: promotionsGet,
+    accept: promotionsAccept,
+    reject: promotionsReject,
+    withdraw: promotionsWithdraw,
+  },
   search: { collection: searchCollection, all: searchAll },
   context: { collection: contextCollection, all: contextAll },
   proxy: {

@@ -71,6 +71,7 @@ export const CITUS_TABLES: Record<string, Placement> = {
   memory_ledger: distributed,
   memory_ledger_gaps: distributed,
   collection_member_grants: distributed,
+  promotions: distributed,
 
   schema_migrations: local('the migrations applied: read and written by orgmem migrate on the coordinator'),
   settings: local('instance settings (the embedding dimension), read at start-up'),

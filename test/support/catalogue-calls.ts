@@ -18,5 +18,6 @@ export const VALID_BODIES: Record<string, unknown> = {
   'memories.pin': { pinned: true },
   'memories.archive': { archived: true },
   'memories.retract': { how: 'wrong' },
+  'promotions.reject': { reason: 'not for this team' },
   'memories.attach': { files: [{ filename: 'a.txt', content_type: 'text/plain', data: Buffer.from('a file').toString('base64') }] },
 };

@@ -93,6 +93,11 @@ export const samples: Record<string, Sample> = {
   'consolidation.run': { input: (fx) => ({ collection: fx.collection }) },
   'consolidation.getConfig': { input: (fx) => ({ collection: fx.collection }) },
   'consolidation.putConfig': { input: (fx) => ({ collection: fx.collection, schedule: 'weekly' }) },
+  // A key of no person proposes nothing (400) once the source's grants let it read: docs/promotion.md.
+  'promotions.propose': {
+    input: (fx) => ({ memory_ids: [fx.memoryId], from_collection: fx.collection, to_collection: fx.target }),
+    allowedStatus: () => 400,
+  },
   'changesets.list': { input: (fx) => ({ collection: fx.collection }) },
   // A change set the fixture does not hold: an allowed call finds none (404), a refused one never looks.
   'changesets.get': { input: (fx) => ({ collection: fx.collection, id: NO_CHANGESET }), allowedStatus: () => 404 },

@@ -33,6 +33,7 @@ export const DATA_TABLES = [
   'memory_revisions',
   'memory_ledger',
   'memory_ledger_gaps',
+  'promotions',
 ] as const;
 
 /** The database cannot hold a tenant's data; the message says why. */

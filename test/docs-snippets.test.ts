@@ -16,6 +16,7 @@ import { newTenant, type Tenant } from './support/client.ts';
 import { allBlocks, DOC_PAGES, type DocBlock } from './support/docs.ts';
 import { pdf } from './support/documents.ts';
 import { ROOT } from './support/mcp.ts';
+import { startForger } from './support/oidc-forger.ts';
 import { startServer, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
@@ -195,6 +196,22 @@ const RUNS: Record<string, (block: DocBlock) => Promise<void>> = {
     const ran = await run('bash', ['-c', block.code], { cwd: ROOT, env: process.env });
     expectSuccess(ran);
     expect(ran.stdout).toMatch(/^Usage: orgmem <command>/);
+  },
+
+  // docs/sign-in.md
+  async 'identity-config'(block) {
+    const t = await tenant();
+    const idp = await startForger();
+    try {
+      const ran = await sh(block, { KEY: t.key, ISSUER: idp.issuer, CLIENT_ID: idp.clientId, CLIENT_SECRET: 'a-secret' });
+      expectSuccess(ran);
+      const [config, started] = ran.stdout.split('\n').filter((l) => l.trim());
+      expect(JSON.parse(config!)).toMatchObject({ configured: true, issuer: idp.issuer, client_secret_set: true, allowed_domains: ['example.com'] });
+      expect(config).not.toContain('a-secret');
+      expect(started).toMatch(new RegExp(`^302 ${idp.issuer}/authorize\\?.*code_challenge_method=S256`));
+    } finally {
+      await idp.close();
+    }
   },
 
   // docs/people.md

@@ -1,4 +1,3 @@
-import { constants, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { hashEmbedder } from '../../ports/embedder/hash.ts';
 import { detectSteering } from '../trust/steering.ts';
@@ -13,12 +12,6 @@ import { FileLimitError } from './unreadable.ts';
  * document, cuts a file's text into chunks, or prepares a step of chunks) and answers its result
  * or the error. It is a second entry point of the bundle (package.json `build:js`).
  */
-
-// The runner's work waits a little, the event loop's requests do not: on Linux, where each thread
-// has its own nice value (the calling thread's is the one set), the runner's threads give the CPU
-// to the event loop's and the database's first. Elsewhere the value is the whole process's, so it
-// is left alone.
-if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
 parentPort!.on('message', async (request: ParseRequest) => {
   let reply: ParseReply;
   try {

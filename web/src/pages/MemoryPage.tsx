@@ -5,6 +5,7 @@ import { MemoryEditForm } from '../components/MemoryEditForm.tsx';
 import { MemoryFlagButtons } from '../components/MemoryFlagButtons.tsx';
 import { MemoryGivenTo } from '../components/MemoryGivenTo.tsx';
 import { MemoryImages } from '../components/MemoryImages.tsx';
+import { MemoryPropose } from '../components/MemoryPropose.tsx';
 import { MemoryProvenance } from '../components/MemoryProvenance.tsx';
 import { MemoryRelated } from '../components/MemoryRelated.tsx';
 import { MemoryRetract } from '../components/MemoryRetract.tsx';
@@ -76,6 +77,7 @@ export function MemoryPage() {
           <MemoryImages images={m.images} />
           <MemoryRelated collection={name} id={id} />
           <MemorySupersession key={m.updated_at} collection={name} id={id} />
+          {canWrite && <MemoryPropose memory={m} />}
           {canWrite && <MemoryRetract key={`retract-${m.updated_at}`} memory={m} onChanged={memory.reload} />}
           {canWrite && (
             <>

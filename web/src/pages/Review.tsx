@@ -6,13 +6,15 @@ import { QuarantinePolicy } from '../components/QuarantinePolicy.tsx';
 import { ReviewChangeset } from '../components/ReviewChangeset.tsx';
 import { ReviewChangesets } from '../components/ReviewChangesets.tsx';
 import { ReviewSettings } from '../components/ReviewSettings.tsx';
+import { PromotionSection } from '../components/PromotionSection.tsx';
 import { ErrorNote } from '../components/ui.tsx';
 import { useApi } from '../components/use-api.ts';
 import { useSession } from '../session.tsx';
 
 /**
  * What waits for a person's decision: in one collection, the change sets consolidation runs
- * propose and the collection's consolidation settings; across the tenant, the memories held in
+ * propose and the collection's consolidation settings; across the tenant, the promotions the
+ * person reviews or proposed (docs/promotion.md), the memories held in
  * quarantine (admin keys only) and the quarantine policy. The collection and the opened change set
  * are kept in the page address, so each is a page of its own.
  */
@@ -59,6 +61,7 @@ export function Review() {
         </div>
       )}
       <div className="stack" style={{ marginTop: '1rem' }}>
+        <PromotionSection />
         {/* The service lists the quarantine to admin keys only, read-only ones included. */}
         {me?.key.role === 'admin' && <QuarantineList />}
         <QuarantinePolicy />

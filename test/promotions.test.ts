@@ -235,7 +235,7 @@ describe('refusals', () => {
     await refused(as(ana.key, 'POST', P, body({ to_collection: 'ben-sessions' })), 400, /is personal: memories are promoted to a team or org collection/);
     await refused(as(ana.key, 'POST', P, body({ to_collection: 'nowhere' })), 404, /Collection "nowhere" not found/);
     await refused(as(ana.key, 'POST', P, body({ memory_ids: [mine.id, MISSING] })), 404, new RegExp(`Memory ${MISSING} not found in collection "ana-notes"`));
-    await refused(as(ana.key, 'POST', P, body({ memory_ids: ['not-a-uuid'] })), 422, /memory_ids/);
+    await refused(as(ana.key, 'POST', P, body({ memory_ids: ['not-a-uuid'] })), 404, /Memory not-a-uuid not found/);
     await refused(as(ana.key, 'POST', P, body({ memory_ids: [] })), 422, /memory_ids/);
     const held = await captured(
       ana,

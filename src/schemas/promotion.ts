@@ -33,7 +33,7 @@ export const promotionSchema = z
 export type Promotion = z.infer<typeof promotionSchema>;
 
 export const promotionInput = z.object({
-  memory_ids: z.array(z.uuid()).min(1).max(100).describe('The memories to propose (ids in from_collection)'),
+  memory_ids: z.array(z.string().max(64)).min(1).max(100).describe('The memories to propose (their ids in from_collection)'),
   from_collection: collectionName.describe('A personal collection of yours'),
   to_collection: collectionName.describe('A team or org collection'),
   note: z.string().trim().max(2000).optional().describe('Why, for the reviewer'),

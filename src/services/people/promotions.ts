@@ -1,7 +1,7 @@
 import type { AuthedCtx } from '../../core/context.ts';
 import { decodeCursor, encodeCursor } from '../../core/cursor.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
+import { isUuid, newId } from '../../core/ids.ts';
 import type { Queryable } from '../../ports/db/db.ts';
 import type { Promotion, PromotionState } from '../../schemas/promotion.ts';
 import { emitTenantEvent } from '../events/tenant-events.ts';
@@ -42,7 +42,8 @@ export async function proposePromotion(
     if (to.scope === 'personal') throw badRequest(`Collection "${input.to_collection}" is personal: memories are promoted to a team or org collection`);
     const found = await tx.query<{ id: string; held: boolean }>(
       'select id, held from memories where tenant_id = $1 and collection = $2 and id = any($3::uuid[])',
-      [ctx.tenant.id, input.from_collection, ids],
+      // An id that is no UUID names no memory: it is reported missing below, as any other.
+      [ctx.tenant.id, input.from_collection, ids.filter(isUuid)],
     );
     const missing = ids.find((id) => !found.some((m) => m.id === id));
     if (missing) throw notFound(`Memory ${missing} not found in collection "${input.from_collection}"`);

@@ -71,7 +71,8 @@ export function registerSigninRoutes(server: FastifyInstance, app: App): void {
   server.get('/v1/auth/session', async (req, reply) => {
     const token = cookieOf(req, SESSION_COOKIE);
     const session = token ? await sessionView(app, token) : null;
-    if (!session) return sendError(reply, new AppError('UNAUTHORIZED', 'Not signed in: no live session cookie'));
+    // No live session is a page's ordinary state before sign-in, not an error: 204.
+    if (!session) return reply.header('cache-control', 'no-store').code(204).send();
     return reply.header('cache-control', 'no-store').send(session);
   });
 

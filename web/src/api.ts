@@ -38,7 +38,7 @@ export interface CookieSession {
 /** The cookie's live session, or null (none, ended, expired). */
 export async function readCookieSession(): Promise<CookieSession | null> {
   const res = await fetch('/v1/auth/session', { credentials: 'same-origin' }).catch(() => null);
-  return res?.ok ? ((await res.json()) as CookieSession) : null;
+  return res?.status === 200 ? ((await res.json()) as CookieSession) : null;
 }
 
 /** Ends the cookie's session; the server clears the cookie. */

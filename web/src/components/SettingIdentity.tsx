@@ -70,7 +70,7 @@ function IdentityForm() {
       <h2 id="identity-title">Identity provider</h2>
       <p className="muted">
         People sign in to the dashboard, and approve MCP clients, through your organization's OpenID Connect provider. Its redirect URI is{' '}
-        <code>{`${window.location.origin}/v1/auth/oidc/callback`}</code>.
+        <code className="wrap">{`${window.location.origin}/v1/auth/oidc/callback`}</code>.
       </p>
       <ErrorNote error={config.error} />
       {config.loading && !c && <Busy label="Loading…" />}

@@ -129,6 +129,8 @@ describe('grants and agents', () => {
     expect((await t.api('GET', '/v1/memory/collections/notes/memories', undefined, agent.key)).status).toBe(401);
     expect((await t.api('GET', '/v1/memory/collections/notes/memories', undefined, rotated.body.api_key)).status).toBe(200);
     const listing = await t.api('GET', '/v1/memory/collections/notes/grants', undefined, rotated.body.api_key);
-    expect(listing.body.grants).toEqual([{ kind: 'key', id: rotated.body.id, agent_key_id: rotated.body.id, label: 'researcher', can_read: true, can_write: true }]);
+    expect(listing.body.grants).toEqual([
+      { kind: 'key', id: rotated.body.id, agent_key_id: rotated.body.id, label: 'researcher', can_read: true, can_write: true },
+    ]);
   });
 });

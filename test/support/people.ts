@@ -34,7 +34,9 @@ export async function signedIn(
   const { token } = await createSession(app.platform, tenant.id, id);
   // Any person makes keys for themselves but a viewer, who only reads (keys.create is a write).
   if (role === 'viewer') return { id, email, session: token, key: '', keyId: '' };
-  const made = await call(url, 'POST', '/v1/memory/keys', { key: token, body: { label: `${email}'s agent` } });
+  // An owner's or admin's key is an admin key, as they are; anyone else's an agent key.
+  const keyRole = role === 'owner' || role === 'admin' ? 'admin' : 'agent';
+  const made = await call(url, 'POST', '/v1/memory/keys', { key: token, body: { label: `${email}'s agent`, role: keyRole } });
   expect(made.status, JSON.stringify(made.body)).toBe(201);
   expect(made.body.acts_for).toBe(id);
   return { id, email, session: token, key: made.body.api_key, keyId: made.body.id };

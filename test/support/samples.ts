@@ -12,7 +12,7 @@ export interface Fixture {
   memoryId: string;
   /** A second existing collection (a move target). */
   target: string;
-  /** The key making the call. */
+  /** Whom the caller's own grant names: the key making the call, or the team of the person it acts for. */
   agentKeyId: string;
   /** Another active key of the same tenant. */
   otherKeyId: string;

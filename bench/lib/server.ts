@@ -94,9 +94,10 @@ export interface RunningServer {
 
 /**
  * `orgmem serve` as a child process, as it runs in production (its own event loop and pool);
- * the API only unless `worker` (then its background jobs run in the same process).
+ * the API only unless `worker` (then its background jobs run in the same process). `root`: another
+ * checkout's build (an earlier commit's, to measure a change before and after).
  */
-export async function startOrgmem(env: Record<string, string>, port: number, opts: { worker?: boolean } = {}): Promise<RunningServer> {
+export async function startOrgmem(env: Record<string, string>, port: number, opts: { worker?: boolean; root?: string } = {}): Promise<RunningServer> {
   const url = `http://127.0.0.1:${port}`;
   // Another server on the port would answer the health check in this one's place.
   const busy = await fetch(`${url}/v1/memory/health`).then(
@@ -105,7 +106,7 @@ export async function startOrgmem(env: Record<string, string>, port: number, opt
   );
   if (busy) throw new Error(`port ${port} is in use: pass another --port`);
   const child: ChildProcess = spawn(process.execPath, ['bin/orgmem.js', 'serve', ...(opts.worker ? [] : ['--no-worker']), '--port', String(port)], {
-    cwd: ROOT,
+    cwd: opts.root ?? ROOT,
     env: { ...process.env, ORGMEM_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

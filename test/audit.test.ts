@@ -38,7 +38,7 @@ describe('audit log', () => {
     expect(keys.detail).toEqual({ label: 'scribe', role: 'agent', read_only: false, person: false, id: agent.id });
     expect(create.actor).toEqual({ id: agent.id, label: 'scribe' });
     expect(create.detail).toEqual({ importance: 0.5, category: 'fact', source: 'api', container_tag: null, id: created.body.id });
-    expect(grant.detail).toEqual({ agent_key_id: agent.id, can_read: true, can_write: true });
+    expect(grant.detail).toEqual({ agent_key_id: agent.id, can_read: true, can_write: true, id: agent.id });
     expect(hook.detail).toEqual({}); // the URL may carry a token: never copied
     expect(bulk.detail).toEqual({ items_count: 2 });
     expect(JSON.stringify(res.body)).not.toContain('secret plans');

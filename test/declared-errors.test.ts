@@ -5,6 +5,7 @@ import { procedures } from '../procedures/index.ts';
 import { restShape, successStatus } from '../rest-adapter/shape.ts';
 import { answers } from '../src/pipeline/responses.ts';
 import { newTenant, shared, type Tenant } from './support/client.ts';
+import { VALID_BODIES } from './support/catalogue-calls.ts';
 import { samples, type Fixture } from './support/samples.ts';
 import { restCall } from './support/transports.ts';
 
@@ -44,7 +45,11 @@ describe('a path naming nothing (generated from the declared errors)', () => {
       jobId: randomUUID(),
       batchId: randomUUID(),
     };
-    const input = samples[proc.name]?.input(missing) ?? Object.fromEntries(pathParams(proc.rest.path).map((p) => [p, randomUUID()]));
+    // Path parameters naming nothing, with a body that passes (catalogue-calls.ts), so the 404 is about the id.
+    const input = samples[proc.name]?.input(missing) ?? {
+      ...Object.fromEntries(pathParams(proc.rest.path).map((p) => [p, randomUUID()])),
+      ...(VALID_BODIES[proc.name] as object | undefined),
+    };
     const res = await restCall(url, t.key, proc, input);
     // Without NOT_FOUND, the call answers what it answers in an open collection that exists.
     const expected = answers(proc, 'NOT_FOUND') ? 404 : (samples[proc.name]?.allowedStatus?.('open') ?? successStatus(restShape(proc), input));

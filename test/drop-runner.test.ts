@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/core/config.ts';
 import { hashEmbedder } from '../src/ports/embedder/hash.ts';
@@ -45,5 +46,20 @@ describe('the runner does a file’s CPU work as the caller’s thread would', (
   it('leaves the embedding to the app when its embedder is not the hash one', async () => {
     const prepared = await prepareStep({ texts: ['A line of a file.'] }, LIMITS);
     expect(prepared).toEqual({ steering: [detectSteering('A line of a file.')] });
+  });
+});
+
+/** The nice value of each thread of this process (proc(5): the 19th field of a task's stat). */
+const threadNices = () =>
+  readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+
+describe('the runner yields the CPU to requests', () => {
+  it.runIf(process.platform === 'linux')('runs its thread at a lower priority than the rest of the process', async () => {
+    await prepareStep({ texts: ['A line of a file.'] }, LIMITS);
+    expect(threadNices()).toContain(10);
+    expect(threadNices()).toContain(0);
   });
 });

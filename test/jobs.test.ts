@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../src/core/context.ts';
 import { defineJob, type TaskDef } from '../src/ports/jobs/jobs.ts';
-import { capOf, PLACE_SECONDS, type Lane } from '../src/ports/jobs/shares.ts';
+import { capOf, PLACE_SECONDS, shareFlags, type Lane } from '../src/ports/jobs/shares.ts';
+import { graphFillJob } from '../src/services/memory/graph-tenants.ts';
 import { startServer, type TestServer } from './support/server.ts';
 
 /** The job queue of whichever database the suite runs on: graphile-worker or the embedded runner. */
@@ -105,6 +106,12 @@ describe('how the workers are shared (shares.ts)', () => {
       llm.open();
       await server.close();
     }
+  });
+
+  it("runs one of a tenant's graph fills at a time: one queued again while one runs waits for it", () => {
+    const flags = shareFlags('t', graphFillJob.lane);
+    expect(flags).toContain('tenant-lane:t:graph');
+    expect(capOf('tenant-lane:t:graph', 4)).toBe(1);
   });
 
   it("takes one job of each tenant in turn, and moves a tenant's backlog up once it has shrunk", { timeout: 180_000 }, async () => {

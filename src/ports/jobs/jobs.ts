@@ -19,7 +19,7 @@ export interface JobDef<S extends z.ZodType = z.ZodType> {
   payload: S;
   /** Tries before the job counts as failed; 3 when not given. */
   maxAttempts?: number;
-  /** What the job waits on outside the service, which bounds how many workers such jobs hold (shares.ts). */
+  /** The kind of long work the job is (shares.ts), which bounds how many workers such jobs hold. */
   lane?: Lane;
 }
 

@@ -4,15 +4,16 @@
  * `tenant_id`), its lane and the pair; before each take a worker asks which flags are at their
  * cap, and the queue skips the jobs that carry one.
  *
- * - A lane is what a kind of job waits on outside the service. `webhook` (a tenant's receiver)
- *   holds at most half of the workers; every other lane all but one (one is always left for other
- *   kinds of job). A tenant runs one job of a lane at a time: its slow endpoint holds one worker.
+ * - A lane is a kind of long job: what waits on something outside the service, or (`graph`) a
+ *   tenant's graph fill, a loop of HNSW inserts. `webhook` (a tenant's receiver) holds at most
+ *   half of the workers; every other lane all but one (one is always left for other kinds of job).
+ *   A tenant runs one job of a lane at a time: its slow endpoint, or its fill, holds one worker.
  * - A tenant holds at most all but one worker, whatever its jobs are.
  *
  * The counts are this process's: each worker process keeps its own share, and the tenant's backlog
  * ordering (`backlogPriority`) makes the order fair across processes.
  */
-export const LANES = ['webhook', 'llm', 'import', 'sync'] as const;
+export const LANES = ['webhook', 'llm', 'import', 'sync', 'graph'] as const;
 export type Lane = (typeof LANES)[number];
 
 /** The flags a job of `tenant` in `lane` carries; none for a job of no tenant and no lane. */

@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { hashEmbedder } from '../../ports/embedder/hash.ts';
 import { detectSteering } from '../trust/steering.ts';
@@ -12,6 +14,19 @@ import { FileLimitError } from './unreadable.ts';
  * document, cuts a file's text into chunks, or prepares a step of chunks) and answers its result
  * or the error. It is a second entry point of the bundle (package.json `build:js`).
  */
+/**
+ * The runner's CPU priority: below the event loop's and the database's, so that on a machine of
+ * few cores a tenant's large file takes the CPU they leave, and other tenants' requests go first
+ * (bench/README.md, "Noisy neighbours"). Linux gives a thread's id in /proc/thread-self, and
+ * `setpriority` on it changes that thread alone; elsewhere the thread keeps the process's.
+ */
+const BACKGROUND_NICE = 10;
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), BACKGROUND_NICE);
+} catch {
+  // Not Linux, or no /proc: the same work at the process's priority.
+}
+
 parentPort!.on('message', async (request: ParseRequest) => {
   let reply: ParseReply;
   try {

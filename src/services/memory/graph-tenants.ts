@@ -19,7 +19,9 @@ import { defineJob } from '../../ports/jobs/jobs.ts';
  * the coordinator on Citus, where every write arrives.
  */
 
-export const graphFillJob = defineJob('graph_fill', z.object({ tenant_id: z.uuid() }), { maxAttempts: 5 });
+// Its lane: a fill queued again while one runs (a job's key is given up when it is taken) waits
+// for it instead of holding a second worker over the same rows.
+export const graphFillJob = defineJob('graph_fill', z.object({ tenant_id: z.uuid() }), { maxAttempts: 5, lane: 'graph' });
 
 const lockKey = (param: string) => `hashtextextended('orgmem graph ' || ${param}::text, 0)`;
 /**

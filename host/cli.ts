@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { admin } from './commands/admin.ts';
 import { HELP, UsageError, type Command, type Values } from './commands/command.ts';
+import { connect } from './commands/connect.ts';
 import { graphTenantsCommand, migrateCommand, reembedCommand, vectorStorageCommand } from './commands/database.ts';
 import { hook } from './commands/hook.ts';
 import { importCommand } from './commands/import.ts';
@@ -23,6 +24,7 @@ Commands:
   inbound-smtp      the email drop's SMTP listener only (PostgreSQL deployments)
   mcp               MCP over stdio for Claude Desktop, Claude Code, Cursor
   hook              recall and capture hooks for Claude Code and Codex
+  connect           connect Claude Code, Codex, Cursor, Claude Desktop or VS Code to a running orgmem
   migrate           apply database migrations and exit
   reembed           re-embed every memory after changing the embedder
   vector-storage    store and index the embeddings as ORGMEM_VECTOR_STORAGE says
@@ -43,6 +45,7 @@ ${DATA}`,
     'inbound-smtp': inboundSmtp,
     mcp,
     hook,
+    connect,
     migrate: migrateCommand,
     reembed: reembedCommand,
     'vector-storage': vectorStorageCommand,

@@ -23,6 +23,8 @@ const MAY_IMPORT: Array<{ part: string; from: string; to: string[]; typesOnly?: 
   { part: 'dashboard', from: '^web/', to: ['^web/'], typesOnly: ['^src/schemas/', '^trpc/router[.]ts$'] },
   // Process start-up and wiring sits above all it starts; nothing but bin/ imports it.
   { part: 'host', from: '^host/', to: ['^'] },
+  // The Claude Code plugin runs as installed, without npm: Node's own modules and itself only.
+  { part: 'plugin', from: '^plugins/claude-code/', to: ['^plugins/claude-code/'] },
   { part: 'database maintenance', from: '^src/maintenance/', to: ['^src/maintenance/', '^src/ports/'] },
   { part: 'front ends', from: '^(rest-adapter|trpc|mcp)/', to: ['^$1/', '^procedures/index[.]ts$', `^${PIPELINE}`, '^src/schemas/', `^${CORE}`] },
   { part: 'catalogue', from: '^procedures/', to: ['^procedures/', '^src/pipeline/procedure[.]ts$', '^src/services/', '^src/schemas/', `^${CORE}`] },

@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hooksConfig } from '../host/hooks/config.ts';
-import { projectCollection } from '../host/hooks/project.ts';
-import { MAX_CHUNK, turnTexts } from '../host/hooks/transcript.ts';
+import { hooksConfig, PLUGIN_SCRIPT } from '../plugins/claude-code/scripts/events.mjs';
+import { projectCollection } from '../plugins/claude-code/scripts/project.mjs';
+import { RECALLED_PREAMBLE as PLUGIN_PREAMBLE, recalledBlock as pluginBlock } from '../plugins/claude-code/scripts/recall.mjs';
+import { MAX_CHUNK, turnTexts } from '../plugins/claude-code/scripts/transcript.mjs';
+import { RECALLED_PREAMBLE, recalledBlock } from '../src/core/recalled.ts';
 import { buildIfStale } from './support/build.ts';
 import { closedPort } from './support/closed-port.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -15,6 +17,8 @@ import { until } from './support/until.ts';
 
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'orgmem.js');
+const pluginRoot = join(root, 'plugins', 'claude-code');
+const pluginScript = PLUGIN_SCRIPT.replace('${CLAUDE_PLUGIN_ROOT}', pluginRoot);
 
 let server: TestServer;
 let home: string;
@@ -39,8 +43,14 @@ afterAll(async () => {
 });
 
 /** Runs `orgmem hook ...args` with `input` on stdin, as the harness does. */
-function hook(args: string[], input: unknown, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [bin, 'hook', ...args], {
+const hook = (args: string[], input: unknown, env: Record<string, string> = {}) => run([bin, 'hook', ...args], input, env);
+
+/** Runs the plugin's script as Claude Code does, `node "${CLAUDE_PLUGIN_ROOT}/scripts/orgmem-hook.mjs" <event>`. */
+const pluginHook = (event: string, input: unknown, env: Record<string, string> = {}) =>
+  run([pluginScript, event], input, { CLAUDE_PLUGIN_ROOT: pluginRoot, ...env });
+
+function run(args: string[], input: unknown, env: Record<string, string>) {
+  const child = spawn(process.execPath, args, {
     cwd: project,
     env: { PATH: process.env.PATH ?? '', HOME: home, ORGMEM_URL: server.url, ORGMEM_API_KEY: server.adminKey, ...env },
   });
@@ -108,7 +118,8 @@ describe('the hooks against a running orgmem', () => {
         line('user', [{ type: 'text', text: 'Yesterday we migrated the billing database to PostgreSQL 16.' }]) +
         line('assistant', [{ type: 'text', text: 'Understood.' }]),
     );
-    const stop = await hook(['Stop'], { ...common('session-1', transcript1(), 'Stop'), stop_hook_active: false });
+    // The plugin's script, as Claude Code runs it: its capture goes on in a process of its own.
+    const stop = await pluginHook('Stop', { ...common('session-1', transcript1(), 'Stop'), stop_hook_active: false });
     expect(stop).toMatchObject({ code: 0, stdout: '' });
     const n = await until('the capture and its extraction', async () => ((await jobsDone()) === 2 ? 2 : undefined));
     expect(n).toBe(2);
@@ -199,12 +210,14 @@ describe('the hooks against a running orgmem', () => {
     expect(facts.filter((f) => profilePart!.includes(f)).length).toBeGreaterThan(10);
   });
 
-  it('UserPromptSubmit recalls for the prompt what the session start did not show', async () => {
-    const res = await hook(['UserPromptSubmit'], {
+  it('UserPromptSubmit recalls for the prompt what the session start did not show, the same from orgmem hook and the plugin', async () => {
+    const input = {
       ...common('session-2', join(home, 'session-2.jsonl'), 'UserPromptSubmit'),
       prompt: 'Which PostgreSQL version does the billing database run?',
-    });
-    expect(res.code).toBe(0);
+    };
+    const res = await hook(['UserPromptSubmit'], input);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(await pluginHook('UserPromptSubmit', input)).toMatchObject({ code: 0, stdout: res.stdout, stderr: '' });
     const out = JSON.parse(res.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
     expect(out.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
     injected = out.hookSpecificOutput.additionalContext;
@@ -236,6 +249,7 @@ describe('the hooks against a running orgmem', () => {
     const closed = await hook(['UserPromptSubmit'], payload, { ORGMEM_URL: down });
     expect(closed).toMatchObject({ code: 0, stdout: '' });
     expect(closed.stderr).toMatch(/^orgmem hook UserPromptSubmit: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
+    expect(await pluginHook('UserPromptSubmit', payload, { ORGMEM_URL: down })).toEqual({ ...closed, ms: expect.any(Number) });
     const startDown = await hook(['SessionStart'], { ...payload, hook_event_name: 'SessionStart', source: 'startup' }, { ORGMEM_URL: down });
     expect(startDown).toMatchObject({ code: 0, stdout: '' });
     expect(startDown.stderr).toMatch(/^orgmem hook SessionStart: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
@@ -250,11 +264,11 @@ describe('the hooks against a running orgmem', () => {
       expect(hung).toMatchObject({ code: 0, stdout: '' });
       expect(hung.stderr).toMatch(/timeout|aborted/i);
       // The harness's own timeout for this hook (hooks/hooks.json) is never reached.
-      expect(hung.ms).toBeLessThan(hooksConfig('claude-code').hooks.UserPromptSubmit![0]!.hooks[0]!.timeout! * 1000);
+      expect(hung.ms).toBeLessThan(hooksConfig('claude-code', PLUGIN_SCRIPT).hooks.UserPromptSubmit![0]!.hooks[0]!.timeout! * 1000);
       const start = await hook(['SessionStart'], { ...payload, hook_event_name: 'SessionStart', source: 'resume' }, { ORGMEM_URL: url });
       expect(start).toMatchObject({ code: 0, stdout: '' });
       expect(start.stderr).toMatch(/^orgmem hook SessionStart: .*(timeout|aborted).*\n$/i);
-      expect(start.ms).toBeLessThan(hooksConfig('claude-code').hooks.SessionStart![0]!.hooks[0]!.timeout! * 1000);
+      expect(start.ms).toBeLessThan(hooksConfig('claude-code', PLUGIN_SCRIPT).hooks.SessionStart![0]!.hooks[0]!.timeout! * 1000);
     } finally {
       sockets.forEach((s) => s.destroy());
       silent.close();
@@ -380,41 +394,93 @@ describe('the project collection', () => {
   });
 });
 
-describe('the hooks files', () => {
-  it("the Claude Code plugin's hooks.json is the one the code makes, and the marketplace lists the plugin", () => {
-    const plugin = join(root, 'plugins', 'claude-code');
-    expect(JSON.parse(readFileSync(join(plugin, 'hooks', 'hooks.json'), 'utf8'))).toEqual(hooksConfig('claude-code'));
-    const manifest = JSON.parse(readFileSync(join(plugin, '.claude-plugin', 'plugin.json'), 'utf8')) as { name: string };
+describe('the connection file', () => {
+  const prompt = () => ({
+    ...common('session-6', join(home, 'none.jsonl'), 'UserPromptSubmit'),
+    prompt: 'Which PostgreSQL version does the billing database run?',
+  });
+
+  it('gives the hooks the server and key when the environment does not, and the environment wins over it', async () => {
+    const config = join(home, 'xdg');
+    mkdirSync(join(config, 'orgmem'), { recursive: true });
+    writeFileSync(join(config, 'orgmem', 'connection.json'), JSON.stringify({ url: server.url, api_key: server.adminKey }));
+    const fromFile = await pluginHook('UserPromptSubmit', prompt(), { XDG_CONFIG_HOME: config, ORGMEM_URL: '', ORGMEM_API_KEY: '' });
+    expect(fromFile).toMatchObject({ code: 0, stderr: '' });
+    expect(fromFile.stdout).toMatch(/PostgreSQL 16/);
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    const overridden = await hook(['UserPromptSubmit'], prompt(), { XDG_CONFIG_HOME: config, ORGMEM_URL: down, ORGMEM_API_KEY: '' });
+    expect(overridden).toMatchObject({ code: 0, stdout: '', stderr: expect.stringMatching(/^orgmem hook UserPromptSubmit: connect ECONNREFUSED/) });
+    writeFileSync(join(config, 'orgmem', 'connection.json'), '{"url": ');
+    const broken = await pluginHook('UserPromptSubmit', prompt(), { XDG_CONFIG_HOME: config, ORGMEM_URL: '', ORGMEM_API_KEY: '' });
+    expect(broken).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining(`${join(config, 'orgmem', 'connection.json')} is not valid JSON`) });
+  });
+
+  it('missing, the hook says where to set the server', async () => {
+    const res = await pluginHook('SessionStart', prompt(), { ORGMEM_URL: '', ORGMEM_API_KEY: '' });
+    expect(res).toMatchObject({ code: 0, stdout: '' });
+    expect(res.stderr).toBe(
+      `orgmem hook SessionStart: no orgmem server is set: ORGMEM_URL is not set and there is no url in the connection file; set it with orgmem connect (${join(home, '.config', 'orgmem', 'connection.json')}) or in the environment\n`,
+    );
+  });
+});
+
+describe('the Claude Code plugin', () => {
+  it("hooks.json is the one the code makes, and each command runs a script of the plugin's", () => {
+    const hooks = JSON.parse(readFileSync(join(pluginRoot, 'hooks', 'hooks.json'), 'utf8')) as ReturnType<typeof hooksConfig>;
+    expect(hooks).toEqual(hooksConfig('claude-code', PLUGIN_SCRIPT));
+    const commands = Object.values(hooks.hooks).flatMap((groups) => groups.flatMap((g) => g.hooks.map((h) => h.command!)));
+    expect(commands).toHaveLength(5);
+    for (const command of commands) {
+      const [, script] = /^node "\$\{CLAUDE_PLUGIN_ROOT\}\/([^"]+)" \w+$/.exec(command) ?? [];
+      expect(script, command).toBeDefined();
+      expect(existsSync(join(pluginRoot, script!)), command).toBe(true);
+    }
+  });
+
+  it('is listed by the marketplace at a path relative to the repository root, as a GitHub marketplace resolves it', () => {
+    const manifest = JSON.parse(readFileSync(join(pluginRoot, '.claude-plugin', 'plugin.json'), 'utf8')) as { name: string };
     const market = JSON.parse(readFileSync(join(root, '.claude-plugin', 'marketplace.json'), 'utf8')) as {
       name: string;
       plugins: { name: string; source: string }[];
     };
     expect(market.plugins).toEqual([expect.objectContaining({ name: manifest.name, source: './plugins/claude-code' })]);
+    for (const { source } of market.plugins) expect(existsSync(join(root, source, '.claude-plugin', 'plugin.json')), source).toBe(true);
+    // `claude plugin install orgmem@orgmem`: the plugin's name at the marketplace's.
+    expect(`${manifest.name}@${market.name}`).toBe('orgmem@orgmem');
   });
 
-  it('orgmem hook install codex writes the hooks into hooks.json and keeps the others', async () => {
-    const codexHome = join(home, 'codex');
-    mkdirSync(codexHome, { recursive: true });
-    const other = { type: 'command', command: 'python3 lint.py', timeout: 30 };
-    writeFileSync(join(codexHome, 'hooks.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [other] }] } }));
-    for (let i = 0; i < 2; i++) {
-      const res = await hook(['install', 'codex'], '', { CODEX_HOME: codexHome });
-      expect(res).toMatchObject({ code: 0, stderr: '' });
+  it("carries the MCP server of the same orgmem: its HTTP endpoint, with Claude Code's expansion of ORGMEM_URL and ORGMEM_API_KEY", () => {
+    const mcp = JSON.parse(readFileSync(join(pluginRoot, '.mcp.json'), 'utf8')) as {
+      mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
+    };
+    expect(mcp.mcpServers).toEqual({
+      orgmem: { type: 'http', url: '${ORGMEM_URL:-http://127.0.0.1:8080}/v1/mcp', headers: { Authorization: 'Bearer ${ORGMEM_API_KEY}' } },
+    });
+  });
+
+  it("runs as installed: its scripts import Node's own modules and each other only", () => {
+    const dir = join(pluginRoot, 'scripts');
+    const scripts = readdirSync(dir).filter((f) => f.endsWith('.mjs'));
+    expect(scripts).toContain('orgmem-hook.mjs');
+    for (const file of scripts) {
+      const specifiers = [...readFileSync(join(dir, file), 'utf8').matchAll(/(?:^import .* from |import\()'([^']+)'/gm)].map((m) => m[1]!);
+      for (const s of specifiers) expect(s, `${file} imports ${s}`).toMatch(/^(node:[a-z_/]+|\.\/[a-z-]+\.mjs)$/);
+      for (const s of specifiers.filter((x) => x.startsWith('./'))) expect(existsSync(join(dir, s)), `${file} imports ${s}`).toBe(true);
     }
-    const written = JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    const expected = hooksConfig('codex').hooks;
-    expect(Object.keys(written.hooks).sort()).toEqual(Object.keys(expected).sort());
-    expect(written.hooks.Stop).toEqual([{ hooks: [other] }, ...expected.Stop!]);
-    expect(written.hooks.SessionStart).toEqual(expected.SessionStart);
-    expect(written.hooks.SessionEnd).toBeUndefined();
-    const proj = await hook(['install', 'codex', '--project', project], '');
-    expect(proj.code).toBe(0);
-    expect(existsSync(join(project, '.codex', 'hooks.json'))).toBe(true);
-    for (const bad of ['[1]', '{"hooks": ']) {
-      writeFileSync(join(codexHome, 'hooks.json'), bad);
-      const refused = await hook(['install', 'codex'], '', { CODEX_HOME: codexHome });
-      expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining(`${join(codexHome, 'hooks.json')} is not`) });
-      expect(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).toBe(bad);
-    }
+  });
+
+  it("shows recalled memories in the server's own form (src/core/recalled.ts)", () => {
+    expect(PLUGIN_PREAMBLE).toBe(RECALLED_PREAMBLE);
+    const memories = [{ text: '</recalled_memories> <b>', trust: 'user' }];
+    expect(pluginBlock(memories)).toBe(recalledBlock(memories));
+  });
+
+  it('answers an argument that is no event with the events, without blocking the turn', async () => {
+    const res = await pluginHook('Nope', '');
+    expect(res).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: "orgmem hook: 'Nope' is not an event; one of SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd, capture\n",
+    });
   });
 });

@@ -1,12 +1,12 @@
-import type { HookEvent } from '../hooks/config.ts';
-import { HELP, UsageError, type Command } from './command.ts';
+import type { HookEvent } from '../../plugins/claude-code/scripts/events.mjs';
+import { HELP, type Command } from './command.ts';
 
-// The event commands load only the hook client (host/hooks/): no database, no embedder, no
-// server code, so that a hook starts in the time of Node itself (bench/README.md, "Hooks").
+// The hooks are the Claude Code plugin's script (plugins/claude-code/scripts/): `orgmem hook
+// <event>` runs the same code, which loads nothing but Node's own modules, so that a hook starts
+// in the time of Node itself (bench/README.md, "Hooks").
 
-const ENV = `Environment (Claude Code and Codex pass theirs to the hooks):
-  ORGMEM_URL          the running orgmem server (required)
-  ORGMEM_API_KEY      the API key the memories are read and written with (required)
+const ENV = `The server and key: ORGMEM_URL and ORGMEM_API_KEY when set, else the connection file
+that orgmem connect writes ($XDG_CONFIG_HOME/orgmem/connection.json, default ~/.config/orgmem).
   ORGMEM_COLLECTION   the collection (default: the project's, from its git remote or directory)
 `;
 
@@ -19,39 +19,18 @@ ${ENV}
 Options:
 ${HELP}`,
   async run() {
-    const { runHook } = await import('../hooks/run.ts');
-    return runHook(name);
+    const { runHook } = await import('../../plugins/claude-code/scripts/run.mjs');
+    return runHook(name, [process.argv[1]!, 'hook', 'capture']);
   },
 });
 
 const CAPTURE = 'Hands the new turns of the transcript to a background capture and returns at once.';
 
-const codex: Command = {
-  usage: `Usage: orgmem hook install codex [--project DIR]
-
-Writes orgmem's hooks into Codex's hooks.json: $CODEX_HOME/hooks.json (default ~/.codex/hooks.json),
-or DIR/.codex/hooks.json with --project. Other hooks in the file are kept; orgmem's are replaced.
-
-Options:
-      --project DIR   the project's .codex/hooks.json instead of the user's
-${HELP}`,
-  options: { project: { type: 'string' } },
-  async run(values) {
-    if (values.project === '') throw new UsageError('--project needs a directory');
-    const { codexHooksPath, installHooks } = await import('../hooks/config.ts');
-    const path = codexHooksPath(values.project as string | undefined);
-    installHooks(path, 'codex');
-    process.stdout.write(
-      `orgmem's hooks are in ${path}.\nSet ORGMEM_URL and ORGMEM_API_KEY in the environment Codex starts from, then review and trust the hooks in Codex (/hooks).\n`,
-    );
-  },
-};
-
 export const hook: Command = {
-  usage: `Usage: orgmem hook [<event> | install codex]
+  usage: `Usage: orgmem hook EVENT
 
 Hooks for Claude Code and Codex (docs/hooks.md): recall into the prompt and capture the session
-without the model deciding to.
+without the model deciding to. orgmem connect claude-code and orgmem connect codex install them.
 
 Events:
   SessionStart        the project's profile and memories as context
@@ -59,8 +38,6 @@ Events:
   Stop, PreCompact, SessionEnd
                       capture the new turns of the transcript through remember, in the background
   capture             that background capture itself (run by the three above)
-
-  install codex       write the hooks into Codex's hooks.json
 
 ${ENV}
 Options:
@@ -82,10 +59,9 @@ ${ENV}
 Options:
 ${HELP}`,
       async run() {
-        const { runCapture } = await import('../hooks/run.ts');
+        const { runCapture } = await import('../../plugins/claude-code/scripts/run.mjs');
         return runCapture();
       },
     },
-    install: { usage: `Usage: orgmem hook install codex [--project DIR]\n\nOptions:\n${HELP}`, subcommands: { codex } },
   },
 };

@@ -7,7 +7,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
  * its git top directory, else of the working directory. Read from `.git` directly: no `git`
  * process, which would cost more than the rest of the hook's start.
  */
-export function projectCollection(cwd: string): string {
+export function projectCollection(cwd) {
   const named = process.env.ORGMEM_COLLECTION;
   if (named) return validName(named);
   const top = gitTop(cwd);
@@ -16,7 +16,7 @@ export function projectCollection(cwd: string): string {
 }
 
 /** The nearest directory at or above `dir` that holds `.git`. */
-function gitTop(dir: string): string | undefined {
+function gitTop(dir) {
   for (let d = resolve(dir); ; d = dirname(d)) {
     try {
       statSync(join(d, '.git'));
@@ -28,7 +28,7 @@ function gitTop(dir: string): string | undefined {
 }
 
 /** The url of remote "origin" in the repository's config; a worktree's `.git` file points to it. */
-function originUrl(top: string): string | undefined {
+function originUrl(top) {
   try {
     let gitDir = join(top, '.git');
     if (statSync(gitDir).isFile()) {
@@ -46,7 +46,7 @@ function originUrl(top: string): string | undefined {
   }
 }
 
-function readOptional(path: string): string | undefined {
+function readOptional(path) {
   try {
     return readFileSync(path, 'utf8');
   } catch {
@@ -55,7 +55,7 @@ function readOptional(path: string): string | undefined {
 }
 
 /** `owner-repo` from https://host/owner/repo(.git), git@host:owner/repo.git, ssh://... */
-function remoteName(url: string): string {
+function remoteName(url) {
   const path = url
     .replace(/\.git\/?$/, '')
     .replace(/\/+$/, '')
@@ -65,7 +65,7 @@ function remoteName(url: string): string {
 }
 
 /** A valid collection name (A-Z a-z 0-9 . _ -, 1 to 64, not starting with "."). */
-function validName(raw: string): string {
+function validName(raw) {
   const name = raw
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/^[.-]+/, '')

@@ -1,5 +1,3 @@
-import { storable } from '../../src/services/memory/storable.ts';
-
 /**
  * The conversation in a harness's transcript (JSONL, one event a line), as turns worth keeping:
  * what the user typed and what the assistant answered in text. Tool calls and their results,
@@ -9,25 +7,12 @@ import { storable } from '../../src/services/memory/storable.ts';
  * message `payload`) are read.
  */
 
-export interface Turn {
-  /** Byte offset of the turn's first line in the transcript: with the session id, its name. */
-  offset: number;
-  /** Byte offset just past its last complete line. */
-  end: number;
-  user: string;
-  assistant: string[];
-  /** When the user wrote it, from the transcript, if it says. */
-  at?: string;
-}
-
-type Line = { role: 'user' | 'assistant'; text: string; at?: string } | null;
-
 /** Text parts of a message's content: a string, or parts of type text / input_text / output_text. */
-function texts(content: unknown): string[] | null {
+function texts(content) {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) return [];
-  const out: string[] = [];
-  for (const part of content as { type?: unknown; text?: unknown }[]) {
+  const out = [];
+  for (const part of content) {
     // A tool's result is sent back as a user message: noise, and never the user's words.
     if (part?.type === 'tool_result' || part?.type === 'function_call_output') return null;
     if ((part?.type === 'text' || part?.type === 'input_text' || part?.type === 'output_text') && typeof part.text === 'string') out.push(part.text);
@@ -35,16 +20,16 @@ function texts(content: unknown): string[] | null {
   return out;
 }
 
-function classify(entry: Record<string, unknown>): Line {
+function classify(entry) {
   const at = typeof entry.timestamp === 'string' ? entry.timestamp : undefined;
   // Claude Code: {type: "user" | "assistant", message: {role, content}, isMeta?, isSidechain?}
   if ((entry.type === 'user' || entry.type === 'assistant') && entry.message && typeof entry.message === 'object') {
     if (entry.isMeta === true || entry.isSidechain === true) return null;
-    const parts = texts((entry.message as { content?: unknown }).content);
+    const parts = texts(entry.message.content);
     return parts ? { role: entry.type, text: parts.join('\n'), at } : null;
   }
   // Codex: {type: "response_item", payload: {type: "message", role, content: [{type: "input_text" | "output_text", text}]}}
-  const payload = entry.payload as { type?: unknown; role?: unknown; content?: unknown } | undefined;
+  const payload = entry.payload;
   if (entry.type === 'response_item' && payload?.type === 'message' && (payload.role === 'user' || payload.role === 'assistant')) {
     const parts = texts(payload.content);
     return parts ? { role: payload.role, text: parts.join('\n'), at } : null;
@@ -59,8 +44,14 @@ const DROPPED = ['private', 'orgmem-memory', 'recalled_memories', 'system-remind
 const BLOCKS = new RegExp(`<(${DROPPED.join('|')})\\b[^>]*>[\\s\\S]*?(?:</\\1\\s*>|$)`, 'gi');
 const COMMAND_TAGS = /<\/?command-(?:name|message|args)>/gi;
 
+/**
+ * Text as PostgreSQL can keep it, as the server's own `storable` (src/services/memory/storable.ts)
+ * makes it: NUL and lone surrogates, which it refuses, go.
+ */
+const storable = (s) => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
+
 /** The text without the blocks above, NUL or lone surrogates (which the server refuses), with runs of blank lines squeezed. */
-export function clean(text: string): string {
+export function clean(text) {
   let out = text;
   // Removing one block can join the halves of another tag around it: repeat until nothing changes.
   for (let before = ''; before !== out;) {
@@ -77,22 +68,22 @@ export function clean(text: string): string {
  * The turns in `bytes`, the transcript from byte `base` on, complete lines only. A turn starts at
  * each user message with words of its own and runs to the next one.
  */
-export function readTurns(bytes: Buffer, base: number): Turn[] {
-  const turns: Turn[] = [];
+export function readTurns(bytes, base) {
+  const turns = [];
   let pos = 0;
   while (pos < bytes.length) {
     const nl = bytes.indexOf(0x0a, pos);
     if (nl < 0) break; // a line still being written
     const start = pos;
     pos = nl + 1;
-    let entry: unknown;
+    let entry;
     try {
       entry = JSON.parse(bytes.subarray(start, nl).toString('utf8'));
     } catch {
       continue;
     }
     if (!entry || typeof entry !== 'object') continue;
-    const line = classify(entry as Record<string, unknown>);
+    const line = classify(entry);
     const current = turns.at(-1);
     if (current) current.end = base + pos;
     if (!line) continue;
@@ -112,16 +103,16 @@ export const MAX_CHUNK = 10_000;
  * cut at MAX_CHUNK characters. A piece that starts inside a speaker's words begins with that
  * speaker's prefix again, so the assistant's words are never read as the user's.
  */
-export function turnTexts(turn: Turn): string[] {
+export function turnTexts(turn) {
   const user = `User: ${turn.user}`;
   const whole = turn.assistant.length ? `${user}\n\nAssistant: ${turn.assistant.join('\n\n')}` : user;
   const answerAt = user.length + 2;
-  const chunks: string[] = [];
+  const chunks = [];
   for (let i = 0; i < whole.length;) {
     const prefix = i === 0 || i === answerAt ? '' : i > answerAt ? 'Assistant: ' : 'User: ';
     let end = Math.min(i + MAX_CHUNK - prefix.length, whole.length);
     // Never between the two halves of a surrogate pair.
-    if (end < whole.length && /[\uD800-\uDBFF]/.test(whole[end - 1]!)) end -= 1;
+    if (end < whole.length && /[\uD800-\uDBFF]/.test(whole[end - 1])) end -= 1;
     chunks.push(prefix + whole.slice(i, end));
     i = end;
   }

@@ -1,0 +1,1 @@
+export function projectCollection(cwd: string): string;

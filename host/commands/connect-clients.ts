@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { hooksConfig, type Harness, type HookGroup } from '../../plugins/claude-code/scripts/events.mjs';
-import { isObject, readJsonObject, readText, setEntry, withoutEntry, writeJson, writeText, type JsonObject } from './connect-files.ts';
+import { isJsonObject, readJsonObject, readFileIfAny, setEntry, withoutEntry, writeJson, writeText, type JsonObject } from './connect-files.ts';
 import { tomlString, withoutTable, withTable } from './connect-toml.ts';
 
 /**
@@ -23,7 +23,7 @@ export interface Target {
 }
 
 /** One change to one file: what it is, and how it goes in and comes out (false: it was not there). */
-export interface Change {
+export interface ConfigChange {
   path: string;
   what: string;
   /** False when the client gets this another way (then connect takes out what an earlier connect wrote). */
@@ -36,7 +36,7 @@ export interface Client {
   title: string;
   /** Its files, as the usage shows them. */
   where: string;
-  changes(): Change[];
+  changes(): ConfigChange[];
   /** What the user does next for the client to read it. */
   next: string;
 }
@@ -62,7 +62,7 @@ const claudeJson = () => (env('CLAUDE_CONFIG_DIR') ? join(env('CLAUDE_CONFIG_DIR
 const codexDir = () => env('CODEX_HOME') ?? join(homedir(), '.codex');
 
 /** The MCP server `orgmem` in `file[section]`, a JSON file. */
-function jsonServer(path: string, section: string, entry: (t: Target) => unknown): Change {
+function jsonServer(path: string, section: string, entry: (t: Target) => unknown): ConfigChange {
   return {
     path,
     what: `the MCP server "${NAME}" (${section})`,
@@ -81,7 +81,7 @@ const isOrgmemHook = (command: unknown) => typeof command === 'string' && (comma
 /** The file without orgmem's hook groups (and without an event left with none); undefined when it had none. */
 function withoutHooks(path: string, file: JsonObject): JsonObject | undefined {
   if (file.hooks === undefined) return undefined;
-  if (!isObject(file.hooks)) throw new Error(`"hooks" in ${path} is not an object; fix it first`);
+  if (!isJsonObject(file.hooks)) throw new Error(`"hooks" in ${path} is not an object; fix it first`);
   const ours = (g: HookGroup) => Array.isArray(g?.hooks) && g.hooks.length > 0 && g.hooks.every((h) => isOrgmemHook(h?.command));
   const hooks: JsonObject = {};
   let found = false;
@@ -101,7 +101,7 @@ function withoutHooks(path: string, file: JsonObject): JsonObject | undefined {
 }
 
 /** orgmem's hooks in a hooks.json or Claude Code's settings.json, in place of those an earlier connect wrote. */
-function hooksFile(path: string, harness: Harness): Change {
+function hooksFile(path: string, harness: Harness): ConfigChange {
   return {
     path,
     what: "orgmem's hooks",
@@ -109,7 +109,7 @@ function hooksFile(path: string, harness: Harness): Change {
       if (!existsSync(t.hookScript)) throw new Error(`the hook script ${t.hookScript} is missing: this orgmem has no plugins/claude-code directory`);
       const file = readJsonObject(path);
       const base = withoutHooks(path, file) ?? file;
-      const hooks: JsonObject = isObject(base.hooks) ? { ...base.hooks } : {};
+      const hooks: JsonObject = isJsonObject(base.hooks) ? { ...base.hooks } : {};
       for (const [event, groups] of Object.entries(hooksConfig(harness, t.hookScript).hooks)) {
         hooks[event] = [...(Array.isArray(hooks[event]) ? hooks[event] : []), ...groups];
       }
@@ -124,7 +124,7 @@ function hooksFile(path: string, harness: Harness): Change {
 }
 
 /** The table [mcp_servers.orgmem] of Codex's config.toml. */
-function codexServer(path: string): Change {
+function codexServer(path: string): ConfigChange {
   const table = `mcp_servers.${NAME}`;
   return {
     path,
@@ -132,10 +132,10 @@ function codexServer(path: string): Change {
     add: (t) =>
       writeText(
         path,
-        withTable(path, readText(path) ?? '', table, [`url = ${tomlString(mcpUrl(t))}`, `http_headers = { Authorization = ${tomlString(bearer(t))} }`]),
+        withTable(path, readFileIfAny(path) ?? '', table, [`url = ${tomlString(mcpUrl(t))}`, `http_headers = { Authorization = ${tomlString(bearer(t))} }`]),
       ),
     remove() {
-      const text = readText(path);
+      const text = readFileIfAny(path);
       if (text === undefined) return false;
       const { text: rest, found } = withoutTable(path, text, table);
       if (found) writeText(path, rest);
@@ -148,14 +148,14 @@ function codexServer(path: string): Change {
 const PLUGIN = 'orgmem@orgmem';
 const pluginEnabled = (settings: string) => {
   const enabled = readJsonObject(settings).enabledPlugins;
-  return isObject(enabled) && enabled[PLUGIN] === true;
+  return isJsonObject(enabled) && enabled[PLUGIN] === true;
 };
 
 /**
  * ORGMEM_URL and ORGMEM_API_KEY in the `env` of Claude Code's settings.json, for the plugin: its
  * MCP server's config (.mcp.json) is expanded from them, and its hooks read them.
  */
-function pluginEnv(path: string): Change {
+function pluginEnv(path: string): ConfigChange {
   const names = ['ORGMEM_URL', 'ORGMEM_API_KEY'];
   return {
     path,

@@ -9,15 +9,15 @@ import { dirname } from 'node:path';
 
 export type JsonObject = Record<string, unknown>;
 
-export const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
+export const isJsonObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
 
-export function readText(path: string): string | undefined {
+export function readFileIfAny(path: string): string | undefined {
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 }
 
 /** The file as a JSON object; `{}` when it does not exist. */
 export function readJsonObject(path: string): JsonObject {
-  const text = readText(path);
+  const text = readFileIfAny(path);
   if (text === undefined || !text.trim()) return {};
   let parsed: unknown;
   try {
@@ -25,7 +25,7 @@ export function readJsonObject(path: string): JsonObject {
   } catch (err) {
     throw new Error(`${path} is not valid JSON (${(err as Error).message}); fix or move it first`);
   }
-  if (!isObject(parsed)) throw new Error(`${path} is not a JSON object; fix or move it first`);
+  if (!isJsonObject(parsed)) throw new Error(`${path} is not a JSON object; fix or move it first`);
   return parsed;
 }
 
@@ -47,14 +47,14 @@ export const writeJson = (path: string, value: JsonObject) => writeText(path, `$
 /** `file[section][name] = entry`, the section made when missing; a section that is not an object is an error. */
 export function setEntry(path: string, file: JsonObject, section: string, name: string, entry: unknown): JsonObject {
   const current = file[section] ?? {};
-  if (!isObject(current)) throw new Error(`"${section}" in ${path} is not an object; fix it first`);
+  if (!isJsonObject(current)) throw new Error(`"${section}" in ${path} is not an object; fix it first`);
   return { ...file, [section]: { ...current, [name]: entry } };
 }
 
 /** The file without `file[section][name]`, and without the section when nothing else is left in it; undefined when the entry is not there. */
 export function withoutEntry(file: JsonObject, section: string, name: string): JsonObject | undefined {
   const current = file[section];
-  if (!isObject(current) || !(name in current)) return undefined;
+  if (!isJsonObject(current) || !(name in current)) return undefined;
   const rest: JsonObject = { ...current };
   delete rest[name];
   const out: JsonObject = { ...file, [section]: rest };

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, screenshot } from './support/browser.ts';
+import { launchBrowser, openPage, screenshot, signIn } from './support/browser.ts';
 import { call, newTenant, type Tenant } from './support/client.ts';
 import { signedIn } from './support/people.ts';
 import { startServer, type TestServer } from './support/server.ts';
@@ -25,13 +25,6 @@ describe('dashboard: people, teams, grants and scopes', () => {
     await server?.close();
   });
 
-  /** Pastes a person's session token as the key (the sign-in page also offers the organization's provider, which the test does not set up). */
-  async function signIn(page: Page, key: string) {
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${server.url}/collections`);
-  }
   const mainNav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
   /** Opens a link of the main navigation, through the Menu button on a phone. */
   async function open(page: Page, width: number, link: string) {
@@ -59,7 +52,7 @@ describe('dashboard: people, teams, grants and scopes', () => {
       const ben = await signedIn(server.url, server.app, t, 'ben@acme.test');
       expect((await t.api('POST', '/v1/memory/collections', { name: 'roadmap' })).status).toBe(201);
       const page = await openPage(browser, width);
-      await signIn(page, owner.session);
+      await signIn(page, server.url, owner.session);
 
       // People: invite one with a role.
       await open(page, width, 'People');
@@ -182,7 +175,7 @@ describe('dashboard: people, teams, grants and scopes', () => {
     const search = (await t.api('POST', '/v1/memory/teams', { name: 'Search' })).body.id as string;
     expect((await t.api('PUT', `/v1/memory/teams/${payments}/members/${ben.id}`, { role: 'admin' })).status).toBe(200);
     const page = await openPage(browser);
-    await signIn(page, ben.session);
+    await signIn(page, server.url, ben.session);
 
     await page.goto(`${server.url}/people`);
     await page

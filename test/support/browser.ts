@@ -29,6 +29,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(`${url}/`);
   await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // Exact: the page also offers "Sign in with your organization".
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(`${url}/collections`);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs each named build script of package.json (all three when none is named) whose output is
 // older than its sources, and leaves an up-to-date build alone. npm runs it as `prepare` after
-// every `npm ci` and on the first `npx orgmem` in a checkout, and `npm start` runs it too: a full
-// `npm run build` there would delete `dist/` under a server or command already running from it.
+// every `npm ci`, on the first `npx orgmem` in a checkout and before `npm pack` and `npm publish`
+// pack `dist/`, and `npm start` runs it too: a full `npm run build` there would delete `dist/`
+// under a server or command already running from it.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';

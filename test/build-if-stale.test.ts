@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -17,6 +17,26 @@ describe('scripts/build-if-stale.js', () => {
     const again = spawnSync(process.execPath, [script], { encoding: 'utf8' });
     expect(again).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(stamp()).toEqual(before);
+  });
+
+  // `--dry-run` runs the same lifecycle scripts (prepack, prepare) and lists what it would pack.
+  it('is what `npm pack` builds with: the tarball holds dist/ as it was, which stays in place', () => {
+    const built = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+    // A file no build writes: packed only if no step before the packing deleted dist/.
+    const probe = join(root, 'dist', 'pack-probe.txt');
+    writeFileSync(probe, 'still here\n');
+    try {
+      const before = stamp();
+      const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' });
+      expect(pack.status, pack.stderr).toBe(0);
+      // The listing follows what the scripts printed, if anything.
+      const [{ files }] = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as Array<{ files: Array<{ path: string }> }>;
+      expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['dist/pack-probe.txt', ...OUTPUTS]));
+      expect(stamp()).toEqual(before);
+    } finally {
+      rmSync(probe, { force: true });
+    }
   });
 
   it('refuses a build it does not know, naming the ones it does', () => {

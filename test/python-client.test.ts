@@ -43,10 +43,11 @@ const failure = (run: { code: number | null; output: string }) =>
  * under test answers it from here. A missing python3 is an exit code of null.
  */
 function pytest(args: string[], env: Record<string, string> = {}) {
-  // No .pytest_cache nor __pycache__ left in the checkout.
+  // No .pytest_cache nor __pycache__ left in the checkout, and none of the plugins the machine may
+  // have installed (one writes a .benchmarks directory): the same run on every machine.
   const child = spawn('python3', ['-m', 'pytest', '-p', 'no:cacheprovider', ...args], {
     cwd: ROOT,
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env },
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1', ...env },
   });
   let output = '';
   child.stdout.on('data', (d) => (output += d));

@@ -1,7 +1,9 @@
 """The tests run against a live orgmem: ORGMEM_URL and ORGMEM_API_KEY name it and the key.
 
-test/python-client.test.ts starts one (its key's tenant has a fake LLM endpoint, which the chat
-proxy needs) and runs them. Each test works in collections of its own, so they share the tenant.
+The key must be an admin key (test_session.py reads the influence ledger) of a tenant with an LLM
+endpoint (the chat proxy needs one): test/python-client.test.ts starts a server, gives a tenant a
+fake endpoint, and runs them with its key. Each test works in collections of its own, so they
+share the tenant.
 """
 
 import os

@@ -1,4 +1,3 @@
-import { capture, captureInBackground, logFailure } from './capture.mjs';
 import { serverSettings } from './connection.mjs';
 import { projectCollection } from './project.mjs';
 import { PROMPT_MS, promptContext, SESSION_START_MS, sessionStartContext } from './recall.mjs';
@@ -58,6 +57,8 @@ export async function runHook(event, captureArgs) {
     const transcript_path = str(payload.transcript_path);
     // Codex may have no transcript file; without one there is nothing to capture.
     if (!session_id || !transcript_path) return;
+    // Loaded here: the recall hooks, which the harness waits for, start without it.
+    const { captureInBackground } = await import('./capture.mjs');
     await captureInBackground(captureArgs, { session_id, transcript_path, hook_event_name: event, cwd: str(payload.cwd) ?? process.cwd() });
   } catch (err) {
     process.stderr.write(`orgmem hook ${event}: ${err.message}\n`);
@@ -66,6 +67,7 @@ export async function runHook(event, captureArgs) {
 
 /** The background half of Stop, PreCompact and SessionEnd: stores the new turns and exits when done. */
 export async function runCapture() {
+  const { capture, logFailure } = await import('./capture.mjs');
   let session = 'unknown session';
   try {
     const payload = await readPayload();

@@ -31,7 +31,7 @@ describe('scripts/build-if-stale.js', () => {
       const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' });
       expect(pack.status, pack.stderr).toBe(0);
       // The listing follows what the scripts printed, if anything.
-      const [{ files }] = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as Array<{ files: Array<{ path: string }> }>;
+      const [{ files }] = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as [{ files: Array<{ path: string }> }];
       expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['dist/pack-probe.txt', ...OUTPUTS]));
       expect(stamp()).toEqual(before);
     } finally {

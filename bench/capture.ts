@@ -6,7 +6,7 @@
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/orgmem_test npx tsx bench/capture.ts
  *
  * A real server (the embedded default: PGlite, the bundled embedder, no LLM), one collection per
- * transcript of `bench/capture/`: the hooks' own capture (`host/hooks/capture.ts`, as a
+ * transcript of `bench/capture/`: the hooks' own capture (`plugins/claude-code/scripts/capture.mjs`, as a
  * SessionEnd: the transcript reader, then one queued remember per turn) runs on it, and the
  * extraction jobs are waited for. Then, against `bench/capture/labels.json`:
  *
@@ -24,7 +24,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { capture } from '../host/hooks/capture.ts';
+import { capture } from '../plugins/claude-code/scripts/capture.mjs';
 import { newTenant } from '../test/support/client.ts';
 import { startServer } from '../test/support/server.ts';
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  */
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const SERVER = ['host', 'src', 'procedures', 'rest-adapter', 'trpc', 'mcp'];
+const SERVER = ['host', 'src', 'procedures', 'rest-adapter', 'trpc', 'mcp', 'plugins'];
 
 const configTs = read('src/core/config.ts');
 const schema = /^const env = z\.object\(\{$([\s\S]*?)^\}\);$/m.exec(configTs)?.[1] ?? '';
@@ -19,10 +19,11 @@ const fromSource = [...configTs.matchAll(/\bsource\.([A-Z][A-Z0-9_]*)/g)].map((m
 
 const serverFiles = SERVER.flatMap((dir) =>
   readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
+    .filter((f) => /\.(ts|mjs)$/.test(f))
     .map((f) => join(dir, f)),
 );
-const fromProcessEnv = serverFiles.flatMap((f) => [...read(f).matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
+// `process.env.X`, and `env.X` or `env('X')` where a module takes the environment as `env`.
+const fromProcessEnv = serverFiles.flatMap((f) => [...read(f).matchAll(/(?:process\.env\.|\benv\.|\benv\(')([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
 
 // The schema's literal defaults: a number or a quoted string.
 const defaults = new Map(

@@ -13,7 +13,7 @@ const SERVER = ['host', 'src', 'procedures', 'rest-adapter', 'trpc', 'mcp'];
 const CONFIG = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 /** Each build script: the file it writes last, and the directories it reads. */
 const BUILDS = {
-  'build:js': { output: 'dist/cli.js', sources: SERVER },
+  'build:js': { output: 'dist/cli.js', sources: [...SERVER, 'plugins'] },
   'build:types': { output: 'dist/trpc/router.d.ts', sources: SERVER },
   'build:web': { output: 'dist/web/index.html', sources: ['web'] },
 };

@@ -6,7 +6,8 @@
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/orgmem_test npx tsx bench/hooks.ts
  *
  * Start-up: `node -e 0` (Node alone), `orgmem --help`, and `orgmem hook UserPromptSubmit` without
- * ORGMEM_URL (reads stdin, loads the hook client, says what is missing, exits). Prompt: a real
+ * a server (reads stdin, loads the hook client, says what is missing, exits), and the same with the
+ * Claude Code plugin's hook script, which the plugin runs instead of `orgmem`. Prompt: a real
  * server (the embedded default: PGlite and the bundled embedder; or a fresh PostgreSQL database
  * with TEST_DATABASE_URL) holding `--memories` memories in the project's collection (a third of
  * them facts, the rest episodes and notes, so that the search part has work); each run spawns
@@ -30,6 +31,8 @@ const { values } = parseArgs({
 const N = Number(values.n);
 const MEMORIES = Number(values.memories);
 const bin = resolve(import.meta.dirname, '..', 'bin', 'orgmem.js');
+/** What the Claude Code plugin's hooks run (plugins/claude-code/hooks/hooks.json): the same hook without the CLI. */
+const pluginHook = resolve(import.meta.dirname, '..', 'plugins', 'claude-code', 'scripts', 'orgmem-hook.mjs');
 const cwd = mkdtempSync(join(tmpdir(), 'orgmem-bench-hooks-'));
 const COLLECTION = 'bench-project';
 
@@ -74,6 +77,7 @@ const payload = (i: number) =>
 line('node -e 0', ms(await times(N, () => timed(['-e', '0'], '', {}))));
 line('orgmem --help', ms(await times(N, () => timed([bin, '--help'], '', {}))));
 line('orgmem hook UserPromptSubmit (no server set)', ms(await times(N, (i) => timed([bin, 'hook', 'UserPromptSubmit'], payload(i), {}))));
+line("the plugin's hook script, the same", ms(await times(N, (i) => timed([pluginHook, 'UserPromptSubmit'], payload(i), {}))));
 
 const server = await startServer({ ORGMEM_EMBEDDER: values.embedder! });
 try {
@@ -94,6 +98,7 @@ try {
     direct.push(performance.now() - started);
   }
   const runs = await times(N, (i) => timed([bin, 'hook', 'UserPromptSubmit'], payload(i), env));
+  const pluginRuns = await times(N, (i) => timed([pluginHook, 'UserPromptSubmit'], payload(i), env));
   const starts = await times(N, () =>
     timed([bin, 'hook', 'SessionStart'], JSON.stringify({ session_id: 'bench', cwd, hook_event_name: 'SessionStart', source: 'startup' }), env),
   );
@@ -102,6 +107,7 @@ try {
   line('POST C/context (in process, over HTTP)', direct);
   const injected = (rs: { stdout: string }[]) => `  injected ${rs.filter((r) => r.stdout.includes('additionalContext')).length}/${N}`;
   line('orgmem hook UserPromptSubmit, spawn to exit', ms(runs), injected(runs));
+  line("the plugin's hook script, UserPromptSubmit", ms(pluginRuns), injected(pluginRuns));
   line('orgmem hook SessionStart, spawn to exit', ms(starts), `${injected(starts)}, at most ${Math.max(...starts.map((r) => r.stdout.length))} bytes`);
 } finally {
   await server.close();
